@@ -1,0 +1,27 @@
+// Runs every compiled test (dist/**/*.test.js) with node's test runner.
+// Usage: node scripts/run-tests.mjs [substring-filter ...]
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const filters = process.argv.slice(2);
+const files = [];
+function walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p);
+    else if (name.endsWith('.test.js') && (filters.length === 0 || filters.some((f) => p.includes(f)))) files.push(p);
+  }
+}
+for (const root of ['dist/src', 'dist/test']) {
+  try {
+    walk(root);
+  } catch {}
+}
+files.sort();
+if (files.length === 0) {
+  console.error('no test files found under dist/ (did the build run?)');
+  process.exit(1);
+}
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+process.exit(r.status ?? 1);
