@@ -1,0 +1,95 @@
+// Wires Slipway together: database, services, protocols, and the two HTTP servers.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, readFileSync } from 'node:fs';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config/config.js';
+import { PageTokens } from './domain/page-token.js';
+import { model as runtimeModel } from './generated/sagemaker-runtime/model.js';
+import { model as sagemakerModel } from './generated/sagemaker/model.js';
+import { graphListener } from './graph/server.js';
+import { AwsApi } from './http/aws-api.js';
+import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
+import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
+import { createRepositories } from './services/common/deps.js';
+import { createRuntimeHandlers } from './services/runtime/index.js';
+import { createSageMakerHandlers } from './services/sagemaker/index.js';
+import { openDatabase } from './storage/db/index.js';
+import { MIGRATIONS } from './storage/migrations.js';
+import { pageTokenKey } from './storage/repositories/meta.js';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+export interface RunningApp {
+  readonly port: number;
+  readonly graphPort: number;
+  readonly log: Logger;
+  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+export async function startApp(config: Config, log?: Logger): Promise<RunningApp> {
+  const logger = log ?? pino({ level: config.logLevel, base: { service: 'slipway' } });
+  if (!config.databaseUrl) mkdirSync(config.dataDir, { recursive: true });
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    schema: config.databaseSchema,
+    migrations: MIGRATIONS,
+  });
+  const deps = { db, tokens: new PageTokens(await pageTokenKey(db)), repos: createRepositories() };
+  const api = new AwsApi({
+    accountId: config.accountId,
+    defaultRegion: config.defaultRegion,
+    log: logger,
+    sagemaker: new AwsJsonProtocol({ model: sagemakerModel, handlers: createSageMakerHandlers(deps) }),
+    runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deps)),
+    health: () => ({ version: VERSION, database: db.dialect }),
+  });
+  const startTime = new Date();
+  const awsServer = createServer({ keepAliveTimeout: 65_000 }, api.listener);
+  const graphServer = createServer(graphListener({ startTime, version: VERSION }));
+  let port: number;
+  let graphPort: number;
+  try {
+    port = await listen(awsServer, config.host, config.port);
+    graphPort = await listen(graphServer, config.host, config.graphPort);
+  } catch (err) {
+    awsServer.close();
+    await db.close();
+    throw err;
+  }
+  logger.info({ host: config.host, port, graphPort, dataDir: config.dataDir, database: db.dialect }, 'listening');
+
+  let closing: Promise<void> | undefined;
+  const closeServer = (s: Server) =>
+    new Promise<void>((resolve) => {
+      s.close(() => resolve());
+      // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
+      s.closeIdleConnections();
+    });
+  return {
+    port,
+    graphPort,
+    log: logger,
+    close() {
+      closing ??= (async () => {
+        api.startDraining();
+        await Promise.all([closeServer(awsServer), closeServer(graphServer)]);
+        await db.close();
+        logger.info('stopped');
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The `slipway` command: `slipway serve [options]` (the default) runs the server.
+import { ConfigError, SERVE_USAGE, loadConfig } from '../config/config.js';
+import { startApp } from '../app.js';
+
+const USAGE = `Usage: slipway <command> [options]
+
+Commands:
+  serve     run the SageMaker-compatible API and the graph API (default)
+
+${SERVE_USAGE}`;
+
+export async function main(argv: string[]): Promise<number | undefined> {
+  const [first, ...rest] = argv;
+  const command = first === undefined || first.startsWith('-') ? 'serve' : first;
+  const args = command === first ? rest : argv;
+  if (command === 'help' || (command === 'serve' && args.includes('--help'))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command !== 'serve') {
+    process.stderr.write(`slipway: unknown command '${command}'\n\n${USAGE}`);
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig(args);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`slipway: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const app = await startApp(config);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      app.log.info({ signal }, 'shutting down');
+      app.close().then(resolve, (err) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exitCode = 1;
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return process.exitCode as number | undefined;
+}

@@ -1,0 +1,86 @@
+// One typed, frozen configuration built from flags, environment and defaults (flags win).
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+
+export interface Config {
+  readonly host: string;
+  /** AWS API port (SageMaker, SageMaker Runtime); 0 picks a free port. */
+  readonly port: number;
+  /** Graph (Neptune-compatible) API port; 0 picks a free port. */
+  readonly graphPort: number;
+  readonly dataDir: string;
+  readonly accountId: string;
+  /** `postgres://...` to use PostgreSQL; absent for the embedded SQLite database. */
+  readonly databaseUrl: string | undefined;
+  /** PostgreSQL schema (default public). */
+  readonly databaseSchema: string | undefined;
+  readonly logLevel: string;
+  /** Region used when a request is not SigV4-signed. */
+  readonly defaultRegion: string;
+}
+
+export class ConfigError extends Error {}
+
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'graph-port': { type: 'string' },
+  'data-dir': { type: 'string' },
+  'account-id': { type: 'string' },
+  'database-url': { type: 'string' },
+  'database-schema': { type: 'string' },
+  'log-level': { type: 'string' },
+  'default-region': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const SERVE_USAGE = `Usage: slipway serve [options]
+
+  --host HOST             address to listen on (default 127.0.0.1; env SLIPWAY_HOST)
+  --port PORT             AWS API port: SageMaker, SageMaker Runtime (default 4810; env SLIPWAY_PORT)
+  --graph-port PORT       graph API port, Neptune-compatible (default 8182; env SLIPWAY_GRAPH_PORT)
+  --data-dir DIR          where the embedded database and objects live (default ./.slipway; env SLIPWAY_DATA_DIR)
+  --account-id ID         12-digit account that owns the resources (default 000000000000; env SLIPWAY_ACCOUNT_ID)
+  --database-url URL      postgres://user@host:port/db to use PostgreSQL instead of SQLite (env SLIPWAY_DATABASE_URL)
+  --database-schema NAME  PostgreSQL schema (default public; env SLIPWAY_DATABASE_SCHEMA)
+  --default-region NAME   region of unsigned requests (default us-east-1; env SLIPWAY_DEFAULT_REGION)
+  --log-level LEVEL       trace|debug|info|warn|error|silent (default info; env SLIPWAY_LOG_LEVEL)
+`;
+
+function port(name: string, v: string | undefined, dflt: number): number {
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`--${name} must be a port number (0-65535), got '${v}'`);
+  return n;
+}
+
+/** Builds the configuration; throws ConfigError with a message for the user on bad input. */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Config & { help: boolean } {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  const str = (flag: string, envName: string): string | undefined => (values[flag] as string | undefined) ?? env[envName];
+  const accountId = str('account-id', 'SLIPWAY_ACCOUNT_ID') ?? '000000000000';
+  if (!/^\d{12}$/.test(accountId)) throw new ConfigError(`--account-id must be 12 digits, got '${accountId}'`);
+  const databaseUrl = str('database-url', 'SLIPWAY_DATABASE_URL') || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`--database-url must be a postgres:// URL, got '${databaseUrl}'`);
+  }
+  const region = str('default-region', 'SLIPWAY_DEFAULT_REGION') ?? 'us-east-1';
+  if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) throw new ConfigError(`--default-region is not a region name: '${region}'`);
+  return Object.freeze({
+    help: values.help === true,
+    host: str('host', 'SLIPWAY_HOST') ?? '127.0.0.1',
+    port: port('port', str('port', 'SLIPWAY_PORT'), 4810),
+    graphPort: port('graph-port', str('graph-port', 'SLIPWAY_GRAPH_PORT'), 8182),
+    dataDir: resolve(str('data-dir', 'SLIPWAY_DATA_DIR') ?? '.slipway'),
+    accountId,
+    databaseUrl,
+    databaseSchema: str('database-schema', 'SLIPWAY_DATABASE_SCHEMA') || undefined,
+    logLevel: str('log-level', 'SLIPWAY_LOG_LEVEL') ?? 'info',
+    defaultRegion: region,
+  });
+}

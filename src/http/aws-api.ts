@@ -1,0 +1,123 @@
+// The AWS API port: picks the protocol of each request and hands it over.
+//   X-Amz-Target                    → AWS JSON 1.1 (SageMaker control plane)
+//   POST /endpoints/{name}/...      → REST-JSON (SageMaker Runtime)
+//   GET /_slipway/health            → readiness
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { AwsJsonProtocol, awsJsonError } from '../protocol/aws-json/aws-json.js';
+import { RequestEntityTooLarge, UnknownOperationException } from '../protocol/common-errors.js';
+import type { RequestContext } from '../protocol/context.js';
+import { RestJsonProtocol } from '../protocol/rest-json/rest-json.js';
+import { ServiceError } from '../protocol/service-error.js';
+import type { WireRequest, WireResponse } from '../protocol/wire.js';
+import { credentialScope } from './sigv4-scope.js';
+import { writeResponse, readBody, BodyTooLargeError } from './io.js';
+
+export interface AwsApiOptions {
+  readonly accountId: string;
+  readonly defaultRegion: string;
+  readonly log: Logger;
+  readonly sagemaker: AwsJsonProtocol;
+  readonly runtime: RestJsonProtocol;
+  /** Largest request body read into memory for JSON APIs. */
+  readonly maxJsonBody?: number;
+  /** Largest InvokeEndpoint payload (SageMaker's real-time limit, 6 MiB). */
+  readonly maxInvokeBody?: number;
+  /** Extra facts for /_slipway/health. */
+  readonly health: () => Record<string, unknown>;
+}
+
+const MiB = 1024 * 1024;
+
+export class AwsApi {
+  private draining = false;
+
+  constructor(private readonly opts: AwsApiOptions) {}
+
+  /** Once set, health answers 503 so load balancers stop sending traffic. */
+  startDraining(): void {
+    this.draining = true;
+  }
+
+  /** Node request listener. */
+  readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
+    void this.serve(req, res);
+  };
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const requestId = randomUUID();
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+    const scope = credentialScope(req.headers, query);
+    const ctx: RequestContext = {
+      requestId,
+      accountId: this.opts.accountId,
+      region: scope?.region ?? this.opts.defaultRegion,
+      log: this.opts.log,
+      receivedAt: Date.now(),
+    };
+    let op = '-';
+    let response: WireResponse;
+    try {
+      const target = req.headers['x-amz-target'];
+      if (typeof target === 'string' && target.startsWith(`${this.opts.sagemaker.targetPrefix}.`)) {
+        op = target.slice(target.indexOf('.') + 1);
+        const body = await readBody(req, this.opts.maxJsonBody ?? 16 * MiB);
+        response = await this.opts.sagemaker.handle(this.wire(req, path, query, body), ctx);
+      } else if (path === '/_slipway/health' && (req.method === 'GET' || req.method === 'HEAD')) {
+        op = 'health';
+        response = this.health();
+      } else {
+        const head: WireRequest = this.wire(req, path, query, Buffer.alloc(0));
+        const matched = this.opts.runtime.match(head);
+        if (matched) {
+          op = matched.route.op.name;
+          let body: Buffer;
+          try {
+            body = await readBody(req, this.opts.maxInvokeBody ?? 6 * MiB);
+          } catch (err) {
+            if (err instanceof BodyTooLargeError) {
+              // What SageMaker Runtime answers for a payload over its limit.
+              throw new ServiceError('ValidationError', `Request ${requestId} has oversize body.`, 400);
+            }
+            throw err;
+          }
+          response = await this.opts.runtime.handle({ ...head, body }, ctx);
+        } else {
+          await readBody(req, this.opts.maxJsonBody ?? 16 * MiB).catch(() => undefined);
+          throw new UnknownOperationException(`No operation matches ${req.method} ${path}.`);
+        }
+      }
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) {
+        response = awsJsonError(new RequestEntityTooLarge(`Request body is larger than ${err.limit} bytes.`), ctx);
+        response.headers['connection'] = 'close';
+      } else response = awsJsonError(err, ctx);
+    }
+    response.headers['x-amzn-requestid'] = requestId;
+    writeResponse(res, response, req.method === 'HEAD');
+    if (this.opts.log.isLevelEnabled('info') && op !== 'health') {
+      this.opts.log.info(
+        { requestId, op, status: response.status, ms: Math.round((performance.now() - started) * 100) / 100 },
+        'request',
+      );
+    }
+  }
+
+  private wire(req: IncomingMessage, path: string, query: URLSearchParams, body: Buffer): WireRequest {
+    return { method: req.method ?? 'GET', path, query, headers: req.headers, body };
+  }
+
+  private health(): WireResponse {
+    const status = this.draining ? 503 : 200;
+    return {
+      status,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: this.draining ? 'draining' : 'ok', ...this.opts.health() }),
+    };
+  }
+}

@@ -1,0 +1,43 @@
+// Schema of Slipway's own database, oldest first. Never edit a migration that has shipped: add one.
+import type { Migration } from './db/types.js';
+
+/**
+ * Writes one DDL list for both dialects. `SORTED_TEXT` marks text columns that are compared and sorted:
+ * PostgreSQL gets COLLATE "C" so they order bytewise, exactly as SQLite's BINARY collation does
+ * (a locale collation would order 'a-b' and 'ab' differently and break keyset pagination).
+ */
+function ddl(id: string, statements: readonly string[]): Migration {
+  return {
+    id,
+    sqlite: statements.map((s) => s.replaceAll('SORTED_TEXT', 'TEXT')),
+    postgres: statements.map((s) => s.replaceAll('SORTED_TEXT', 'TEXT COLLATE "C"')),
+  };
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  ddl('0001_foundation', [
+      // Server-wide secrets and settings (e.g. the NextToken signing key).
+      `CREATE TABLE slipway_meta (key SORTED_TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+      // Tags of every taggable resource, by ARN; seq keeps the order they were added in.
+      `CREATE TABLE tags (
+        resource_arn SORTED_TEXT NOT NULL,
+        tag_key SORTED_TEXT NOT NULL,
+        tag_value TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        PRIMARY KEY (resource_arn, tag_key)
+      )`,
+      `CREATE TABLE model_package_groups (
+        account_id TEXT NOT NULL,
+        region TEXT NOT NULL,
+        name_key SORTED_TEXT NOT NULL,
+        name TEXT NOT NULL,
+        arn TEXT NOT NULL,
+        description TEXT,
+        status TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, region, name_key)
+      )`,
+      `CREATE INDEX model_package_groups_by_time ON model_package_groups (account_id, region, created_at, name_key)`,
+  ]),
+];
