@@ -14,12 +14,22 @@ import type { WireRequest, WireResponse } from '../protocol/wire.js';
 import { credentialScope } from './sigv4-scope.js';
 import { writeResponse, readBody, BodyTooLargeError } from './io.js';
 
+/** A protocol that reads and writes the socket itself (S3 streams bodies of any size). */
+export interface RawProtocolHandler {
+  handle(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void>;
+}
+
 export interface AwsApiOptions {
   readonly accountId: string;
   readonly defaultRegion: string;
   readonly log: Logger;
   readonly sagemaker: AwsJsonProtocol;
   readonly runtime: RestJsonProtocol;
+  /**
+   * The embedded S3 API, when on. It gets requests signed for service `s3`, and every request
+   * that no other protocol claims (unsigned curl, virtual-hosted bucket names).
+   */
+  readonly s3?: RawProtocolHandler;
   /** Largest request body read into memory for JSON APIs. */
   readonly maxJsonBody?: number;
   /** Largest InvokeEndpoint payload (SageMaker's real-time limit, 6 MiB). */
@@ -64,6 +74,11 @@ export class AwsApi {
     let response: WireResponse;
     try {
       const target = req.headers['x-amz-target'];
+      const s3 = this.opts.s3;
+      if (s3 && scope?.service === 's3') {
+        await this.serveRaw(s3, 'S3', req, res, ctx, started);
+        return;
+      }
       if (typeof target === 'string' && target.startsWith(`${this.opts.sagemaker.targetPrefix}.`)) {
         op = target.slice(target.indexOf('.') + 1);
         const body = await readBody(req, this.opts.maxJsonBody ?? 16 * MiB);
@@ -87,6 +102,9 @@ export class AwsApi {
             throw err;
           }
           response = await this.opts.runtime.handle({ ...head, body }, ctx);
+        } else if (s3) {
+          await this.serveRaw(s3, 'S3', req, res, ctx, started);
+          return;
         } else {
           await readBody(req, this.opts.maxJsonBody ?? 16 * MiB).catch(() => undefined);
           throw new UnknownOperationException(`No operation matches ${req.method} ${path}.`);
@@ -105,6 +123,30 @@ export class AwsApi {
         { requestId, op, status: response.status, ms: Math.round((performance.now() - started) * 100) / 100 },
         'request',
       );
+    }
+  }
+
+  private async serveRaw(
+    handler: RawProtocolHandler,
+    protocol: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    started: number,
+  ): Promise<void> {
+    try {
+      await handler.handle(req, res, ctx);
+    } catch (err) {
+      // The handler owns its error format; this only guards against a bug leaving the socket open.
+      this.opts.log.error({ err, requestId: ctx.requestId }, 'unhandled error');
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('InternalError');
+      } else res.destroy();
+    }
+    if (this.opts.log.isLevelEnabled('info')) {
+      const ms = Math.round((performance.now() - started) * 100) / 100;
+      this.opts.log.info({ requestId: ctx.requestId, op: protocol, method: req.method, status: res.statusCode, ms }, 'request');
     }
   }
 

@@ -1,0 +1,100 @@
+// Starts real Slipway servers for end-to-end tests: in-process (fast) or as a child process (for
+// signals and kill -9). Both listen on port 0 and use a fresh data directory.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import pino from 'pino';
+import { startApp, type RunningApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+
+export const ACCOUNT = '111122223333';
+export const REGION = 'us-west-2';
+export const PG_URL = process.env.SLIPWAY_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestServer {
+  readonly endpoint: string;
+  readonly graphEndpoint: string;
+  readonly dataDir: string;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'slipway-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Server flags for a database: SQLite in the data dir, or PostgreSQL in a fresh schema. */
+export function databaseArgs(dialect: 'sqlite' | 'postgres', schema?: string): string[] {
+  if (dialect === 'sqlite') return [];
+  return ['--database-url', PG_URL, '--database-schema', schema ?? `t_${process.pid}_${Date.now().toString(36)}`];
+}
+
+export async function startServer(extraArgs: string[] = [], opts: { dataDir?: string } = {}): Promise<TestServer & { app: RunningApp }> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const config = loadConfig(
+    ['--port', '0', '--graph-port', '0', '--data-dir', dataDir, '--account-id', ACCOUNT, ...extraArgs],
+    {},
+  );
+  const app = await startApp(config, pino({ level: 'silent' }));
+  return {
+    app,
+    endpoint: `http://127.0.0.1:${app.port}`,
+    graphEndpoint: `http://127.0.0.1:${app.graphPort}`,
+    dataDir,
+    async close() {
+      await app.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ChildServer extends TestServer {
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  readonly exited: Promise<number | string>;
+}
+
+/** Runs `bin/slipway.js serve` as a child process and waits for its "listening" log line. */
+export async function spawnServer(args: string[], dataDir: string): Promise<ChildServer> {
+  const child = spawn(
+    process.execPath,
+    ['bin/slipway.js', 'serve', '--port', '0', '--graph-port', '0', '--data-dir', dataDir, '--account-id', ACCOUNT, ...args],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const lines = createInterface({ input: child.stdout! });
+  const ready = await new Promise<{ port: number; graphPort: number }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('server did not start within 20 s')), 20_000);
+    lines.on('line', (line) => {
+      try {
+        const rec = JSON.parse(line);
+        if (rec.msg === 'listening') {
+          clearTimeout(timer);
+          resolve({ port: rec.port, graphPort: rec.graphPort });
+        }
+      } catch {
+        // not a log line
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before listening`));
+    });
+  });
+  lines.on('line', () => {}); // keep draining stdout
+  return {
+    child,
+    exited,
+    endpoint: `http://127.0.0.1:${ready.port}`,
+    graphEndpoint: `http://127.0.0.1:${ready.graphPort}`,
+    dataDir,
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Credentials the SDK clients sign with; Slipway reads only the region from the signature. */
+export const CREDENTIALS = { accessKeyId: 'AKIDSLIPWAYTEST', secretAccessKey: 'secret' };
