@@ -1,0 +1,72 @@
+// The one SQL seam: every repository talks to SQLite or PostgreSQL through this interface.
+// SQL is written once with `?` placeholders in the common subset of both dialects; the
+// PostgreSQL adapter rewrites placeholders to $1..$n. Integers come back as JS numbers on both.
+
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+export type Row = Record<string, unknown>;
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** What both a database handle and a transaction can do. */
+export interface Queryable {
+  readonly dialect: DialectName;
+  /** All rows of a SELECT (or of a statement with RETURNING). */
+  all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  /** First row or undefined. */
+  get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** INSERT/UPDATE/DELETE/DDL: number of rows changed (0 for DDL). */
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
+}
+
+export interface Database extends Queryable {
+  /**
+   * Runs fn inside one transaction: committed when fn resolves, rolled back when it throws.
+   * A failed statement aborts the transaction on both dialects (catching its error inside fn
+   * still ends in rollback and a TransactionAbortedError). Inside fn use only `tx`: calling
+   * this database's methods there throws. Under READ COMMITTED, select rows you will update
+   * with forUpdate() (or update atomically) to avoid lost updates on PostgreSQL.
+   * Writes are serialised (SQLite: one writer connection behind a mutex, BEGIN IMMEDIATE;
+   * PostgreSQL: one pooled client, READ COMMITTED). Reads outside a transaction never see
+   * another transaction's uncommitted writes.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Closes every connection; pending transactions finish first. */
+  close(): Promise<void>;
+}
+
+/** Error thrown for a unique-constraint violation, whatever the dialect. */
+export class UniqueViolationError extends Error {
+  override readonly name = 'UniqueViolationError';
+}
+
+/**
+ * One schema migration: SQL per dialect (use `both` when the statement is identical). Each
+ * string is exactly one statement. `both` runs first, then the current dialect's list, all in
+ * one transaction; split into two migrations when a shared statement must follow a
+ * dialect-specific one (e.g. CREATE INDEX on a table whose BLOB/BYTEA column differs).
+ */
+export interface Migration {
+  /** Monotonic id, e.g. '0001_model_package_groups'; ids must be unique and ascending. */
+  readonly id: string;
+  readonly both?: readonly string[];
+  readonly sqlite?: readonly string[];
+  readonly postgres?: readonly string[];
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://...` selects PostgreSQL; absent selects SQLite. */
+  readonly url?: string;
+  /** SQLite: directory holding the database file (created if missing). */
+  readonly dataDir?: string;
+  /** SQLite file name within dataDir (default `slipway.db`); ':memory:' for tests. */
+  readonly fileName?: string;
+  /**
+   * PostgreSQL: schema to use (created if missing, lower-case letters, digits and _), set as the
+   * only entry of every connection's search_path. Default: the server's search_path (`public`).
+   */
+  readonly schema?: string;
+  /** PostgreSQL: maximum pooled connections (default 10). */
+  readonly poolSize?: number;
+  /** Migrations to apply at open, in order. */
+  readonly migrations: readonly Migration[];
+}
