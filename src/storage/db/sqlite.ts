@@ -1,0 +1,268 @@
+// SQLite implementation of the Database seam on better-sqlite3: WAL file with one writer
+// connection (behind an async mutex) and one reader connection; ':memory:' for unit tests.
+
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { AsyncMutex } from './async-mutex.js';
+import { LruCache } from './lru-cache.js';
+import { assertNotInTransaction, runTransaction } from './transaction-scope.js';
+import { type Database, type Queryable, type Row, type SqlValue, UniqueViolationError } from './types.js';
+
+type Connection = BetterSqlite3.Database;
+type Statement = BetterSqlite3.Statement<unknown[], unknown>;
+
+export interface SqliteOptions {
+  /** Directory holding the database file, created recursively. Not needed for ':memory:'. */
+  readonly dataDir?: string;
+  /** File name within dataDir (default `slipway.db`) or ':memory:'. */
+  readonly fileName?: string;
+  /**
+   * PRAGMA synchronous. FULL (default) fsyncs the WAL on every commit, so an acknowledged
+   * write survives power loss as well as kill -9; NORMAL survives kill -9 only.
+   */
+  readonly synchronous?: 'FULL' | 'NORMAL';
+  /** How long a connection waits for another process's lock before SQLITE_BUSY (default 5000). */
+  readonly busyTimeoutMs?: number;
+  /** Prepared statements cached per connection (default 500). */
+  readonly statementCacheSize?: number;
+}
+
+export const DEFAULT_SQLITE_FILE = 'slipway.db';
+
+/** Opens (creating if needed) a SQLite database. Does not run migrations; see openDatabase. */
+export async function openSqlite(options: SqliteOptions = {}): Promise<Database> {
+  return SqliteDatabase.open(options);
+}
+
+const UNIQUE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+function mapError(err: unknown): unknown {
+  if (err instanceof BetterSqlite3.SqliteError && UNIQUE_CODES.has(err.code)) {
+    return new UniqueViolationError(err.message, { cause: err });
+  }
+  return err;
+}
+
+function toParam(v: SqlValue | undefined): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v === undefined) return null;
+  // better-sqlite3 binds only Buffers as BLOBs; a plain Uint8Array would be rejected.
+  if (v instanceof Uint8Array && !Buffer.isBuffer(v)) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return v;
+}
+
+const toParams = (params: readonly SqlValue[] | undefined): unknown[] => (params ? params.map(toParam) : []);
+
+/** One better-sqlite3 connection plus its statement cache. */
+class Conn implements Queryable {
+  readonly dialect = 'sqlite' as const;
+  readonly #stmts: LruCache<string, Statement>;
+
+  constructor(
+    readonly raw: Connection,
+    cacheSize: number,
+  ) {
+    this.#stmts = new LruCache(cacheSize);
+  }
+
+  prepare(sql: string): Statement {
+    try {
+      return this.#stmts.getOrCreate(sql, (s) => this.raw.prepare(s));
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  allSync<T>(sql: string, params?: readonly SqlValue[], stmt = this.prepare(sql)): T[] {
+    try {
+      // Statements without result columns (plain INSERT/UPDATE) return no rows, as on PostgreSQL.
+      if (!stmt.reader) {
+        stmt.run(...toParams(params));
+        return [];
+      }
+      return stmt.all(...toParams(params)) as T[];
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  getSync<T>(sql: string, params?: readonly SqlValue[], stmt = this.prepare(sql)): T | undefined {
+    try {
+      if (!stmt.reader) {
+        stmt.run(...toParams(params));
+        return undefined;
+      }
+      return stmt.get(...toParams(params)) as T | undefined;
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  runSync(sql: string, params?: readonly SqlValue[]): { changes: number } {
+    try {
+      return { changes: this.prepare(sql).run(...toParams(params)).changes };
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.allSync<T>(sql, params);
+  }
+
+  async get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return this.getSync<T>(sql, params);
+  }
+
+  async run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {
+    return this.runSync(sql, params);
+  }
+}
+
+function configure(raw: Connection, o: { synchronous: string; busyTimeoutMs: number; wal: boolean }): void {
+  raw.pragma(`busy_timeout = ${Math.max(0, Math.trunc(o.busyTimeoutMs))}`);
+  if (o.wal) raw.pragma('journal_mode = WAL');
+  raw.pragma(`synchronous = ${o.synchronous}`);
+  raw.pragma('foreign_keys = ON');
+  // SQLite's LIKE ignores ASCII case by default, PostgreSQL's does not: make both case-sensitive
+  // so repository SQL behaves the same (use LOWER(x) LIKE LOWER(?) for case-insensitive matching).
+  raw.pragma('case_sensitive_like = ON');
+}
+
+/**
+ * Writer mutexes shared by every handle on the same file in this process. A second handle's
+ * BEGIN IMMEDIATE would otherwise busy-wait synchronously, blocking the event loop that the
+ * first handle's transaction needs in order to finish: a deadlock until busy_timeout expires.
+ */
+const fileMutexes = new Map<string, { mutex: AsyncMutex; refs: number }>();
+
+function acquireFileMutex(path: string): AsyncMutex {
+  const entry = fileMutexes.get(path) ?? { mutex: new AsyncMutex(), refs: 0 };
+  entry.refs++;
+  fileMutexes.set(path, entry);
+  return entry.mutex;
+}
+
+function releaseFileMutex(path: string): void {
+  const entry = fileMutexes.get(path);
+  if (entry && --entry.refs === 0) fileMutexes.delete(path);
+}
+
+class SqliteDatabase implements Database {
+  readonly dialect = 'sqlite' as const;
+  readonly #writer: Conn;
+  /** Same object as #writer in ':memory:' mode. */
+  readonly #reader: Conn;
+  readonly #memory: boolean;
+  readonly #mutex: AsyncMutex;
+  /** Key into fileMutexes; undefined for ':memory:'. */
+  readonly #path: string | undefined;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  private constructor(writer: Conn, reader: Conn, path: string | undefined) {
+    this.#writer = writer;
+    this.#reader = reader;
+    this.#memory = path === undefined;
+    this.#path = path;
+    this.#mutex = path === undefined ? new AsyncMutex() : acquireFileMutex(path);
+  }
+
+  static open(options: SqliteOptions): SqliteDatabase {
+    const fileName = options.fileName ?? DEFAULT_SQLITE_FILE;
+    const cacheSize = options.statementCacheSize ?? 500;
+    const settings = {
+      synchronous: options.synchronous ?? 'FULL',
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+    };
+    if (settings.synchronous !== 'FULL' && settings.synchronous !== 'NORMAL') {
+      throw new Error(`unsupported SQLite synchronous mode: ${String(settings.synchronous)}`);
+    }
+    if (fileName === ':memory:') {
+      // Two ':memory:' connections would be two databases, and a shared-cache URI makes readers
+      // fail with SQLITE_LOCKED instead of waiting. One connection serves both roles; reads then
+      // queue on the mutex so they still never see a pending transaction's writes.
+      const raw = new BetterSqlite3(':memory:');
+      configure(raw, { ...settings, wal: false });
+      const conn = new Conn(raw, cacheSize);
+      return new SqliteDatabase(conn, conn, undefined);
+    }
+    if (!options.dataDir) throw new Error('SQLite needs a dataDir (or fileName ":memory:")');
+    mkdirSync(options.dataDir, { recursive: true });
+    const path = join(options.dataDir, fileName);
+    const writerRaw = new BetterSqlite3(path);
+    let readerRaw: Connection | undefined;
+    try {
+      // The writer switches the file to WAL first, so the reader opens an existing WAL database.
+      configure(writerRaw, { ...settings, wal: true });
+      readerRaw = new BetterSqlite3(path);
+      configure(readerRaw, { ...settings, wal: true });
+      // Belt and braces: the reader must never write (writes would bypass the mutex).
+      readerRaw.pragma('query_only = ON');
+    } catch (err) {
+      readerRaw?.close();
+      writerRaw.close();
+      throw err;
+    }
+    return new SqliteDatabase(new Conn(writerRaw, cacheSize), new Conn(readerRaw, cacheSize), realpathSync(path));
+  }
+
+  #checkOpen(method: string): void {
+    if (this.#closed) throw new Error(`db.${method}() called on a closed database`);
+    assertNotInTransaction(this, method);
+  }
+
+  async all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    this.#checkOpen('all');
+    if (this.#memory) return this.#mutex.run(() => this.#writer.allSync<T>(sql, params));
+    const stmt = this.#reader.prepare(sql);
+    // e.g. INSERT ... RETURNING through all(): writes belong to the writer.
+    if (!stmt.readonly) return this.#mutex.run(() => this.#writer.allSync<T>(sql, params));
+    return this.#reader.allSync<T>(sql, params, stmt);
+  }
+
+  async get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    this.#checkOpen('get');
+    if (this.#memory) return this.#mutex.run(() => this.#writer.getSync<T>(sql, params));
+    const stmt = this.#reader.prepare(sql);
+    if (!stmt.readonly) return this.#mutex.run(() => this.#writer.getSync<T>(sql, params));
+    return this.#reader.getSync<T>(sql, params, stmt);
+  }
+
+  async run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {
+    this.#checkOpen('run');
+    return this.#mutex.run(() => this.#writer.runSync(sql, params));
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    this.#checkOpen('transaction');
+    const w = this.#writer;
+    return this.#mutex.run(async () => {
+      // IMMEDIATE takes the write lock up front: a deferred transaction that reads then writes
+      // could fail with SQLITE_BUSY when another process wrote in between.
+      w.runSync('BEGIN IMMEDIATE');
+      return runTransaction(this, w, fn, {
+        commit: async () => {
+          w.runSync('COMMIT');
+        },
+        rollback: async () => {
+          if (w.raw.inTransaction) w.runSync('ROLLBACK');
+        },
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    if (!this.#closing) {
+      this.#closed = true;
+      // Queued on the mutex, so transactions and writes already requested finish first.
+      this.#closing = this.#mutex.run(() => {
+        if (this.#reader !== this.#writer) this.#reader.raw.close();
+        this.#writer.raw.close();
+        if (this.#path !== undefined) releaseFileMutex(this.#path);
+      });
+    }
+    return this.#closing;
+  }
+}
