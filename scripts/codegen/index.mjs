@@ -155,8 +155,14 @@ const refType = (model, name) => {
   return s.type === 'structure' || (s.type === 'string' && s.enum) ? name : tsType(model, name);
 };
 
+/** rest-xml only: a streaming blob member (S3 object bodies) is a Node stream, never bytes in memory. */
+const isStreamingMember = (model, ref) => model.metadata.protocol === 'rest-xml' && ref.streaming === true;
+
 function genShapes(model, names) {
   const out = [];
+  if (names.some((n) => model.shapes[n].type === 'structure' && Object.values(model.shapes[n].members).some((r) => isStreamingMember(model, r)))) {
+    out.push(`import type { Readable } from 'node:stream';`);
+  }
   for (const name of names) {
     const s = model.shapes[name];
     if (s.type === 'string' && s.enum) {
@@ -165,7 +171,7 @@ function genShapes(model, names) {
     } else if (s.type === 'structure') {
       const req = new Set(s.required ?? []);
       const lines = Object.entries(s.members).map(
-        ([m, ref]) => `  ${m}${req.has(m) ? '' : '?'}: ${refType(model, ref.shape)};`,
+        ([m, ref]) => `  ${m}${req.has(m) ? '' : '?'}: ${isStreamingMember(model, ref) ? 'Readable' : refType(model, ref.shape)};`,
       );
       out.push(`export interface ${name} {\n${lines.join('\n')}\n}`);
     }
@@ -175,6 +181,7 @@ function genShapes(model, names) {
 
 /** Runtime metadata: only what the protocols and the validator read. */
 function genModel(model, names, ops, service) {
+  const xml = model.metadata.protocol === 'rest-xml';
   const shapeEntries = [];
   for (const name of names) {
     const s = model.shapes[name];
@@ -200,6 +207,13 @@ function genModel(model, names, ops, service) {
     if (s.sensitive) e.sensitive = true;
     if (s.timestampFormat) e.timestampFormat = s.timestampFormat;
     if (s.type === 'list') e.member = s.member.shape;
+    if (xml) {
+      // rest-xml wire names: a list's item element, flattened lists, a structure's own element name.
+      if (s.type === 'list' && s.member.locationName) e.memberName = s.member.locationName;
+      if (s.flattened) e.flattened = true;
+      if (s.locationName) e.locationName = s.locationName;
+      if (s.xmlNamespace) e.xmlNamespace = s.xmlNamespace.uri;
+    }
     if (s.type === 'map') {
       e.key = s.key.shape;
       e.value = s.value.shape;
@@ -212,6 +226,13 @@ function genModel(model, names, ops, service) {
         if (ref.locationName) me.locationName = ref.locationName;
         if (ref.idempotencyToken) me.idempotencyToken = true;
         if (ref.jsonvalue) me.jsonvalue = true;
+        if (xml) {
+          if (ref.flattened) me.flattened = true;
+          if (ref.xmlAttribute) me.xmlAttribute = true;
+          if (ref.xmlNamespace) me.xmlNamespace = ref.xmlNamespace.uri;
+          if (ref.streaming) me.streaming = true;
+          if (ref.hostLabel) me.hostLabel = true;
+        }
         e.members[m] = me;
       }
       if (s.required?.length) e.required = s.required;
@@ -237,7 +258,10 @@ function genModel(model, names, ops, service) {
     return `  ${op}: ${JSON.stringify(e)},`;
   });
   const m = model.metadata;
-  return `import type { ServiceModel } from '../../protocol/model.js';
+  const modelType = xml
+    ? `import type { RestXmlServiceModel as ServiceModel } from '../../protocol/rest-xml/xml-model.js';`
+    : `import type { ServiceModel } from '../../protocol/model.js';`;
+  return `${modelType}
 
 export const model = {
   metadata: ${JSON.stringify({ protocol: m.protocol, targetPrefix: m.targetPrefix ?? null, signingName: m.signingName, serviceId: m.serviceId, apiVersion: m.apiVersion, jsonVersion: m.jsonVersion ?? null })},
