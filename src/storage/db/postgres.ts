@@ -102,7 +102,7 @@ class PgQueryable implements Queryable {
 /** Opens a pool (creating the schema if asked). Does not run migrations; see openDatabase. */
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const { url, schema } = options;
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`not a PostgreSQL URL: ${redactUrl(url)}`);
+  if (!/^postgres(ql)?:\/\//i.test(url)) throw new Error(`not a PostgreSQL URL: ${redactUrl(url)}`);
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
     throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)}: use lower-case letters, digits and _`);
   }
@@ -157,8 +157,12 @@ async function bootstrap(connectionString: string, options: string | undefined, 
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    // Unqualified: goes to the first schema on search_path, i.e. `schema` when given.
-    await client.query(`CREATE COLLATION IF NOT EXISTS "binary" FROM "C"`);
+    // Unqualified: goes to the first schema on search_path, i.e. `schema` when given. Checked
+    // first because CREATE ... IF NOT EXISTS still needs CREATE privilege on the schema.
+    const found = await client.query(
+      `SELECT 1 FROM pg_collation WHERE collname = 'binary' AND collnamespace = current_schema()::regnamespace`,
+    );
+    if (found.rowCount === 0) await client.query(`CREATE COLLATION IF NOT EXISTS "binary" FROM "C"`);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
