@@ -72,10 +72,19 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   logger.info({ host: config.host, port, graphPort, dataDir: config.dataDir, database: db.dialect }, 'listening');
 
   let closing: Promise<void> | undefined;
-  const closeServer = (s: Server) =>
+  /**
+   * Stops accepting; busy connections finish their request (answered with `Connection: close`),
+   * idle keep-alive ones are closed as they become idle; after `graceMs` the rest are cut.
+   */
+  const closeServer = (s: Server, graceMs = 30_000) =>
     new Promise<void>((resolve) => {
-      s.close(() => resolve());
-      // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
+      const sweep = setInterval(() => s.closeIdleConnections(), 50);
+      const deadline = setTimeout(() => s.closeAllConnections(), graceMs);
+      s.close(() => {
+        clearInterval(sweep);
+        clearTimeout(deadline);
+        resolve();
+      });
       s.closeIdleConnections();
     });
   return {

@@ -117,6 +117,9 @@ export class AwsApi {
       } else response = awsJsonError(err, ctx);
     }
     response.headers['x-amzn-requestid'] = requestId;
+    // While draining, each answered request closes its connection so shutdown need not wait
+    // for clients' keep-alive sockets to time out.
+    if (this.draining) response.headers['connection'] = 'close';
     writeResponse(res, response, req.method === 'HEAD');
     if (this.opts.log.isLevelEnabled('info') && op !== 'health') {
       this.opts.log.info(
