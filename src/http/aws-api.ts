@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { AwsJsonProtocol, awsJsonError } from '../protocol/aws-json/aws-json.js';
 import { RequestEntityTooLarge, UnknownOperationException } from '../protocol/common-errors.js';
 import type { RequestContext } from '../protocol/context.js';
-import { RestJsonProtocol } from '../protocol/rest-json/rest-json.js';
+import { RestJsonProtocol, restJsonError } from '../protocol/rest-json/rest-json.js';
 import { ServiceError } from '../protocol/service-error.js';
 import type { WireRequest, WireResponse } from '../protocol/wire.js';
 import { credentialScope } from './sigv4-scope.js';
@@ -91,17 +91,16 @@ export class AwsApi {
         const matched = this.opts.runtime.match(head);
         if (matched) {
           op = matched.route.op.name;
-          let body: Buffer;
+          let body: Buffer | undefined;
           try {
             body = await readBody(req, this.opts.maxInvokeBody ?? 6 * MiB);
           } catch (err) {
-            if (err instanceof BodyTooLargeError) {
-              // What SageMaker Runtime answers for a payload over its limit.
-              throw new ServiceError('ValidationError', `Request ${requestId} has oversize body.`, 400);
-            }
-            throw err;
+            if (!(err instanceof BodyTooLargeError)) throw err;
           }
-          response = await this.opts.runtime.handle({ ...head, body }, ctx);
+          response = body
+            ? await this.opts.runtime.handle({ ...head, body }, ctx)
+            : // What SageMaker Runtime answers for a payload over its limit.
+              restJsonError(new ServiceError('ValidationError', `Request ${requestId} has oversize body.`, 400), ctx);
         } else if (s3) {
           await this.serveRaw(s3, 'S3', req, res, ctx, started);
           return;

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from './config.js';
+
+test('defaults: 127.0.0.1:4810, graph 8182, ./.slipway, account 000000000000, SQLite', () => {
+  const c = loadConfig([], {});
+  assert.equal(c.host, '127.0.0.1');
+  assert.equal(c.port, 4810);
+  assert.equal(c.graphPort, 8182);
+  assert.ok(c.dataDir.endsWith('/.slipway'));
+  assert.equal(c.accountId, '000000000000');
+  assert.equal(c.databaseUrl, undefined);
+  assert.ok(Object.isFrozen(c));
+});
+
+test('flags win over environment', () => {
+  const c = loadConfig(['--port', '9000', '--account-id', '111122223333'], {
+    SLIPWAY_PORT: '1',
+    SLIPWAY_ACCOUNT_ID: '999999999999',
+    SLIPWAY_DATABASE_URL: 'postgres://u@h/db',
+  });
+  assert.equal(c.port, 9000);
+  assert.equal(c.accountId, '111122223333');
+  assert.equal(c.databaseUrl, 'postgres://u@h/db');
+});
+
+test('bad values are clear errors', () => {
+  assert.throws(() => loadConfig(['--port', 'x'], {}), ConfigError);
+  assert.throws(() => loadConfig(['--account-id', '12'], {}), /12 digits/);
+  assert.throws(() => loadConfig(['--database-url', 'mysql://x'], {}), /postgres/);
+  assert.throws(() => loadConfig(['--bogus'], {}), ConfigError);
+});
