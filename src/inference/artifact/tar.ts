@@ -15,7 +15,7 @@
 
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { constants as zlibConstants, createGunzip, gunzipSync } from 'node:zlib';
+import { createGunzip, gunzipSync } from 'node:zlib';
 
 export type ArchiveErrorCode = 'not-archive' | 'corrupt' | 'truncated' | 'unsafe-path' | 'limit';
 
@@ -162,7 +162,16 @@ export async function readTarGz(
       yield toU8(r.value);
     }
   }
+  let limitError: ArchiveError | undefined;
   const consume = (chunk: Uint8Array): void => {
+    try {
+      consumeChunk(chunk);
+    } catch (e) {
+      if (e instanceof ArchiveError) limitError = e;
+      throw e;
+    }
+  };
+  const consumeChunk = (chunk: Uint8Array): void => {
     decompressed += chunk.length;
     if (decompressed > limits.maxTotalBytes) {
       throw new ArchiveError('limit', `archive decompresses to more than ${limits.maxTotalBytes} bytes`);
@@ -186,15 +195,11 @@ export async function readTarGz(
     },
   });
   try {
-    await pipeline(
-      Readable.from(all()),
-      counter,
-      createGunzip({ finishFlush: zlibConstants.Z_SYNC_FLUSH }),
-      async (src: AsyncIterable<Buffer>) => {
-        for await (const chunk of src) consume(chunk);
-      },
-    );
+    await pipeline(Readable.from(all()), counter, createGunzip(), async (src: AsyncIterable<Buffer>) => {
+      for await (const chunk of src) consume(chunk);
+    });
   } catch (e) {
+    if (limitError) throw limitError;
     if (e instanceof ArchiveError) throw e;
     throw new ArchiveError('corrupt', `gzip data is corrupt: ${(e as Error).message}`);
   }

@@ -118,7 +118,7 @@ export class XGBoostModel {
     this.obj = objectiveInfo(spec.objective);
     this.numFeatures = spec.numFeatures;
     this.numClass = spec.numClass;
-    this.objective = spec.objective;
+    this.objective = this.obj.name;
     this.booster = spec.booster;
     this.format = spec.format;
     this.attributes = Object.freeze({ ...spec.attributes });

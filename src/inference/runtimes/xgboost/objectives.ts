@@ -49,7 +49,8 @@ const TABLE: Record<string, [OutputTransform, (x: number) => number]> = {
 export function objectiveInfo(name: string): ObjectiveInfo {
   const entry = Object.hasOwn(TABLE, name) ? TABLE[name] : undefined;
   if (!entry) fail(`unsupported objective '${name}'`);
-  return { name, transform: entry[0], probToMargin: entry[1] };
+  // xgboost creates reg:squarederror for the deprecated reg:linear (and reports that name)
+  return { name: name === 'reg:linear' ? 'reg:squarederror' : name, transform: entry[0], probToMargin: entry[1] };
 }
 
 /** xgboost's common::Sigmoid (1.7): 1 / (exp(min(-x, 88.7)) + 1 + 1e-16), in float32. */

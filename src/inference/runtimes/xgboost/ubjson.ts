@@ -227,7 +227,8 @@ class UBJReader {
     if (size === undefined) {
       // typed container of non-numeric values: each still needs at least zero bytes (T/F/Z) so cap count
       if (type === 0x54 || type === 0x46 || type === 0x5a) {
-        if (n > 1 << 24) fail(`UBJSON: array of ${n} constants is too large`);
+        // no payload bytes per element: cap by the input size so memory stays proportional to it
+        if (n > this.buf.length) fail(`UBJSON: array of ${n} constants is too large`);
         return new Array(n).fill(type === 0x5a ? null : type === 0x54);
       }
       if (type === 0x53 || type === 0x5b || type === 0x7b) {
