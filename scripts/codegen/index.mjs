@@ -335,7 +335,7 @@ ${lines.join('\n')}
 `;
 }
 
-let stale = [];
+const stale = [];
 for (const [service, cfg] of Object.entries(served)) {
   const { model, modelPath } = loadModel(service);
   const ops = [...cfg.operations].sort();

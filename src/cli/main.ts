@@ -21,7 +21,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     process.stderr.write(`slipway: unknown command '${command}'\n\n${USAGE}`);
     return 2;
   }
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(args);
   } catch (err) {

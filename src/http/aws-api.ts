@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { AwsJsonProtocol, awsJsonError } from '../protocol/aws-json/aws-json.js';
+import { type AwsJsonProtocol, awsJsonError } from '../protocol/aws-json/aws-json.js';
 import { RequestEntityTooLarge, UnknownOperationException } from '../protocol/common-errors.js';
 import type { RequestContext } from '../protocol/context.js';
-import { RestJsonProtocol, restJsonError } from '../protocol/rest-json/rest-json.js';
+import { type RestJsonProtocol, restJsonError } from '../protocol/rest-json/rest-json.js';
 import { ServiceError } from '../protocol/service-error.js';
 import type { WireRequest, WireResponse } from '../protocol/wire.js';
 import { credentialScope } from './sigv4-scope.js';
