@@ -12,7 +12,7 @@ import {
   extractModelFromTarGzSync,
   loadXGBoostModel,
   parseContainerVersion,
-  XGBoostModel,
+  type XGBoostModel,
   XGBoostModelError,
   XGBoostServingError,
 } from './index.js';
