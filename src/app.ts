@@ -13,7 +13,9 @@ import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { createRuntimeHandlers } from './services/runtime/index.js';
+import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
+import { openBlobStorage } from './storage/blobs/index.js';
 import { openDatabase } from './storage/db/index.js';
 import { MIGRATIONS } from './storage/migrations.js';
 import { pageTokenKey } from './storage/repositories/meta.js';
@@ -47,13 +49,22 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     schema: config.databaseSchema,
     migrations: MIGRATIONS,
   });
-  const deps = { db, tokens: new PageTokens(await pageTokenKey(db)), repos: createRepositories() };
+  // Object storage (s3:// URIs): embedded under the data dir, or --s3-endpoint.
+  const storage = await openBlobStorage({
+    db,
+    dataDir: config.dataDir,
+    s3Endpoint: config.s3Endpoint,
+    accountId: config.accountId,
+    region: config.defaultRegion,
+  });
+  const deps = { db, tokens: new PageTokens(await pageTokenKey(db)), repos: createRepositories(), blobs: storage.blobs };
   const api = new AwsApi({
     accountId: config.accountId,
     defaultRegion: config.defaultRegion,
     log: logger,
     sagemaker: new AwsJsonProtocol({ model: sagemakerModel, handlers: createSageMakerHandlers(deps) }),
     runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deps)),
+    s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
   });
   const startTime = new Date();
@@ -69,7 +80,10 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     await db.close();
     throw err;
   }
-  logger.info({ host: config.host, port, graphPort, dataDir: config.dataDir, database: db.dialect }, 'listening');
+  // Always written, whatever the log level: scripts and tests wait for this line to learn the ports.
+  logger
+    .child({}, { level: 'info' })
+    .info({ host: config.host, port, graphPort, dataDir: config.dataDir, database: db.dialect }, 'listening');
 
   let closing: Promise<void> | undefined;
   /**
@@ -95,6 +109,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       closing ??= (async () => {
         api.startDraining();
         await Promise.all([closeServer(awsServer), closeServer(graphServer)]);
+        storage.close();
         await db.close();
         logger.info('stopped');
       })();
