@@ -40,4 +40,45 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
       `CREATE INDEX model_package_groups_by_time ON model_package_groups (account_id, region, created_at, name_key)`,
   ]),
+  // Registry and hosting. Each resource keeps its validated API input as a JSON document (doc);
+  // the columns are what is looked up, filtered and sorted.
+  ddl('0003_registry', [
+    ...['models', 'endpoint_configs', 'endpoints'].flatMap((t) => [
+      `CREATE TABLE ${t} (
+        account_id TEXT NOT NULL,
+        region TEXT NOT NULL,
+        name_key SORTED_TEXT NOT NULL,
+        name TEXT NOT NULL,
+        arn TEXT NOT NULL,
+        status SORTED_TEXT,
+        doc TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        last_modified_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, region, name_key)
+      )`,
+      `CREATE INDEX ${t}_by_time ON ${t} (account_id, region, created_at, name_key)`,
+    ]),
+    `CREATE INDEX endpoints_by_status ON endpoints (status)`,
+    // name_key: lower(group)/version (zero-padded) for versions, lower(name) for unversioned packages.
+    `CREATE TABLE model_packages (
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      name_key SORTED_TEXT NOT NULL,
+      name TEXT NOT NULL,
+      arn TEXT NOT NULL,
+      status SORTED_TEXT,
+      doc TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      last_modified_at BIGINT NOT NULL,
+      group_key SORTED_TEXT,
+      version INTEGER,
+      approval SORTED_TEXT NOT NULL,
+      package_type TEXT NOT NULL,
+      client_token TEXT,
+      PRIMARY KEY (account_id, region, name_key)
+    )`,
+    `CREATE INDEX model_packages_by_time ON model_packages (account_id, region, created_at, name_key)`,
+    `CREATE INDEX model_packages_by_arn ON model_packages (account_id, region, arn)`,
+    `CREATE UNIQUE INDEX model_packages_by_token ON model_packages (account_id, region, client_token) WHERE client_token IS NOT NULL`,
+  ]),
 ];
