@@ -107,7 +107,8 @@ function reachableShapes(model, ops) {
     const shape = model.shapes[name];
     if (!shape) throw new Error(`shape ${name} is not in the model`);
     seen.add(name);
-    if (shape.type === 'structure') for (const m of Object.values(shape.members)) visit(m.shape);
+    // Document shapes (`"document": true`, neptunedata payloads) are untyped JSON without members.
+    if (shape.type === 'structure' && !shape.document) for (const m of Object.values(shape.members)) visit(m.shape);
     if (shape.type === 'list') visit(shape.member.shape);
     if (shape.type === 'map') {
       visit(shape.key.shape);
@@ -168,6 +169,8 @@ function genShapes(model, names) {
     if (s.type === 'string' && s.enum) {
       out.push(`export type ${name} = ${s.enum.map(q).join(' | ')};`);
       out.push(`export const ${name}Values = [${s.enum.map(q).join(', ')}] as const;`);
+    } else if (s.type === 'structure' && s.document) {
+      out.push(`/** Free-form JSON (a Smithy document). */\nexport type ${name} = unknown;`);
     } else if (s.type === 'structure') {
       const req = new Set(s.required ?? []);
       const lines = Object.entries(s.members).map(
@@ -220,7 +223,7 @@ function genModel(model, names, ops, service) {
     }
     if (s.type === 'structure') {
       e.members = {};
-      for (const [m, ref] of Object.entries(s.members)) {
+      for (const [m, ref] of Object.entries(s.members ?? {})) {
         const me = { shape: ref.shape };
         if (ref.location) me.location = ref.location;
         if (ref.locationName) me.locationName = ref.locationName;
