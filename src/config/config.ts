@@ -17,6 +17,8 @@ export interface Config {
   readonly logLevel: string;
   /** Region used when a request is not SigV4-signed. */
   readonly defaultRegion: string;
+  /** A real S3 or MinIO for object storage (the embedded S3 API is then off); absent for the embedded store. */
+  readonly s3Endpoint: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -31,19 +33,22 @@ const OPTIONS = {
   'database-schema': { type: 'string' },
   'log-level': { type: 'string' },
   'default-region': { type: 'string' },
+  's3-endpoint': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export const SERVE_USAGE = `Usage: slipway serve [options]
 
   --host HOST             address to listen on (default 127.0.0.1; env SLIPWAY_HOST)
-  --port PORT             AWS API port: SageMaker, SageMaker Runtime (default 4810; env SLIPWAY_PORT)
+  --port PORT             AWS API port: SageMaker, SageMaker Runtime, S3 (default 4810; env SLIPWAY_PORT)
   --graph-port PORT       graph API port, Neptune-compatible (default 8182; env SLIPWAY_GRAPH_PORT)
   --data-dir DIR          where the embedded database and objects live (default ./.slipway; env SLIPWAY_DATA_DIR)
   --account-id ID         12-digit account that owns the resources (default 000000000000; env SLIPWAY_ACCOUNT_ID)
   --database-url URL      postgres://user@host:port/db to use PostgreSQL instead of SQLite (env SLIPWAY_DATABASE_URL)
   --database-schema NAME  PostgreSQL schema (default public; env SLIPWAY_DATABASE_SCHEMA)
   --default-region NAME   region of unsigned requests (default us-east-1; env SLIPWAY_DEFAULT_REGION)
+  --s3-endpoint URL       keep objects in this S3/MinIO (AWS_* credentials from the environment) instead of
+                          the embedded S3 API on --port (env SLIPWAY_S3_ENDPOINT)
   --log-level LEVEL       trace|debug|info|warn|error|silent (default info; env SLIPWAY_LOG_LEVEL)
 `;
 
@@ -69,6 +74,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`--database-url must be a postgres:// URL, got '${databaseUrl}'`);
   }
+  const s3Endpoint = str('s3-endpoint', 'SLIPWAY_S3_ENDPOINT') || undefined;
+  if (s3Endpoint && !/^https?:\/\/[^/]+/.test(s3Endpoint)) throw new ConfigError(`--s3-endpoint must be an http(s):// URL, got '${s3Endpoint}'`);
   const region = str('default-region', 'SLIPWAY_DEFAULT_REGION') ?? 'us-east-1';
   if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) throw new ConfigError(`--default-region is not a region name: '${region}'`);
   return Object.freeze({
@@ -82,5 +89,6 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     databaseSchema: str('database-schema', 'SLIPWAY_DATABASE_SCHEMA') || undefined,
     logLevel: str('log-level', 'SLIPWAY_LOG_LEVEL') ?? 'info',
     defaultRegion: region,
+    s3Endpoint,
   });
 }

@@ -40,6 +40,52 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
       `CREATE INDEX model_package_groups_by_time ON model_package_groups (account_id, region, created_at, name_key)`,
   ]),
+  // The embedded S3 store: metadata here, bytes in files under <data-dir>/s3 named by blob id.
+  ddl('0002_s3', [
+    `CREATE TABLE s3_buckets (
+      name SORTED_TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      created_at BIGINT NOT NULL
+    )`,
+    // object_key pages in UTF-8 byte order (S3's listing order). segments: JSON [[blobId, size], ...],
+    // one per uploaded part, so completing a multipart upload moves no bytes.
+    `CREATE TABLE s3_objects (
+      bucket SORTED_TEXT NOT NULL,
+      object_key SORTED_TEXT NOT NULL,
+      size BIGINT NOT NULL,
+      etag TEXT NOT NULL,
+      last_modified BIGINT NOT NULL,
+      headers TEXT NOT NULL,
+      user_metadata TEXT NOT NULL,
+      checksum_algorithm TEXT,
+      checksum_value TEXT,
+      checksum_type TEXT,
+      parts_count INTEGER,
+      segments TEXT NOT NULL,
+      PRIMARY KEY (bucket, object_key)
+    )`,
+    `CREATE TABLE s3_uploads (
+      upload_id SORTED_TEXT PRIMARY KEY,
+      bucket SORTED_TEXT NOT NULL,
+      object_key SORTED_TEXT NOT NULL,
+      initiated BIGINT NOT NULL,
+      headers TEXT NOT NULL,
+      user_metadata TEXT NOT NULL,
+      checksum_algorithm TEXT
+    )`,
+    `CREATE INDEX s3_uploads_by_key ON s3_uploads (bucket, object_key, upload_id)`,
+    `CREATE TABLE s3_parts (
+      upload_id SORTED_TEXT NOT NULL,
+      part_number INTEGER NOT NULL,
+      size BIGINT NOT NULL,
+      etag TEXT NOT NULL,
+      blob_id TEXT NOT NULL,
+      checksum_value TEXT,
+      last_modified BIGINT NOT NULL,
+      PRIMARY KEY (upload_id, part_number)
+    )`,
+  ]),
   // Registry and hosting. Each resource keeps its validated API input as a JSON document (doc);
   // the columns are what is looked up, filtered and sorted.
   ddl('0003_registry', [

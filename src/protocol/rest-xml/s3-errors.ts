@@ -20,6 +20,7 @@ export const S3_ERRORS = {
     400,
     'One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part\'s entity tag.',
   ],
+  InvalidPartNumber: [416, 'The requested partnumber is not satisfiable'],
   InvalidPartOrder: [400, 'The list of parts was not in ascending order. Parts must be ordered by part number.'],
   InvalidRange: [416, 'The requested range is not satisfiable'],
   InvalidRequest: [400, 'Invalid Request'],
