@@ -1,0 +1,134 @@
+// The containers file: which custom images this machine can run, and how. Path from the engine's
+// `containerConfigPath` option or the SLIPWAY_CONTAINERS_FILE environment variable.
+//
+//   {
+//     "images": {
+//       "123456789012.dkr.ecr.us-east-1.amazonaws.com/my-model:1.0": {
+//         "command": ["node", "server.js"],      // argv; "serve" is appended, as `docker run IMAGE serve`
+//         "cwd": "containers/my-model",          // relative to this file; default: its directory
+//         "env": { "WORKERS": "1" },             // added to the container's Environment
+//         "startupTimeoutSeconds": 180,          // GET /ping must answer 200 within this (default 180)
+//         "appendServe": true                    // set false to run `command` exactly as given
+//       },
+//       "*/my-onnx-image:*": { "runtime": "onnx" }  // an image configured as ONNX (no command)
+//     }
+//   }
+//
+// Keys are an image URI or a glob where `*` matches any characters; an exact key wins over globs,
+// and among globs the longest key wins.
+
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+export interface ContainerEntry {
+  readonly pattern: string;
+  readonly runtime: 'process' | 'onnx';
+  readonly command: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly startupTimeoutMs: number | undefined;
+  readonly appendServe: boolean;
+}
+
+export interface ContainersFile {
+  readonly path: string;
+  readonly entries: readonly ContainerEntry[];
+}
+
+export class ContainersFileError extends Error {
+  override readonly name = 'ContainersFileError';
+}
+
+export function parseContainersFile(path: string, text: string): ContainersFile {
+  const fail = (m: string): never => {
+    throw new ContainersFileError(`The containers file ${path} is invalid: ${m}`);
+  };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  const images = (doc as { images?: unknown } | null)?.images;
+  if (!images || typeof images !== 'object' || Array.isArray(images)) fail('expected {"images": {...}}');
+  const base = dirname(resolve(path));
+  const entries: ContainerEntry[] = [];
+  for (const [pattern, raw] of Object.entries(images as Record<string, unknown>)) {
+    if (!raw || typeof raw !== 'object') fail(`entry "${pattern}" must be an object`);
+    const e = raw as Record<string, unknown>;
+    const runtime = (e.runtime ?? 'process') as ContainerEntry['runtime'];
+    if (runtime !== 'process' && runtime !== 'onnx') fail(`entry "${pattern}": runtime must be "process" or "onnx"`);
+    const command = e.command ?? [];
+    if (!Array.isArray(command) || !command.every((c) => typeof c === 'string'))
+      fail(`entry "${pattern}": command must be an array of strings`);
+    if (runtime === 'process' && (command as string[]).length === 0) fail(`entry "${pattern}": command is required`);
+    if (e.cwd !== undefined && typeof e.cwd !== 'string') fail(`entry "${pattern}": cwd must be a string`);
+    const env = e.env ?? {};
+    if (
+      typeof env !== 'object' ||
+      Array.isArray(env) ||
+      !Object.values(env as object).every((v) => typeof v === 'string')
+    )
+      fail(`entry "${pattern}": env must map names to strings`);
+    const t = e.startupTimeoutSeconds;
+    if (t !== undefined && (typeof t !== 'number' || !(t > 0)))
+      fail(`entry "${pattern}": startupTimeoutSeconds must be a positive number`);
+    entries.push({
+      pattern,
+      runtime,
+      command: command as string[],
+      cwd: resolve(base, (e.cwd as string | undefined) ?? '.'),
+      env: env as Record<string, string>,
+      startupTimeoutMs: typeof t === 'number' ? t * 1000 : undefined,
+      appendServe: e.appendServe !== false,
+    });
+  }
+  return { path, entries };
+}
+
+function globMatch(pattern: string, s: string): boolean {
+  const parts = pattern.split('*');
+  if (parts.length === 1) return pattern === s;
+  if (!s.startsWith(parts[0]!)) return false;
+  let at = parts[0]!.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const k = s.indexOf(parts[i]!, at);
+    if (k < 0) return false;
+    at = k + parts[i]!.length;
+  }
+  const last = parts[parts.length - 1]!;
+  return s.length - last.length >= at && s.endsWith(last);
+}
+
+export function findContainerEntry(file: ContainersFile | undefined, image: string): ContainerEntry | undefined {
+  if (!file) return undefined;
+  const exact = file.entries.find((e) => e.pattern === image);
+  if (exact) return exact;
+  let best: ContainerEntry | undefined;
+  for (const e of file.entries) {
+    if (e.pattern.includes('*') && globMatch(e.pattern, image) && (!best || e.pattern.length > best.pattern.length))
+      best = e;
+  }
+  return best;
+}
+
+/** Reads the file when it changed since the last call (edits apply to the next deployment). */
+export class ContainersFileReader {
+  private cached: { mtimeMs: number; size: number; file: ContainersFile } | undefined;
+
+  constructor(readonly path: string | undefined) {}
+
+  read(): ContainersFile | undefined {
+    if (!this.path) return undefined;
+    let st: { mtimeMs: number; size: number };
+    try {
+      st = statSync(this.path);
+    } catch {
+      throw new ContainersFileError(`The containers file ${this.path} cannot be read.`);
+    }
+    if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.file;
+    const file = parseContainersFile(this.path, readFileSync(this.path, 'utf8'));
+    this.cached = { mtimeMs: st.mtimeMs, size: st.size, file };
+    return file;
+  }
+}
