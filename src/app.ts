@@ -7,7 +7,7 @@ import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
 import { model as runtimeModel } from './generated/sagemaker-runtime/model.js';
 import { model as sagemakerModel } from './generated/sagemaker/model.js';
-import { graphListener } from './graph/server.js';
+import { openGraphService } from './graph/server.js';
 import { AwsApi } from './http/aws-api.js';
 import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
@@ -69,7 +69,26 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   });
   const startTime = new Date();
   const awsServer = createServer({ keepAliveTimeout: 65_000 }, api.listener);
-  const graphServer = createServer(graphListener({ startTime, version: VERSION }));
+  // The graph store opens its own database next to the main one (graph.db or <schema>_graph).
+  let graph: Awaited<ReturnType<typeof openGraphService>>;
+  try {
+    graph = await openGraphService({
+      databaseUrl: config.databaseUrl,
+      databaseSchema: config.databaseSchema,
+      dataDir: config.dataDir,
+      blobs: storage.blobs,
+      log: logger,
+      accountId: config.accountId,
+      defaultRegion: config.defaultRegion,
+      startTime,
+      version: VERSION,
+    });
+  } catch (err) {
+    storage.close();
+    await db.close();
+    throw err;
+  }
+  const graphServer = createServer({ keepAliveTimeout: 65_000 }, graph.listener);
   let port: number;
   let graphPort: number;
   try {
@@ -77,6 +96,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     graphPort = await listen(graphServer, config.host, config.graphPort);
   } catch (err) {
     awsServer.close();
+    await graph.close();
     await db.close();
     throw err;
   }
@@ -109,6 +129,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       closing ??= (async () => {
         api.startDraining();
         await Promise.all([closeServer(awsServer), closeServer(graphServer)]);
+        await graph.close();
         storage.close();
         await db.close();
         logger.info('stopped');

@@ -1,49 +1,69 @@
-// The graph port (Neptune-compatible HTTP API). For now it answers GET /status as Neptune does;
-// the loader, reset and query endpoints come with the graph store.
-// https://docs.aws.amazon.com/neptune/latest/userguide/access-graph-status.html
-import { randomUUID } from 'node:crypto';
+// The graph port (Neptune-compatible HTTP API): opens the graph store's own database, the bulk
+// loader's job queue and the fast-reset tokens, and serves them with Neptune's wire format.
+// https://docs.aws.amazon.com/neptune/latest/userguide/access-graph-http.html
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
+import type { Database } from '../storage/db/types.js';
+import { createGraphHandlers } from './handlers.js';
+import { neptuneListener } from './http/neptune-http.js';
+import { LoadJobs } from './loader/load-jobs.js';
+import { GraphWriter, openGraphDatabase } from './store/graph-store.js';
+import { FastResetTokens } from './system/fast-reset.js';
 
-export interface GraphApiOptions {
+export interface GraphServiceOptions {
+  /** postgres:// URL of the main database (the graph uses its own schema there), or absent for SQLite. */
+  readonly databaseUrl?: string;
+  readonly databaseSchema?: string;
+  /** SQLite: the data dir (the graph is graph.db there). */
+  readonly dataDir: string;
+  /** SQLite file name override (':memory:' in tests). */
+  readonly fileName?: string;
+  readonly blobs: BlobStore;
+  readonly log: Logger;
+  readonly accountId: string;
+  readonly defaultRegion: string;
   readonly startTime: Date;
   readonly version: string;
 }
 
-export function graphListener(opts: GraphApiOptions) {
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    const requestId = randomUUID();
-    const path = (req.url ?? '/').split('?')[0];
-    req.resume();
-    let status = 200;
-    let body: unknown;
-    if (path === '/status' && (req.method === 'GET' || req.method === 'POST')) {
-      body = {
-        status: 'healthy',
-        startTime: opts.startTime.toUTCString(),
-        dbEngineVersion: `slipway-${opts.version}`,
-        role: 'writer',
-        dfeQueryEngine: 'viaQueryHint',
-        gremlin: { version: 'tinkerpop-3.7.2' },
-        sparql: { version: 'sparql-1.1' },
-        opencypher: { version: 'Neptune-9.0.20190305-1.0' },
-        labMode: {},
-        features: {},
-        settings: {},
-      };
-    } else {
-      status = 400;
-      body = {
-        code: 'UnsupportedOperationException',
-        requestId,
-        detailedMessage: `The graph API does not serve ${req.method} ${path} yet.`,
-      };
-    }
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=UTF-8',
-      'content-length': Buffer.byteLength(text),
-      'x-amzn-requestid': requestId,
-    });
-    res.end(text);
+export interface GraphService {
+  readonly db: Database;
+  readonly jobs: LoadJobs;
+  readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Lets a running load roll back (it runs again at the next start), then closes the database. */
+  close(): Promise<void>;
+}
+
+export async function openGraphService(o: GraphServiceOptions): Promise<GraphService> {
+  const db = await openGraphDatabase({
+    url: o.databaseUrl,
+    dataDir: o.dataDir,
+    schema: o.databaseSchema,
+    fileName: o.fileName,
+  });
+  const log = o.log.child({ component: 'graph' });
+  const jobs = new LoadJobs({ db, blobs: o.blobs, log });
+  try {
+    await jobs.init();
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  const handlers = createGraphHandlers({
+    jobs,
+    tokens: new FastResetTokens(),
+    writer: (tx) => new GraphWriter(tx),
+    startTime: o.startTime,
+    version: o.version,
+  });
+  return {
+    db,
+    jobs,
+    listener: neptuneListener({ handlers, log, accountId: o.accountId, defaultRegion: o.defaultRegion }),
+    async close() {
+      await jobs.close();
+      await db.close();
+    },
   };
 }

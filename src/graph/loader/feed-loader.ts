@@ -1,0 +1,416 @@
+// Loads the records of one feed (one CSV file) into the graph store in batches, as the Neptune
+// bulk loader does: duplicates merged and counted, set/single cardinality, edges checked against
+// their endpoints, every error logged with its code, file and record number.
+// https://docs.aws.amazon.com/neptune/latest/userguide/bulk-load-tutorial-format-gremlin.html
+// https://docs.aws.amazon.com/neptune/latest/userguide/load-api-reference-status-response.html
+import { randomUUID } from 'node:crypto';
+import type { CsvField } from '../csv/csv-parser.js';
+import { type Column, type FilePlan, splitArray } from '../csv/headers.js';
+import type { EdgeRow, GraphWriter, PropRow } from '../store/graph-store.js';
+import { parseValue, type TypedValue } from '../store/values.js';
+
+export type LoadErrorCode =
+  | 'PARSING_ERROR'
+  | 'FROM_OR_TO_VERTEX_ARE_MISSING'
+  | 'ID_ASSIGNED_TO_MULTIPLE_EDGES'
+  | 'SINGLE_CARDINALITY_VIOLATION'
+  | 'S3_ACCESS_DENIED_ERROR'
+  | 'FILE_MODIFICATION_OR_DELETION_ERROR'
+  | 'INTERNAL_ERROR';
+
+export interface LoadErrorLog {
+  readonly errorCode: LoadErrorCode;
+  readonly errorMessage: string;
+  readonly fileName: string;
+  /** Line of the record in its file (1 is the header); 0 when not about one record. */
+  readonly recordNum: number;
+}
+
+/** Neptune's per-feed and overall counters; records are elements, labels and property values. */
+export interface LoadCounters {
+  totalRecords: number;
+  totalDuplicates: number;
+  parsingErrors: number;
+  datatypeMismatchErrors: number;
+  insertErrors: number;
+}
+
+export const zeroCounters = (): LoadCounters => ({
+  totalRecords: 0,
+  totalDuplicates: 0,
+  parsingErrors: 0,
+  datatypeMismatchErrors: 0,
+  insertErrors: 0,
+});
+
+export interface FeedOptions {
+  readonly failOnError: boolean;
+  readonly updateSingleCardinalityProperties: boolean;
+  /** parserConfiguration.allowEmptyStrings: load `""` as an empty string instead of no value. */
+  readonly allowEmptyStrings: boolean;
+}
+
+/** Thrown to stop a load: the first error under failOnError, or a cancellation. */
+export class LoadStopped extends Error {
+  constructor(readonly reason: 'error' | 'cancelled') {
+    super(reason === 'error' ? 'load stopped on error' : 'load cancelled');
+  }
+}
+
+export interface FeedContext {
+  readonly writer: GraphWriter;
+  readonly options: FeedOptions;
+  /** Vertex ids known to exist (written by this load or found in the store): spares lookups. */
+  readonly knownVertices: Set<string>;
+  /** Counters of the feed and of the whole load, both updated. */
+  readonly counters: readonly LoadCounters[];
+  error(log: LoadErrorLog): void;
+  /** Throws LoadStopped('cancelled') when the load was cancelled. */
+  checkCancelled(): void;
+}
+
+interface PendingProp extends PropRow {
+  readonly line: number;
+  readonly single: boolean;
+}
+
+interface PendingVertex {
+  readonly id: string;
+  readonly line: number;
+  readonly labels: readonly string[];
+}
+
+interface PendingEdge extends EdgeRow {
+  readonly line: number;
+  readonly props: readonly PendingProp[];
+}
+
+/** Rows collected before a flush; big enough to amortise statements, small enough for memory. */
+export const BATCH_ROWS = 2000;
+/** Past this many remembered vertex ids, endpoints are looked up in the store instead. */
+const MAX_KNOWN_VERTICES = 5_000_000;
+
+export class FeedLoader {
+  readonly #columns: readonly Column[];
+  #vertices: PendingVertex[] = [];
+  #vprops: PendingProp[] = [];
+  #edges: PendingEdge[] = [];
+
+  constructor(
+    private readonly plan: FilePlan,
+    private readonly fileName: string,
+    private readonly ctx: FeedContext,
+  ) {
+    this.#columns = plan.columns;
+  }
+
+  get pending(): number {
+    return this.#vertices.length + this.#edges.length;
+  }
+
+  #count(field: keyof LoadCounters, n = 1): void {
+    for (const c of this.ctx.counters) c[field] += n;
+  }
+
+  /** Logs an error and counts it; under failOnError this ends the load. */
+  fail(errorCode: LoadErrorCode, errorMessage: string, recordNum: number, counter: keyof LoadCounters): void {
+    this.#count(counter);
+    this.ctx.error({ errorCode, errorMessage, fileName: this.fileName, recordNum });
+    if (this.ctx.options.failOnError) throw new LoadStopped('error');
+  }
+
+  /** A record the CSV grammar rejected (e.g. unbalanced quotes). */
+  syntaxError(message: string, line: number): void {
+    this.fail('PARSING_ERROR', message, line, 'parsingErrors');
+  }
+
+  /** Parses one data record and queues it for the next flush. */
+  record(fields: CsvField[], line: number): void {
+    const cols = this.#columns;
+    if (fields.length !== cols.length) {
+      this.fail(
+        'PARSING_ERROR',
+        `Record has ${fields.length} fields but the header has ${cols.length}`,
+        line,
+        'parsingErrors',
+      );
+      return;
+    }
+    let id: string | null = null;
+    let label: string | null = null;
+    let from: string | null = null;
+    let to: string | null = null;
+    const props: PendingProp[] = [];
+    for (let i = 0; i < cols.length; i++) {
+      const c = cols[i]!;
+      const f = fields[i]!;
+      switch (c.kind) {
+        case 'id':
+          id = f;
+          break;
+        case 'label':
+          label = f;
+          break;
+        case 'from':
+          from = f;
+          break;
+        case 'to':
+          to = f;
+          break;
+        case 'ignore':
+          break;
+        case 'property': {
+          if (f === null) break;
+          if (f === '' && !(this.ctx.options.allowEmptyStrings && c.type === 'string')) break;
+          const texts = c.array ? splitArray(f) : [f];
+          for (const t of texts) {
+            if (c.array && t === '' && !(this.ctx.options.allowEmptyStrings && c.type === 'string')) continue;
+            const v: TypedValue | undefined = parseValue(c.type, t);
+            if (!v) {
+              this.fail(
+                'PARSING_ERROR',
+                `Data type mismatch: '${t}' is not a valid ${c.type} value for property '${c.name}'`,
+                line,
+                'datatypeMismatchErrors',
+              );
+              return;
+            }
+            props.push({
+              owner: '',
+              name: c.name,
+              type: v.type,
+              value: v.value,
+              num: v.num,
+              line,
+              single: c.cardinality === 'single',
+            });
+          }
+          break;
+        }
+      }
+    }
+    if (this.plan.element === 'vertex') {
+      if (!id) {
+        this.fail('PARSING_ERROR', `Missing ~id value for vertex`, line, 'parsingErrors');
+        return;
+      }
+      const labels = label
+        ? [
+            ...new Set(
+              label
+                .split(';')
+                .map((l) => l.trim())
+                .filter((l) => l !== ''),
+            ),
+          ]
+        : [];
+      this.#vertices.push({ id, line, labels });
+      for (const p of props) this.#vprops.push({ ...p, owner: id });
+      this.#count('totalRecords', Math.max(labels.length, 1) + props.length);
+    } else {
+      if (!id && this.plan.generatedIds) id = randomUUID();
+      if (!id) {
+        this.fail('PARSING_ERROR', `Missing ~id value for edge`, line, 'parsingErrors');
+        return;
+      }
+      if (!from || !to) {
+        this.fail('PARSING_ERROR', `Missing ${from ? '~to' : '~from'} value for edge '${id}'`, line, 'parsingErrors');
+        return;
+      }
+      const edgeLabel = label?.trim() || 'edge';
+      if (edgeLabel.includes(';') && this.plan.format === 'csv') {
+        this.fail('PARSING_ERROR', `An edge can only have one label, got '${edgeLabel}'`, line, 'parsingErrors');
+        return;
+      }
+      const owned = props.map((p) => ({ ...p, owner: id! }));
+      this.#edges.push({ id, label: edgeLabel, from, to, line, props: owned });
+      this.#count('totalRecords', 1 + props.length);
+    }
+  }
+
+  /** Writes the queued records. */
+  async flush(): Promise<void> {
+    this.ctx.checkCancelled();
+    if (this.#vertices.length > 0) await this.#flushVertices();
+    if (this.#edges.length > 0) await this.#flushEdges();
+  }
+
+  #remember(id: string): void {
+    if (this.ctx.knownVertices.size < MAX_KNOWN_VERTICES) this.ctx.knownVertices.add(id);
+  }
+
+  async #flushVertices(): Promise<void> {
+    const vertices = this.#vertices;
+    const vprops = this.#vprops;
+    this.#vertices = [];
+    this.#vprops = [];
+    const w = this.ctx.writer;
+    const ids = [...new Set(vertices.map((v) => v.id))];
+    const created = await w.insertVertices(ids);
+    for (const id of ids) this.#remember(id);
+
+    // Labels: a vertex without ~label gets Neptune's default `vertex`, but only when it is new.
+    const explicit = new Set<string>();
+    const pairs: [string, string][] = [];
+    for (const v of vertices) {
+      if (v.labels.length > 0) {
+        explicit.add(v.id);
+        for (const l of v.labels) pairs.push([v.id, l]);
+      }
+    }
+    let defaultDuplicates = 0;
+    for (const v of vertices) {
+      if (v.labels.length > 0) continue;
+      if (created.has(v.id) && !explicit.has(v.id)) {
+        pairs.push([v.id, 'vertex']);
+        explicit.add(v.id);
+      } else {
+        defaultDuplicates++;
+      }
+    }
+    const newLabels = await w.insertLabels(pairs);
+    this.#count('totalDuplicates', pairs.length - newLabels + defaultDuplicates);
+
+    await this.#writeProps(vprops, created, 'vertex');
+  }
+
+  /**
+   * Set values are inserted, identical ones counted as duplicates. A single-cardinality value
+   * replaces nothing unless updateSingleCardinalityProperties; a different existing value is a
+   * SINGLE_CARDINALITY_VIOLATION.
+   */
+  async #writeProps(
+    props: readonly PendingProp[],
+    created: ReadonlySet<string>,
+    element: 'vertex' | 'edge',
+  ): Promise<void> {
+    if (props.length === 0) return;
+    const w = this.ctx.writer;
+    const direct: PendingProp[] = [];
+    const checked: PendingProp[] = [];
+    const seenSingle = new Set<string>();
+    for (const p of props) {
+      if (!p.single) {
+        direct.push(p);
+        continue;
+      }
+      const key = `${p.owner}\u0000${p.name}`;
+      // Fast path: a new element's first value for this name cannot conflict with anything.
+      if (created.has(p.owner) && !seenSingle.has(key)) direct.push(p);
+      else checked.push(p);
+      seenSingle.add(key);
+    }
+    if (direct.length > 0) {
+      const inserted = element === 'vertex' ? await w.insertVertexProps(direct) : await w.insertEdgeProps(direct);
+      this.#count('totalDuplicates', direct.length - inserted);
+    }
+    if (checked.length === 0) return;
+    const existing =
+      element === 'vertex'
+        ? await w.vertexPropsOf(
+            checked.map((p) => p.owner),
+            checked.map((p) => p.name),
+          )
+        : await w.edgePropsOf(
+            checked.map((p) => p.owner),
+            checked.map((p) => p.name),
+          );
+    const current = new Map<string, PropRow[]>();
+    for (const r of existing) {
+      const key = `${r.owner}\u0000${r.name}`;
+      const list = current.get(key);
+      if (list) list.push(r);
+      else current.set(key, [r]);
+    }
+    const toWrite = new Map<string, PendingProp>();
+    for (const p of checked) {
+      const key = `${p.owner}\u0000${p.name}`;
+      const now = toWrite.get(key) ? [toWrite.get(key)!] : (current.get(key) ?? []);
+      if (now.length === 1 && now[0]!.type === p.type && now[0]!.value === p.value) {
+        this.#count('totalDuplicates');
+        continue;
+      }
+      if (now.length === 0 || this.ctx.options.updateSingleCardinalityProperties) {
+        if (now.length > 0 && !toWrite.has(key)) {
+          if (element === 'vertex') await w.deleteVertexProp(p.owner, p.name);
+          else await w.deleteEdgeProp(p.owner, p.name);
+        }
+        toWrite.set(key, p);
+        continue;
+      }
+      this.fail(
+        'SINGLE_CARDINALITY_VIOLATION',
+        `${element === 'vertex' ? 'Vertex' : 'Edge'} '${p.owner}' already has a different value for single-cardinality property '${p.name}'`,
+        p.line,
+        'insertErrors',
+      );
+    }
+    const rows = [...toWrite.values()];
+    if (rows.length > 0) {
+      if (element === 'vertex') await w.insertVertexProps(rows);
+      else await w.insertEdgeProps(rows);
+    }
+  }
+
+  async #flushEdges(): Promise<void> {
+    const edges = this.#edges;
+    this.#edges = [];
+    const w = this.ctx.writer;
+    const known = this.ctx.knownVertices;
+    const unknown = new Set<string>();
+    for (const e of edges) {
+      if (!known.has(e.from)) unknown.add(e.from);
+      if (!known.has(e.to)) unknown.add(e.to);
+    }
+    const found = unknown.size > 0 ? await w.existingVertices([...unknown]) : new Set<string>();
+    for (const id of found) this.#remember(id);
+    const exists = (id: string) => known.has(id) || found.has(id);
+
+    const first = new Map<string, PendingEdge>();
+    const valid: PendingEdge[] = [];
+    const repeats: PendingEdge[] = [];
+    for (const e of edges) {
+      if (!exists(e.from) || !exists(e.to)) {
+        this.fail(
+          'FROM_OR_TO_VERTEX_ARE_MISSING',
+          `Either from vertex, '${e.from}', or to vertex, '${e.to}', is not present.`,
+          e.line,
+          'insertErrors',
+        );
+        continue;
+      }
+      if (first.has(e.id)) repeats.push(e);
+      else {
+        first.set(e.id, e);
+        valid.push(e);
+      }
+    }
+    const created = await w.insertEdges(valid);
+    const notCreated = [...valid.filter((e) => !created.has(e.id)), ...repeats];
+    const stored =
+      notCreated.length > 0
+        ? await w.edgesById(notCreated.filter((e) => !created.has(e.id)).map((e) => e.id))
+        : new Map<string, EdgeRow>();
+    const props: PendingProp[] = [];
+    for (const e of valid) if (created.has(e.id)) props.push(...e.props);
+    for (const e of notCreated) {
+      const s = stored.get(e.id) ?? first.get(e.id)!;
+      if (s.label !== e.label || s.from !== e.from || s.to !== e.to) {
+        this.fail(
+          'ID_ASSIGNED_TO_MULTIPLE_EDGES',
+          `Edge id '${e.id}' is already assigned to a different edge`,
+          e.line,
+          'insertErrors',
+        );
+        continue;
+      }
+      this.#count('totalDuplicates');
+      // Same edge again: its properties merge under the single-cardinality rules.
+      props.push(...e.props.map((p) => ({ ...p, single: true })));
+    }
+    // Properties of an edge created in this batch go straight in unless it repeats in the batch.
+    const repeated = new Set(repeats.map((e) => e.id));
+    const createdOnce = new Set([...created].filter((id) => !repeated.has(id)));
+    await this.#writeProps(props, createdOnce, 'edge');
+  }
+}

@@ -1,0 +1,269 @@
+// The graph store: opens its own database next to Slipway's (graph.db, or the <schema>_graph
+// PostgreSQL schema) and offers the set-at-a-time reads and writes the loader and queries use.
+// https://docs.aws.amazon.com/neptune/latest/userguide/feature-overview-data-model.html
+import { openDatabase } from '../../storage/db/index.js';
+import type { Database, Queryable, SqlValue } from '../../storage/db/types.js';
+import { GRAPH_MIGRATIONS } from './migrations.js';
+import { decodeValue } from './values.js';
+
+export const GRAPH_SQLITE_FILE = 'graph.db';
+
+export interface GraphStoreOptions {
+  /** postgres:// URL, or absent for SQLite in dataDir. */
+  readonly url?: string;
+  readonly dataDir?: string;
+  /** The main PostgreSQL schema; the graph lives in `<schema>_graph` (`slipway_graph` by default). */
+  readonly schema?: string;
+  /** SQLite file name (default graph.db; ':memory:' in tests). */
+  readonly fileName?: string;
+}
+
+export function graphSchemaName(schema: string | undefined): string {
+  return `${schema || 'slipway'}_graph`;
+}
+
+export async function openGraphDatabase(o: GraphStoreOptions): Promise<Database> {
+  return openDatabase({
+    url: o.url,
+    dataDir: o.dataDir,
+    fileName: o.fileName ?? GRAPH_SQLITE_FILE,
+    schema: o.url ? graphSchemaName(o.schema) : undefined,
+    migrations: GRAPH_MIGRATIONS,
+  });
+}
+
+/** Rows per multi-row statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const CHUNK = 500;
+
+function* chunks<T>(rows: readonly T[]): Generator<readonly T[]> {
+  for (let i = 0; i < rows.length; i += CHUNK) yield rows.slice(i, i + CHUNK);
+}
+
+const tuples = (n: number, width: number): string => {
+  const one = `(${new Array(width).fill('?').join(',')})`;
+  return new Array(n).fill(one).join(',');
+};
+
+export interface PropRow {
+  readonly owner: string;
+  readonly name: string;
+  readonly type: string;
+  readonly value: string;
+  readonly num: number | null;
+}
+
+export interface EdgeRow {
+  readonly id: string;
+  readonly label: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** Set-at-a-time writes inside one transaction; every method takes any number of rows. */
+export class GraphWriter {
+  constructor(private readonly q: Queryable) {}
+
+  /** Inserts the vertices that do not exist yet; returns the ids that were new. */
+  async insertVertices(ids: readonly string[]): Promise<Set<string>> {
+    const created = new Set<string>();
+    for (const part of chunks(ids)) {
+      const rows = await this.q.all<{ id: string }>(
+        `INSERT INTO graph_vertices (id) VALUES ${tuples(part.length, 1)} ON CONFLICT DO NOTHING RETURNING id`,
+        part,
+      );
+      for (const r of rows) created.add(r.id);
+    }
+    return created;
+  }
+
+  /** Which of these vertex ids exist. */
+  async existingVertices(ids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const part of chunks(ids)) {
+      const rows = await this.q.all<{ id: string }>(
+        `SELECT id FROM graph_vertices WHERE id IN (${tuples(part.length, 1)})`,
+        part,
+      );
+      for (const r of rows) found.add(r.id);
+    }
+    return found;
+  }
+
+  /** Adds labels; returns how many were new (the rest were duplicates). */
+  async insertLabels(pairs: readonly (readonly [string, string])[]): Promise<number> {
+    let changes = 0;
+    for (const part of chunks(pairs)) {
+      const r = await this.q.run(
+        `INSERT INTO graph_vertex_labels (vertex_id, label) VALUES ${tuples(part.length, 2)} ON CONFLICT DO NOTHING`,
+        part.flat(),
+      );
+      changes += r.changes;
+    }
+    return changes;
+  }
+
+  /** Adds property values; returns how many were new (identical values are duplicates). */
+  async insertVertexProps(rows: readonly PropRow[]): Promise<number> {
+    return this.#insertProps('graph_vertex_props', 'vertex_id', rows);
+  }
+
+  async insertEdgeProps(rows: readonly PropRow[]): Promise<number> {
+    return this.#insertProps('graph_edge_props', 'edge_id', rows);
+  }
+
+  async #insertProps(table: string, owner: string, rows: readonly PropRow[]): Promise<number> {
+    let changes = 0;
+    for (const part of chunks(rows)) {
+      const params: SqlValue[] = [];
+      for (const r of part) params.push(r.owner, r.name, r.type, r.value, r.num);
+      const res = await this.q.run(
+        `INSERT INTO ${table} (${owner}, name, type, value, num) VALUES ${tuples(part.length, 5)} ON CONFLICT DO NOTHING`,
+        params,
+      );
+      changes += res.changes;
+    }
+    return changes;
+  }
+
+  /** Current values of (owner, name) pairs, for single-cardinality checks. */
+  async vertexPropsOf(owners: readonly string[], names: readonly string[]): Promise<PropRow[]> {
+    return this.#propsOf('graph_vertex_props', 'vertex_id', owners, names);
+  }
+
+  async edgePropsOf(owners: readonly string[], names: readonly string[]): Promise<PropRow[]> {
+    return this.#propsOf('graph_edge_props', 'edge_id', owners, names);
+  }
+
+  async #propsOf(
+    table: string,
+    owner: string,
+    owners: readonly string[],
+    names: readonly string[],
+  ): Promise<PropRow[]> {
+    const out: PropRow[] = [];
+    const nameList = [...new Set(names)];
+    for (const part of chunks([...new Set(owners)])) {
+      const rows = await this.q.all<{ owner: string; name: string; type: string; value: string; num: number | null }>(
+        `SELECT ${owner} AS owner, name, type, value, num FROM ${table}
+         WHERE ${owner} IN (${tuples(part.length, 1)}) AND name IN (${tuples(nameList.length, 1)})`,
+        [...part, ...nameList],
+      );
+      out.push(...rows);
+    }
+    return out;
+  }
+
+  async deleteVertexProp(owner: string, name: string): Promise<void> {
+    await this.q.run('DELETE FROM graph_vertex_props WHERE vertex_id = ? AND name = ?', [owner, name]);
+  }
+
+  async deleteEdgeProp(owner: string, name: string): Promise<void> {
+    await this.q.run('DELETE FROM graph_edge_props WHERE edge_id = ? AND name = ?', [owner, name]);
+  }
+
+  /** Inserts edges whose id is new; returns those ids. */
+  async insertEdges(rows: readonly EdgeRow[]): Promise<Set<string>> {
+    const created = new Set<string>();
+    for (const part of chunks(rows)) {
+      const params: SqlValue[] = [];
+      for (const e of part) params.push(e.id, e.label, e.from, e.to);
+      const res = await this.q.all<{ id: string }>(
+        `INSERT INTO graph_edges (id, label, from_id, to_id) VALUES ${tuples(part.length, 4)} ON CONFLICT DO NOTHING RETURNING id`,
+        params,
+      );
+      for (const r of res) created.add(r.id);
+    }
+    return created;
+  }
+
+  async edgesById(ids: readonly string[]): Promise<Map<string, EdgeRow>> {
+    const out = new Map<string, EdgeRow>();
+    for (const part of chunks([...new Set(ids)])) {
+      const rows = await this.q.all<{ id: string; label: string; from_id: string; to_id: string }>(
+        `SELECT id, label, from_id, to_id FROM graph_edges WHERE id IN (${tuples(part.length, 1)})`,
+        part,
+      );
+      for (const r of rows) out.set(r.id, { id: r.id, label: r.label, from: r.from_id, to: r.to_id });
+    }
+    return out;
+  }
+
+  /** Empties the graph (fast reset). Load history is cleared by the caller. */
+  async clear(): Promise<void> {
+    for (const t of [
+      'graph_edge_props',
+      'graph_edges',
+      'graph_vertex_props',
+      'graph_vertex_labels',
+      'graph_vertices',
+    ]) {
+      // SQLite's DELETE without WHERE takes the truncate fast path; PostgreSQL has TRUNCATE.
+      await this.q.run(this.q.dialect === 'postgres' ? `TRUNCATE ${t}` : `DELETE FROM ${t}`);
+    }
+  }
+}
+
+export type PropertyValue = string | number | boolean | bigint | Date;
+
+export interface VertexView {
+  readonly id: string;
+  readonly labels: string[];
+  readonly properties: Record<string, PropertyValue[]>;
+}
+
+export interface EdgeView {
+  readonly id: string;
+  readonly label: string;
+  readonly from: string;
+  readonly to: string;
+  readonly properties: Record<string, PropertyValue>;
+}
+
+/** Point reads (tests, status, and a starting point for the query engine). */
+export class GraphReader {
+  constructor(private readonly q: Queryable) {}
+
+  async vertex(id: string): Promise<VertexView | undefined> {
+    const v = await this.q.get('SELECT id FROM graph_vertices WHERE id = ?', [id]);
+    if (!v) return undefined;
+    const labels = await this.q.all<{ label: string }>(
+      'SELECT label FROM graph_vertex_labels WHERE vertex_id = ? ORDER BY label',
+      [id],
+    );
+    const props = await this.q.all<{ name: string; type: string; value: string }>(
+      'SELECT name, type, value FROM graph_vertex_props WHERE vertex_id = ? ORDER BY name, type, value',
+      [id],
+    );
+    const properties: Record<string, PropertyValue[]> = {};
+    for (const p of props) {
+      properties[p.name] ??= [];
+      properties[p.name]!.push(decodeValue(p.type, p.value));
+    }
+    return { id, labels: labels.map((l) => l.label), properties };
+  }
+
+  async edge(id: string): Promise<EdgeView | undefined> {
+    const e = await this.q.get<{ id: string; label: string; from_id: string; to_id: string }>(
+      'SELECT id, label, from_id, to_id FROM graph_edges WHERE id = ?',
+      [id],
+    );
+    if (!e) return undefined;
+    const props = await this.q.all<{ name: string; type: string; value: string }>(
+      'SELECT name, type, value FROM graph_edge_props WHERE edge_id = ? ORDER BY name',
+      [id],
+    );
+    const properties: Record<string, PropertyValue> = {};
+    for (const p of props) properties[p.name] = decodeValue(p.type, p.value);
+    return { id: e.id, label: e.label, from: e.from_id, to: e.to_id, properties };
+  }
+
+  async counts(): Promise<{ vertices: number; edges: number; vertexProperties: number; edgeProperties: number }> {
+    const n = async (t: string) => Number((await this.q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t}`))!.n);
+    return {
+      vertices: await n('graph_vertices'),
+      edges: await n('graph_edges'),
+      vertexProperties: await n('graph_vertex_props'),
+      edgeProperties: await n('graph_edge_props'),
+    };
+  }
+}

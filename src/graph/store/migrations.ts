@@ -1,0 +1,87 @@
+// Schema of the graph store's own database (graph.db, or the <schema>_graph PostgreSQL schema):
+// a property graph with string ids, multi-label vertices and typed property values, indexed for
+// traversal in both directions and for has(key, value) lookups.
+// https://docs.aws.amazon.com/neptune/latest/userguide/feature-overview-data-model.html
+import type { Migration } from '../../storage/db/types.js';
+
+/**
+ * One DDL list for both dialects. `KEY_TEXT` is a text column that is compared and sorted:
+ * PostgreSQL gets COLLATE "C" so it orders bytewise like SQLite's BINARY collation (and compares
+ * faster). `REAL8` is a double on both.
+ */
+function ddl(id: string, statements: readonly string[]): Migration {
+  return {
+    id,
+    sqlite: statements.map((s) =>
+      s.replaceAll('KEY_TEXT', 'TEXT').replaceAll('REAL8', 'REAL').replaceAll(' WITHOUT_ROWID', ' WITHOUT ROWID'),
+    ),
+    postgres: statements.map((s) =>
+      s
+        .replaceAll('KEY_TEXT', 'TEXT COLLATE "C"')
+        .replaceAll('REAL8', 'DOUBLE PRECISION')
+        .replaceAll(' WITHOUT_ROWID', ''),
+    ),
+  };
+}
+
+export const GRAPH_MIGRATIONS: readonly Migration[] = [
+  ddl('0001_property_graph', [
+    // Vertex ids are user-supplied strings (Neptune ids are strings); no surrogate keys, so a
+    // traversal joins on the id it already has. No foreign keys: the loader checks endpoints
+    // itself in bulk, and drop() must delete a vertex's labels, properties and edges explicitly.
+    `CREATE TABLE graph_vertices (id KEY_TEXT PRIMARY KEY) WITHOUT_ROWID`,
+    `CREATE TABLE graph_vertex_labels (
+      vertex_id KEY_TEXT NOT NULL,
+      label KEY_TEXT NOT NULL,
+      PRIMARY KEY (vertex_id, label)
+    ) WITHOUT_ROWID`,
+    `CREATE INDEX graph_vertex_labels_by_label ON graph_vertex_labels (label, vertex_id)`,
+    // Set cardinality: one row per distinct (type, value); single cardinality: one row per name.
+    // value is the canonical text (see values.ts), num the number or epoch ms for range filters.
+    `CREATE TABLE graph_vertex_props (
+      vertex_id KEY_TEXT NOT NULL,
+      name KEY_TEXT NOT NULL,
+      type TEXT NOT NULL,
+      value KEY_TEXT NOT NULL,
+      num REAL8,
+      PRIMARY KEY (vertex_id, name, type, value)
+    ) WITHOUT_ROWID`,
+    `CREATE INDEX graph_vertex_props_by_value ON graph_vertex_props (name, value)`,
+    `CREATE TABLE graph_edges (
+      id KEY_TEXT PRIMARY KEY,
+      label KEY_TEXT NOT NULL,
+      from_id KEY_TEXT NOT NULL,
+      to_id KEY_TEXT NOT NULL
+    ) WITHOUT_ROWID`,
+    // outE()/inE() by vertex, optionally narrowed by label.
+    `CREATE INDEX graph_edges_out ON graph_edges (from_id, label)`,
+    `CREATE INDEX graph_edges_in ON graph_edges (to_id, label)`,
+    // Edge properties are always single cardinality.
+    `CREATE TABLE graph_edge_props (
+      edge_id KEY_TEXT NOT NULL,
+      name KEY_TEXT NOT NULL,
+      type TEXT NOT NULL,
+      value KEY_TEXT NOT NULL,
+      num REAL8,
+      PRIMARY KEY (edge_id, name)
+    ) WITHOUT_ROWID`,
+    // Bulk-load jobs (the most recent 1,024 are kept) and their error logs (10,000 per job).
+    `CREATE TABLE graph_load_jobs (
+      id KEY_TEXT PRIMARY KEY,
+      seq BIGINT NOT NULL,
+      source TEXT NOT NULL,
+      status TEXT NOT NULL,
+      doc TEXT NOT NULL
+    )`,
+    `CREATE INDEX graph_load_jobs_by_seq ON graph_load_jobs (seq)`,
+    `CREATE TABLE graph_load_errors (
+      load_id KEY_TEXT NOT NULL,
+      seq BIGINT NOT NULL,
+      error_code TEXT NOT NULL,
+      error_message TEXT NOT NULL,
+      file_name TEXT NOT NULL,
+      record_num BIGINT NOT NULL,
+      PRIMARY KEY (load_id, seq)
+    )`,
+  ]),
+];
