@@ -166,14 +166,14 @@ function fixed(d: number | string): number | undefined {
 function fitDims(input: TensorSpec, dims: number[], csv: boolean): number[] {
   const rank = input.shape.length;
   let out = dims;
-  if (rank > 0 && dims.length === rank - 1) out = [1, ...dims];
-  else if (csv && rank > 2) {
+  if (csv && rank > 2) {
+    // a CSV row holds one instance, flattened
     const trailing = input.shape.slice(1).map(fixed);
     if (trailing.every((d) => d !== undefined)) {
       const k = (trailing as number[]).reduce((a, b) => a * b, 1);
       if (k === dims[1]) out = [dims[0]!, ...(trailing as number[])];
     }
-  }
+  } else if (!csv && rank > 0 && dims.length === rank - 1) out = [1, ...dims];
   const shapeText = `[${input.shape.join(',')}]`;
   if (rank > 0 && out.length !== rank) {
     bad(`Input "${input.name}" has shape [${out.join(',')}] but the model expects ${shapeText}.`);
