@@ -127,4 +127,58 @@ export const MIGRATIONS: readonly Migration[] = [
     `CREATE INDEX model_packages_by_arn ON model_packages (account_id, region, arn)`,
     `CREATE UNIQUE INDEX model_packages_by_token ON model_packages (account_id, region, client_token) WHERE client_token IS NOT NULL`,
   ]),
+  // ML lineage (issue 7): tracking entities, their associations and trial membership. ARN columns
+  // are SORTED_TEXT: they are joined, paged and walked (QueryLineage) by value.
+  ddl('0010_lineage', [
+    `CREATE TABLE lineage_entities (
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      arn SORTED_TEXT PRIMARY KEY,
+      kind SORTED_TEXT NOT NULL,
+      name_key SORTED_TEXT,
+      name TEXT,
+      entity_type TEXT,
+      source_key TEXT,
+      unique_source TEXT,
+      parent_key SORTED_TEXT,
+      doc TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      last_modified_at BIGINT NOT NULL
+    )`,
+    // Names are unique per kind regardless of case; an unnamed artifact (NULL) never collides.
+    `CREATE UNIQUE INDEX lineage_entities_by_name ON lineage_entities (account_id, region, kind, name_key)`,
+    `CREATE UNIQUE INDEX lineage_entities_by_unique_source ON lineage_entities (account_id, region, unique_source)`,
+    `CREATE INDEX lineage_entities_by_time ON lineage_entities (account_id, region, kind, created_at, arn)`,
+    `CREATE INDEX lineage_entities_by_source ON lineage_entities (account_id, region, kind, source_key)`,
+    `CREATE INDEX lineage_entities_by_parent ON lineage_entities (account_id, region, kind, parent_key)`,
+    `CREATE INDEX lineage_entities_by_arn ON lineage_entities (account_id, region, kind, arn)`,
+    `CREATE TABLE lineage_associations (
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      source_arn SORTED_TEXT NOT NULL,
+      destination_arn SORTED_TEXT NOT NULL,
+      association_type TEXT,
+      source_type SORTED_TEXT NOT NULL,
+      destination_type SORTED_TEXT NOT NULL,
+      source_lineage TEXT NOT NULL,
+      destination_lineage TEXT NOT NULL,
+      source_name TEXT,
+      destination_name TEXT,
+      created_at BIGINT NOT NULL,
+      PRIMARY KEY (source_arn, destination_arn)
+    )`,
+    // ListAssociations by SourceArn or DestinationArn in the default order (CreationTime), and
+    // QueryLineage's batched walks in either direction, each served by one index range.
+    `CREATE INDEX lineage_associations_by_source_time ON lineage_associations (source_arn, created_at, destination_arn)`,
+    `CREATE INDEX lineage_associations_by_destination ON lineage_associations (destination_arn, source_arn)`,
+    `CREATE INDEX lineage_associations_by_destination_time ON lineage_associations (destination_arn, created_at, source_arn)`,
+    `CREATE INDEX lineage_associations_by_time ON lineage_associations (account_id, region, created_at, source_arn, destination_arn)`,
+    `CREATE TABLE lineage_trial_members (
+      trial_arn SORTED_TEXT NOT NULL,
+      component_arn SORTED_TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      PRIMARY KEY (trial_arn, component_arn)
+    )`,
+    `CREATE INDEX lineage_trial_members_by_component ON lineage_trial_members (component_arn, trial_arn)`,
+  ]),
 ];

@@ -3,15 +3,51 @@
 /* eslint-disable */
 
 import type { RequestContext } from '../../protocol/context.js';
-import type { AddTagsInput, AddTagsOutput, CreateModelPackageGroupInput, CreateModelPackageGroupOutput, DeleteModelPackageGroupInput, DeleteTagsInput, DeleteTagsOutput, DescribeModelPackageGroupInput, DescribeModelPackageGroupOutput, ListModelPackageGroupsInput, ListModelPackageGroupsOutput, ListTagsInput, ListTagsOutput } from './shapes.js';
+import type { AddAssociationRequest, AddAssociationResponse, AddTagsInput, AddTagsOutput, AssociateTrialComponentRequest, AssociateTrialComponentResponse, CreateActionRequest, CreateActionResponse, CreateArtifactRequest, CreateArtifactResponse, CreateContextRequest, CreateContextResponse, CreateExperimentRequest, CreateExperimentResponse, CreateModelPackageGroupInput, CreateModelPackageGroupOutput, CreateTrialComponentRequest, CreateTrialComponentResponse, CreateTrialRequest, CreateTrialResponse, DeleteActionRequest, DeleteActionResponse, DeleteArtifactRequest, DeleteArtifactResponse, DeleteAssociationRequest, DeleteAssociationResponse, DeleteContextRequest, DeleteContextResponse, DeleteExperimentRequest, DeleteExperimentResponse, DeleteModelPackageGroupInput, DeleteTagsInput, DeleteTagsOutput, DeleteTrialComponentRequest, DeleteTrialComponentResponse, DeleteTrialRequest, DeleteTrialResponse, DescribeActionRequest, DescribeActionResponse, DescribeArtifactRequest, DescribeArtifactResponse, DescribeContextRequest, DescribeContextResponse, DescribeExperimentRequest, DescribeExperimentResponse, DescribeModelPackageGroupInput, DescribeModelPackageGroupOutput, DescribeTrialComponentRequest, DescribeTrialComponentResponse, DescribeTrialRequest, DescribeTrialResponse, DisassociateTrialComponentRequest, DisassociateTrialComponentResponse, ListActionsRequest, ListActionsResponse, ListArtifactsRequest, ListArtifactsResponse, ListAssociationsRequest, ListAssociationsResponse, ListContextsRequest, ListContextsResponse, ListExperimentsRequest, ListExperimentsResponse, ListModelPackageGroupsInput, ListModelPackageGroupsOutput, ListTagsInput, ListTagsOutput, ListTrialComponentsRequest, ListTrialComponentsResponse, ListTrialsRequest, ListTrialsResponse, QueryLineageRequest, QueryLineageResponse, UpdateActionRequest, UpdateActionResponse, UpdateArtifactRequest, UpdateArtifactResponse, UpdateContextRequest, UpdateContextResponse, UpdateExperimentRequest, UpdateExperimentResponse, UpdateTrialComponentRequest, UpdateTrialComponentResponse, UpdateTrialRequest, UpdateTrialResponse } from './shapes.js';
 
 /** One method per served operation; the protocol layer validates input before calling it. */
 export interface SageMakerHandlers {
+  addAssociation(input: AddAssociationRequest, ctx: RequestContext): Promise<AddAssociationResponse>;
   addTags(input: AddTagsInput, ctx: RequestContext): Promise<AddTagsOutput>;
+  associateTrialComponent(input: AssociateTrialComponentRequest, ctx: RequestContext): Promise<AssociateTrialComponentResponse>;
+  createAction(input: CreateActionRequest, ctx: RequestContext): Promise<CreateActionResponse>;
+  createArtifact(input: CreateArtifactRequest, ctx: RequestContext): Promise<CreateArtifactResponse>;
+  createContext(input: CreateContextRequest, ctx: RequestContext): Promise<CreateContextResponse>;
+  createExperiment(input: CreateExperimentRequest, ctx: RequestContext): Promise<CreateExperimentResponse>;
   createModelPackageGroup(input: CreateModelPackageGroupInput, ctx: RequestContext): Promise<CreateModelPackageGroupOutput>;
+  createTrial(input: CreateTrialRequest, ctx: RequestContext): Promise<CreateTrialResponse>;
+  createTrialComponent(input: CreateTrialComponentRequest, ctx: RequestContext): Promise<CreateTrialComponentResponse>;
+  deleteAction(input: DeleteActionRequest, ctx: RequestContext): Promise<DeleteActionResponse>;
+  deleteArtifact(input: DeleteArtifactRequest, ctx: RequestContext): Promise<DeleteArtifactResponse>;
+  deleteAssociation(input: DeleteAssociationRequest, ctx: RequestContext): Promise<DeleteAssociationResponse>;
+  deleteContext(input: DeleteContextRequest, ctx: RequestContext): Promise<DeleteContextResponse>;
+  deleteExperiment(input: DeleteExperimentRequest, ctx: RequestContext): Promise<DeleteExperimentResponse>;
   deleteModelPackageGroup(input: DeleteModelPackageGroupInput, ctx: RequestContext): Promise<void>;
   deleteTags(input: DeleteTagsInput, ctx: RequestContext): Promise<DeleteTagsOutput>;
+  deleteTrial(input: DeleteTrialRequest, ctx: RequestContext): Promise<DeleteTrialResponse>;
+  deleteTrialComponent(input: DeleteTrialComponentRequest, ctx: RequestContext): Promise<DeleteTrialComponentResponse>;
+  describeAction(input: DescribeActionRequest, ctx: RequestContext): Promise<DescribeActionResponse>;
+  describeArtifact(input: DescribeArtifactRequest, ctx: RequestContext): Promise<DescribeArtifactResponse>;
+  describeContext(input: DescribeContextRequest, ctx: RequestContext): Promise<DescribeContextResponse>;
+  describeExperiment(input: DescribeExperimentRequest, ctx: RequestContext): Promise<DescribeExperimentResponse>;
   describeModelPackageGroup(input: DescribeModelPackageGroupInput, ctx: RequestContext): Promise<DescribeModelPackageGroupOutput>;
+  describeTrial(input: DescribeTrialRequest, ctx: RequestContext): Promise<DescribeTrialResponse>;
+  describeTrialComponent(input: DescribeTrialComponentRequest, ctx: RequestContext): Promise<DescribeTrialComponentResponse>;
+  disassociateTrialComponent(input: DisassociateTrialComponentRequest, ctx: RequestContext): Promise<DisassociateTrialComponentResponse>;
+  listActions(input: ListActionsRequest, ctx: RequestContext): Promise<ListActionsResponse>;
+  listArtifacts(input: ListArtifactsRequest, ctx: RequestContext): Promise<ListArtifactsResponse>;
+  listAssociations(input: ListAssociationsRequest, ctx: RequestContext): Promise<ListAssociationsResponse>;
+  listContexts(input: ListContextsRequest, ctx: RequestContext): Promise<ListContextsResponse>;
+  listExperiments(input: ListExperimentsRequest, ctx: RequestContext): Promise<ListExperimentsResponse>;
   listModelPackageGroups(input: ListModelPackageGroupsInput, ctx: RequestContext): Promise<ListModelPackageGroupsOutput>;
   listTags(input: ListTagsInput, ctx: RequestContext): Promise<ListTagsOutput>;
+  listTrialComponents(input: ListTrialComponentsRequest, ctx: RequestContext): Promise<ListTrialComponentsResponse>;
+  listTrials(input: ListTrialsRequest, ctx: RequestContext): Promise<ListTrialsResponse>;
+  queryLineage(input: QueryLineageRequest, ctx: RequestContext): Promise<QueryLineageResponse>;
+  updateAction(input: UpdateActionRequest, ctx: RequestContext): Promise<UpdateActionResponse>;
+  updateArtifact(input: UpdateArtifactRequest, ctx: RequestContext): Promise<UpdateArtifactResponse>;
+  updateContext(input: UpdateContextRequest, ctx: RequestContext): Promise<UpdateContextResponse>;
+  updateExperiment(input: UpdateExperimentRequest, ctx: RequestContext): Promise<UpdateExperimentResponse>;
+  updateTrial(input: UpdateTrialRequest, ctx: RequestContext): Promise<UpdateTrialResponse>;
+  updateTrialComponent(input: UpdateTrialComponentRequest, ctx: RequestContext): Promise<UpdateTrialComponentResponse>;
 }

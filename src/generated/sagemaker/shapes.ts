@@ -2,6 +2,37 @@
 // Run `npm run codegen` after changing the model, the patch or scripts/codegen/served.json.
 /* eslint-disable */
 
+export interface ActionSource {
+  SourceUri: string;
+  SourceType?: string;
+  SourceId?: string;
+}
+
+export type ActionStatus = "Unknown" | "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped";
+
+export const ActionStatusValues = ["Unknown", "InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
+
+export interface ActionSummary {
+  ActionArn?: string;
+  ActionName?: string;
+  Source?: ActionSource;
+  ActionType?: string;
+  Status?: ActionStatus;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+}
+
+export interface AddAssociationRequest {
+  SourceArn: string;
+  DestinationArn: string;
+  AssociationType?: AssociationEdgeType;
+}
+
+export interface AddAssociationResponse {
+  SourceArn?: string;
+  DestinationArn?: string;
+}
+
 export interface AddTagsInput {
   ResourceArn: string;
   Tags: Tag[];
@@ -11,8 +42,124 @@ export interface AddTagsOutput {
   Tags?: Tag[];
 }
 
+export interface ArtifactSource {
+  SourceUri: string;
+  SourceTypes?: ArtifactSourceType[];
+}
+
+export type ArtifactSourceIdType = "MD5Hash" | "S3ETag" | "S3Version" | "Custom";
+
+export const ArtifactSourceIdTypeValues = ["MD5Hash", "S3ETag", "S3Version", "Custom"] as const;
+
+export interface ArtifactSourceType {
+  SourceIdType: ArtifactSourceIdType;
+  Value: string;
+}
+
+export interface ArtifactSummary {
+  ArtifactArn?: string;
+  ArtifactName?: string;
+  Source?: ArtifactSource;
+  ArtifactType?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+}
+
+export interface AssociateTrialComponentRequest {
+  TrialComponentName: string;
+  TrialName: string;
+}
+
+export interface AssociateTrialComponentResponse {
+  TrialComponentArn?: string;
+  TrialArn?: string;
+}
+
+export type AssociationEdgeType = "ContributedTo" | "AssociatedWith" | "DerivedFrom" | "Produced" | "SameAs";
+
+export const AssociationEdgeTypeValues = ["ContributedTo", "AssociatedWith", "DerivedFrom", "Produced", "SameAs"] as const;
+
+export interface AssociationSummary {
+  SourceArn?: string;
+  DestinationArn?: string;
+  SourceType?: string;
+  DestinationType?: string;
+  AssociationType?: AssociationEdgeType;
+  SourceName?: string;
+  DestinationName?: string;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+}
+
 export interface ConflictException {
   Message?: string;
+}
+
+export interface ContextSource {
+  SourceUri: string;
+  SourceType?: string;
+  SourceId?: string;
+}
+
+export interface ContextSummary {
+  ContextArn?: string;
+  ContextName?: string;
+  Source?: ContextSource;
+  ContextType?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+}
+
+export interface CreateActionRequest {
+  ActionName: string;
+  Source: ActionSource;
+  ActionType: string;
+  Description?: string;
+  Status?: ActionStatus;
+  Properties?: Record<string, string>;
+  MetadataProperties?: MetadataProperties;
+  Tags?: Tag[];
+}
+
+export interface CreateActionResponse {
+  ActionArn?: string;
+}
+
+export interface CreateArtifactRequest {
+  ArtifactName?: string;
+  Source: ArtifactSource;
+  ArtifactType: string;
+  Properties?: Record<string, string>;
+  MetadataProperties?: MetadataProperties;
+  Tags?: Tag[];
+}
+
+export interface CreateArtifactResponse {
+  ArtifactArn?: string;
+}
+
+export interface CreateContextRequest {
+  ContextName: string;
+  Source: ContextSource;
+  ContextType: string;
+  Description?: string;
+  Properties?: Record<string, string>;
+  Tags?: Tag[];
+}
+
+export interface CreateContextResponse {
+  ContextArn?: string;
+}
+
+export interface CreateExperimentRequest {
+  ExperimentName: string;
+  DisplayName?: string;
+  Description?: string;
+  Tags?: Tag[];
+}
+
+export interface CreateExperimentResponse {
+  ExperimentArn?: string;
 }
 
 export interface CreateModelPackageGroupInput {
@@ -26,9 +173,81 @@ export interface CreateModelPackageGroupOutput {
   ModelPackageGroupArn: string;
 }
 
+export interface CreateTrialComponentRequest {
+  TrialComponentName: string;
+  DisplayName?: string;
+  Status?: TrialComponentStatus;
+  StartTime?: Date;
+  EndTime?: Date;
+  Parameters?: Record<string, TrialComponentParameterValue>;
+  InputArtifacts?: Record<string, TrialComponentArtifact>;
+  OutputArtifacts?: Record<string, TrialComponentArtifact>;
+  MetadataProperties?: MetadataProperties;
+  Tags?: Tag[];
+}
+
+export interface CreateTrialComponentResponse {
+  TrialComponentArn?: string;
+}
+
+export interface CreateTrialRequest {
+  TrialName: string;
+  DisplayName?: string;
+  ExperimentName: string;
+  MetadataProperties?: MetadataProperties;
+  Tags?: Tag[];
+}
+
+export interface CreateTrialResponse {
+  TrialArn?: string;
+}
+
 export type CrossAccountFilterOption = "SameAccount" | "CrossAccount";
 
 export const CrossAccountFilterOptionValues = ["SameAccount", "CrossAccount"] as const;
+
+export interface DeleteActionRequest {
+  ActionName: string;
+}
+
+export interface DeleteActionResponse {
+  ActionArn?: string;
+}
+
+export interface DeleteArtifactRequest {
+  ArtifactArn?: string;
+  Source?: ArtifactSource;
+}
+
+export interface DeleteArtifactResponse {
+  ArtifactArn?: string;
+}
+
+export interface DeleteAssociationRequest {
+  SourceArn: string;
+  DestinationArn: string;
+}
+
+export interface DeleteAssociationResponse {
+  SourceArn?: string;
+  DestinationArn?: string;
+}
+
+export interface DeleteContextRequest {
+  ContextName: string;
+}
+
+export interface DeleteContextResponse {
+  ContextArn?: string;
+}
+
+export interface DeleteExperimentRequest {
+  ExperimentName: string;
+}
+
+export interface DeleteExperimentResponse {
+  ExperimentArn?: string;
+}
 
 export interface DeleteModelPackageGroupInput {
   ModelPackageGroupName: string;
@@ -41,6 +260,94 @@ export interface DeleteTagsInput {
 
 export interface DeleteTagsOutput {
 
+}
+
+export interface DeleteTrialComponentRequest {
+  TrialComponentName: string;
+}
+
+export interface DeleteTrialComponentResponse {
+  TrialComponentArn?: string;
+}
+
+export interface DeleteTrialRequest {
+  TrialName: string;
+}
+
+export interface DeleteTrialResponse {
+  TrialArn?: string;
+}
+
+export interface DescribeActionRequest {
+  ActionName: string;
+}
+
+export interface DescribeActionResponse {
+  ActionName?: string;
+  ActionArn?: string;
+  Source?: ActionSource;
+  ActionType?: string;
+  Description?: string;
+  Status?: ActionStatus;
+  Properties?: Record<string, string>;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  MetadataProperties?: MetadataProperties;
+  LineageGroupArn?: string;
+}
+
+export interface DescribeArtifactRequest {
+  ArtifactArn: string;
+}
+
+export interface DescribeArtifactResponse {
+  ArtifactName?: string;
+  ArtifactArn?: string;
+  Source?: ArtifactSource;
+  ArtifactType?: string;
+  Properties?: Record<string, string>;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  MetadataProperties?: MetadataProperties;
+  LineageGroupArn?: string;
+}
+
+export interface DescribeContextRequest {
+  ContextName: string;
+}
+
+export interface DescribeContextResponse {
+  ContextName?: string;
+  ContextArn?: string;
+  Source?: ContextSource;
+  ContextType?: string;
+  Description?: string;
+  Properties?: Record<string, string>;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  LineageGroupArn?: string;
+}
+
+export interface DescribeExperimentRequest {
+  ExperimentName: string;
+}
+
+export interface DescribeExperimentResponse {
+  ExperimentName?: string;
+  ExperimentArn?: string;
+  DisplayName?: string;
+  Source?: ExperimentSource;
+  Description?: string;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
 }
 
 export interface DescribeModelPackageGroupInput {
@@ -57,10 +364,171 @@ export interface DescribeModelPackageGroupOutput {
   ManagedConfiguration?: ManagedConfiguration;
 }
 
+export interface DescribeTrialComponentRequest {
+  TrialComponentName: string;
+}
+
+export interface DescribeTrialComponentResponse {
+  TrialComponentName?: string;
+  TrialComponentArn?: string;
+  DisplayName?: string;
+  Source?: TrialComponentSource;
+  Status?: TrialComponentStatus;
+  StartTime?: Date;
+  EndTime?: Date;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  Parameters?: Record<string, TrialComponentParameterValue>;
+  InputArtifacts?: Record<string, TrialComponentArtifact>;
+  OutputArtifacts?: Record<string, TrialComponentArtifact>;
+  MetadataProperties?: MetadataProperties;
+  Metrics?: TrialComponentMetricSummary[];
+  LineageGroupArn?: string;
+  Sources?: TrialComponentSource[];
+}
+
+export interface DescribeTrialRequest {
+  TrialName: string;
+}
+
+export interface DescribeTrialResponse {
+  TrialName?: string;
+  TrialArn?: string;
+  DisplayName?: string;
+  ExperimentName?: string;
+  Source?: TrialSource;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  MetadataProperties?: MetadataProperties;
+}
+
+export type Direction = "Both" | "Ascendants" | "Descendants";
+
+export const DirectionValues = ["Both", "Ascendants", "Descendants"] as const;
+
+export interface DisassociateTrialComponentRequest {
+  TrialComponentName: string;
+  TrialName: string;
+}
+
+export interface DisassociateTrialComponentResponse {
+  TrialComponentArn?: string;
+  TrialArn?: string;
+}
+
+export interface Edge {
+  SourceArn?: string;
+  DestinationArn?: string;
+  AssociationType?: AssociationEdgeType;
+}
+
+export interface ExperimentSource {
+  SourceArn: string;
+  SourceType?: string;
+}
+
+export interface ExperimentSummary {
+  ExperimentArn?: string;
+  ExperimentName?: string;
+  DisplayName?: string;
+  ExperimentSource?: ExperimentSource;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+}
+
 export interface IamIdentity {
   Arn?: string;
   PrincipalId?: string;
   SourceIdentity?: string;
+}
+
+export type LineageType = "TrialComponent" | "Artifact" | "Context" | "Action";
+
+export const LineageTypeValues = ["TrialComponent", "Artifact", "Context", "Action"] as const;
+
+export interface ListActionsRequest {
+  SourceUri?: string;
+  ActionType?: string;
+  CreatedAfter?: Date;
+  CreatedBefore?: Date;
+  SortBy?: SortActionsBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListActionsResponse {
+  ActionSummaries?: ActionSummary[];
+  NextToken?: string;
+}
+
+export interface ListArtifactsRequest {
+  SourceUri?: string;
+  ArtifactType?: string;
+  CreatedAfter?: Date;
+  CreatedBefore?: Date;
+  SortBy?: SortArtifactsBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListArtifactsResponse {
+  ArtifactSummaries?: ArtifactSummary[];
+  NextToken?: string;
+}
+
+export interface ListAssociationsRequest {
+  SourceArn?: string;
+  DestinationArn?: string;
+  SourceType?: string;
+  DestinationType?: string;
+  AssociationType?: AssociationEdgeType;
+  CreatedAfter?: Date;
+  CreatedBefore?: Date;
+  SortBy?: SortAssociationsBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListAssociationsResponse {
+  AssociationSummaries?: AssociationSummary[];
+  NextToken?: string;
+}
+
+export interface ListContextsRequest {
+  SourceUri?: string;
+  ContextType?: string;
+  CreatedAfter?: Date;
+  CreatedBefore?: Date;
+  SortBy?: SortContextsBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListContextsResponse {
+  ContextSummaries?: ContextSummary[];
+  NextToken?: string;
+}
+
+export interface ListExperimentsRequest {
+  CreatedAfter?: Date;
+  CreatedBefore?: Date;
+  SortBy?: SortExperimentsBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListExperimentsResponse {
+  ExperimentSummaries?: ExperimentSummary[];
+  NextToken?: string;
 }
 
 export interface ListModelPackageGroupsInput {
@@ -90,6 +558,39 @@ export interface ListTagsOutput {
   NextToken?: string;
 }
 
+export interface ListTrialComponentsRequest {
+  ExperimentName?: string;
+  TrialName?: string;
+  SourceArn?: string;
+  CreatedAfter?: Date;
+  CreatedBefore?: Date;
+  SortBy?: SortTrialComponentsBy;
+  SortOrder?: SortOrder;
+  MaxResults?: number;
+  NextToken?: string;
+}
+
+export interface ListTrialComponentsResponse {
+  TrialComponentSummaries?: TrialComponentSummary[];
+  NextToken?: string;
+}
+
+export interface ListTrialsRequest {
+  ExperimentName?: string;
+  TrialComponentName?: string;
+  CreatedAfter?: Date;
+  CreatedBefore?: Date;
+  SortBy?: SortTrialsBy;
+  SortOrder?: SortOrder;
+  MaxResults?: number;
+  NextToken?: string;
+}
+
+export interface ListTrialsResponse {
+  TrialSummaries?: TrialSummary[];
+  NextToken?: string;
+}
+
 export interface ManagedConfiguration {
   ManagedStorageType?: ManagedStorageType;
 }
@@ -97,6 +598,13 @@ export interface ManagedConfiguration {
 export type ManagedStorageType = "Restricted";
 
 export const ManagedStorageTypeValues = ["Restricted"] as const;
+
+export interface MetadataProperties {
+  CommitId?: string;
+  Repository?: string;
+  GeneratedBy?: string;
+  ProjectId?: string;
+}
 
 export type ModelPackageGroupSortBy = "Name" | "CreationTime";
 
@@ -115,17 +623,210 @@ export interface ModelPackageGroupSummary {
   ManagedConfiguration?: ManagedConfiguration;
 }
 
+export interface QueryFilters {
+  Types?: string[];
+  LineageTypes?: LineageType[];
+  CreatedBefore?: Date;
+  CreatedAfter?: Date;
+  ModifiedBefore?: Date;
+  ModifiedAfter?: Date;
+  Properties?: Record<string, string>;
+}
+
+export interface QueryLineageRequest {
+  StartArns?: string[];
+  Direction?: Direction;
+  IncludeEdges?: boolean;
+  Filters?: QueryFilters;
+  MaxDepth?: number;
+  MaxResults?: number;
+  NextToken?: string;
+}
+
+export interface QueryLineageResponse {
+  Vertices?: Vertex[];
+  Edges?: Edge[];
+  NextToken?: string;
+}
+
 export interface ResourceLimitExceeded {
   Message?: string;
 }
+
+export interface ResourceNotFound {
+  Message?: string;
+}
+
+export type SortActionsBy = "Name" | "CreationTime";
+
+export const SortActionsByValues = ["Name", "CreationTime"] as const;
+
+export type SortArtifactsBy = "CreationTime";
+
+export const SortArtifactsByValues = ["CreationTime"] as const;
+
+export type SortAssociationsBy = "SourceArn" | "DestinationArn" | "SourceType" | "DestinationType" | "CreationTime";
+
+export const SortAssociationsByValues = ["SourceArn", "DestinationArn", "SourceType", "DestinationType", "CreationTime"] as const;
+
+export type SortContextsBy = "Name" | "CreationTime";
+
+export const SortContextsByValues = ["Name", "CreationTime"] as const;
+
+export type SortExperimentsBy = "Name" | "CreationTime";
+
+export const SortExperimentsByValues = ["Name", "CreationTime"] as const;
 
 export type SortOrder = "Ascending" | "Descending";
 
 export const SortOrderValues = ["Ascending", "Descending"] as const;
 
+export type SortTrialComponentsBy = "Name" | "CreationTime";
+
+export const SortTrialComponentsByValues = ["Name", "CreationTime"] as const;
+
+export type SortTrialsBy = "Name" | "CreationTime";
+
+export const SortTrialsByValues = ["Name", "CreationTime"] as const;
+
 export interface Tag {
   Key: string;
   Value: string;
+}
+
+export interface TrialComponentArtifact {
+  MediaType?: string;
+  Value: string;
+}
+
+export interface TrialComponentMetricSummary {
+  MetricName?: string;
+  SourceArn?: string;
+  TimeStamp?: Date;
+  Max?: number;
+  Min?: number;
+  Last?: number;
+  Count?: number;
+  Avg?: number;
+  StdDev?: number;
+}
+
+export interface TrialComponentParameterValue {
+  StringValue?: string;
+  NumberValue?: number;
+}
+
+export type TrialComponentPrimaryStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped";
+
+export const TrialComponentPrimaryStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
+
+export interface TrialComponentSource {
+  SourceArn: string;
+  SourceType?: string;
+}
+
+export interface TrialComponentStatus {
+  PrimaryStatus?: TrialComponentPrimaryStatus;
+  Message?: string;
+}
+
+export interface TrialComponentSummary {
+  TrialComponentName?: string;
+  TrialComponentArn?: string;
+  DisplayName?: string;
+  TrialComponentSource?: TrialComponentSource;
+  Status?: TrialComponentStatus;
+  StartTime?: Date;
+  EndTime?: Date;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+}
+
+export interface TrialSource {
+  SourceArn: string;
+  SourceType?: string;
+}
+
+export interface TrialSummary {
+  TrialArn?: string;
+  TrialName?: string;
+  DisplayName?: string;
+  TrialSource?: TrialSource;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+}
+
+export interface UpdateActionRequest {
+  ActionName: string;
+  Description?: string;
+  Status?: ActionStatus;
+  Properties?: Record<string, string>;
+  PropertiesToRemove?: string[];
+}
+
+export interface UpdateActionResponse {
+  ActionArn?: string;
+}
+
+export interface UpdateArtifactRequest {
+  ArtifactArn: string;
+  ArtifactName?: string;
+  Properties?: Record<string, string>;
+  PropertiesToRemove?: string[];
+}
+
+export interface UpdateArtifactResponse {
+  ArtifactArn?: string;
+}
+
+export interface UpdateContextRequest {
+  ContextName: string;
+  Description?: string;
+  Properties?: Record<string, string>;
+  PropertiesToRemove?: string[];
+}
+
+export interface UpdateContextResponse {
+  ContextArn?: string;
+}
+
+export interface UpdateExperimentRequest {
+  ExperimentName: string;
+  DisplayName?: string;
+  Description?: string;
+}
+
+export interface UpdateExperimentResponse {
+  ExperimentArn?: string;
+}
+
+export interface UpdateTrialComponentRequest {
+  TrialComponentName: string;
+  DisplayName?: string;
+  Status?: TrialComponentStatus;
+  StartTime?: Date;
+  EndTime?: Date;
+  Parameters?: Record<string, TrialComponentParameterValue>;
+  ParametersToRemove?: string[];
+  InputArtifacts?: Record<string, TrialComponentArtifact>;
+  InputArtifactsToRemove?: string[];
+  OutputArtifacts?: Record<string, TrialComponentArtifact>;
+  OutputArtifactsToRemove?: string[];
+}
+
+export interface UpdateTrialComponentResponse {
+  TrialComponentArn?: string;
+}
+
+export interface UpdateTrialRequest {
+  TrialName: string;
+  DisplayName?: string;
+}
+
+export interface UpdateTrialResponse {
+  TrialArn?: string;
 }
 
 export interface UserContext {
@@ -133,4 +834,10 @@ export interface UserContext {
   UserProfileName?: string;
   DomainId?: string;
   IamIdentity?: IamIdentity;
+}
+
+export interface Vertex {
+  Arn?: string;
+  Type?: string;
+  LineageType?: LineageType;
 }

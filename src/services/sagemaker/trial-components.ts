@@ -1,0 +1,268 @@
+// CreateTrialComponent, DescribeTrialComponent, ListTrialComponents, UpdateTrialComponent,
+// DeleteTrialComponent, AssociateTrialComponent, DisassociateTrialComponent.
+// https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateTrialComponent.html
+import { ResourceNotFound } from '../../generated/sagemaker/errors.js';
+import type {
+  AssociateTrialComponentRequest,
+  AssociateTrialComponentResponse,
+  CreateTrialComponentRequest,
+  CreateTrialComponentResponse,
+  DeleteTrialComponentRequest,
+  DeleteTrialComponentResponse,
+  DescribeTrialComponentRequest,
+  DescribeTrialComponentResponse,
+  DisassociateTrialComponentRequest,
+  DisassociateTrialComponentResponse,
+  ListTrialComponentsRequest,
+  ListTrialComponentsResponse,
+  MetadataProperties,
+  TrialComponentArtifact,
+  TrialComponentMetricSummary,
+  TrialComponentParameterValue,
+  TrialComponentSource,
+  TrialComponentStatus,
+  TrialComponentSummary,
+  UpdateTrialComponentRequest,
+  UpdateTrialComponentResponse,
+} from '../../generated/sagemaker/shapes.js';
+import { entityArn, sourceKey, trialComponentType } from '../../lineage/entities.js';
+import type { RequestContext } from '../../protocol/context.js';
+import { ValidationException } from '../../protocol/common-errors.js';
+import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
+import type { ServiceDeps } from '../common/deps.js';
+import {
+  deleteEntity,
+  insertNew,
+  listEntities,
+  mergeMap,
+  mustGetByName,
+  NO_USER,
+  parseDoc,
+  toDate,
+} from './lineage-common.js';
+
+/** Limits of the model's TrialComponentParameters and TrialComponentArtifacts maps. */
+const MAX_PARAMETERS = 300;
+const MAX_ARTIFACTS = 60;
+
+interface TrialComponentDoc {
+  TrialComponentName: string;
+  DisplayName?: string;
+  Status?: TrialComponentStatus;
+  /** Epoch ms. */
+  StartTime?: number;
+  EndTime?: number;
+  Parameters?: Record<string, TrialComponentParameterValue>;
+  InputArtifacts?: Record<string, TrialComponentArtifact>;
+  OutputArtifacts?: Record<string, TrialComponentArtifact>;
+  MetadataProperties?: MetadataProperties;
+  /** Set only for components SageMaker creates for its jobs. */
+  Source?: TrialComponentSource;
+  Metrics?: TrialComponentMetricSummary[];
+}
+
+function summary(row: LineageEntityRow): TrialComponentSummary {
+  const d = parseDoc<TrialComponentDoc>(row);
+  return {
+    TrialComponentName: d.TrialComponentName,
+    TrialComponentArn: row.arn,
+    DisplayName: d.DisplayName ?? d.TrialComponentName,
+    TrialComponentSource: d.Source,
+    Status: d.Status,
+    StartTime: toDate(d.StartTime),
+    EndTime: toDate(d.EndTime),
+    CreationTime: toDate(row.created_at),
+    CreatedBy: NO_USER,
+    LastModifiedTime: toDate(row.last_modified_at),
+    LastModifiedBy: NO_USER,
+  };
+}
+
+export function trialComponentHandlers(deps: ServiceDeps) {
+  const { db, repos } = deps;
+  return {
+    async createTrialComponent(
+      input: CreateTrialComponentRequest,
+      ctx: RequestContext,
+    ): Promise<CreateTrialComponentResponse> {
+      const arn = entityArn(ctx, 'experiment-trial-component', input.TrialComponentName);
+      const doc: TrialComponentDoc = {
+        TrialComponentName: input.TrialComponentName,
+        DisplayName: input.DisplayName,
+        Status: input.Status,
+        StartTime: input.StartTime?.getTime(),
+        EndTime: input.EndTime?.getTime(),
+        Parameters: input.Parameters,
+        InputArtifacts: input.InputArtifacts,
+        OutputArtifacts: input.OutputArtifacts,
+        MetadataProperties: input.MetadataProperties,
+      };
+      await insertNew(
+        deps,
+        ctx,
+        {
+          arn,
+          kind: 'experiment-trial-component',
+          name_key: input.TrialComponentName.toLowerCase(),
+          name: input.TrialComponentName,
+          entity_type: trialComponentType(undefined),
+          source_key: null,
+          unique_source: null,
+          parent_key: null,
+          doc: JSON.stringify(doc),
+          created_at: ctx.receivedAt,
+          last_modified_at: ctx.receivedAt,
+        },
+        input.Tags,
+      );
+      return { TrialComponentArn: arn };
+    },
+
+    async describeTrialComponent(
+      input: DescribeTrialComponentRequest,
+      ctx: RequestContext,
+    ): Promise<DescribeTrialComponentResponse> {
+      const row = await mustGetByName(db, deps, ctx, 'experiment-trial-component', input.TrialComponentName);
+      const d = parseDoc<TrialComponentDoc>(row);
+      return {
+        TrialComponentName: d.TrialComponentName,
+        TrialComponentArn: row.arn,
+        DisplayName: d.DisplayName ?? d.TrialComponentName,
+        Source: d.Source,
+        Status: d.Status,
+        StartTime: toDate(d.StartTime),
+        EndTime: toDate(d.EndTime),
+        CreationTime: toDate(row.created_at),
+        CreatedBy: NO_USER,
+        LastModifiedTime: toDate(row.last_modified_at),
+        LastModifiedBy: NO_USER,
+        Parameters: d.Parameters,
+        InputArtifacts: d.InputArtifacts,
+        OutputArtifacts: d.OutputArtifacts,
+        MetadataProperties: d.MetadataProperties,
+        Metrics: d.Metrics,
+        Sources: d.Source ? [d.Source] : undefined,
+      };
+    },
+
+    async listTrialComponents(
+      input: ListTrialComponentsRequest,
+      ctx: RequestContext,
+    ): Promise<ListTrialComponentsResponse> {
+      const given = [input.ExperimentName, input.TrialName, input.SourceArn].filter((v) => v !== undefined).length;
+      if (given > 1) {
+        throw new ValidationException('You can specify only one of ExperimentName, TrialName and SourceArn.');
+      }
+      let arnIn: { sql: string; params: (string | number)[] } | undefined;
+      if (input.ExperimentName !== undefined) {
+        const e = await mustGetByName(db, deps, ctx, 'experiment', input.ExperimentName);
+        arnIn = repos.lineageTrialMembers.componentsOfExperiment(ctx, e.name_key!) as typeof arnIn;
+      } else if (input.TrialName !== undefined) {
+        const t = await mustGetByName(db, deps, ctx, 'experiment-trial', input.TrialName);
+        arnIn = repos.lineageTrialMembers.componentsOfTrial(t.arn) as typeof arnIn;
+      }
+      const { rows, NextToken } = await listEntities(deps, ctx, 'ListTrialComponents', input, {
+        kind: 'experiment-trial-component',
+        sourceKey: input.SourceArn === undefined ? undefined : sourceKey(input.SourceArn),
+        arnIn,
+      });
+      return { TrialComponentSummaries: rows.map(summary), NextToken };
+    },
+
+    async updateTrialComponent(
+      input: UpdateTrialComponentRequest,
+      ctx: RequestContext,
+    ): Promise<UpdateTrialComponentResponse> {
+      const arn = await db.transaction(async (tx) => {
+        const row = await mustGetByName(tx, deps, ctx, 'experiment-trial-component', input.TrialComponentName, true);
+        const d = parseDoc<TrialComponentDoc>(row);
+        if (input.DisplayName !== undefined) d.DisplayName = input.DisplayName;
+        if (input.Status !== undefined) d.Status = input.Status;
+        if (input.StartTime !== undefined) d.StartTime = input.StartTime.getTime();
+        if (input.EndTime !== undefined) d.EndTime = input.EndTime.getTime();
+        // New values replace those of the same key; the *ToRemove lists take keys out.
+        d.Parameters = mergeMap(d.Parameters, input.Parameters, input.ParametersToRemove, MAX_PARAMETERS, 'parameters');
+        d.InputArtifacts = mergeMap(
+          d.InputArtifacts,
+          input.InputArtifacts,
+          input.InputArtifactsToRemove,
+          MAX_ARTIFACTS,
+          'input artifacts',
+        );
+        d.OutputArtifacts = mergeMap(
+          d.OutputArtifacts,
+          input.OutputArtifacts,
+          input.OutputArtifactsToRemove,
+          MAX_ARTIFACTS,
+          'output artifacts',
+        );
+        await repos.lineageEntities.update(tx, row.arn, { doc: JSON.stringify(d), last_modified_at: ctx.receivedAt });
+        return row.arn;
+      });
+      return { TrialComponentArn: arn };
+    },
+
+    async deleteTrialComponent(
+      input: DeleteTrialComponentRequest,
+      ctx: RequestContext,
+    ): Promise<DeleteTrialComponentResponse> {
+      const arn = await db.transaction(async (tx) => {
+        const row = await mustGetByName(tx, deps, ctx, 'experiment-trial-component', input.TrialComponentName, true);
+        // "Before you can delete the component, you must disassociate the component from all trials."
+        if ((await repos.lineageTrialMembers.countForComponent(tx, row.arn)) > 0) {
+          throw new ValidationException(
+            `TrialComponent '${row.arn}' is associated with trials; disassociate it first.`,
+          );
+        }
+        await deleteEntity(tx, deps, row);
+        return row.arn;
+      });
+      return { TrialComponentArn: arn };
+    },
+
+    async associateTrialComponent(
+      input: AssociateTrialComponentRequest,
+      ctx: RequestContext,
+    ): Promise<AssociateTrialComponentResponse> {
+      return db.transaction(async (tx) => {
+        const component = await mustGetByName(
+          tx,
+          deps,
+          ctx,
+          'experiment-trial-component',
+          input.TrialComponentName,
+          true,
+        );
+        const trial = await mustGetByName(tx, deps, ctx, 'experiment-trial', input.TrialName, true);
+        if (await repos.lineageTrialMembers.has(tx, trial.arn, component.arn)) {
+          throw new ValidationException(
+            `TrialComponent '${component.arn}' is already associated with Trial '${trial.arn}'.`,
+          );
+        }
+        await repos.lineageTrialMembers.add(tx, trial.arn, component.arn, ctx.receivedAt);
+        return { TrialComponentArn: component.arn, TrialArn: trial.arn };
+      });
+    },
+
+    async disassociateTrialComponent(
+      input: DisassociateTrialComponentRequest,
+      ctx: RequestContext,
+    ): Promise<DisassociateTrialComponentResponse> {
+      return db.transaction(async (tx) => {
+        const component = await mustGetByName(
+          tx,
+          deps,
+          ctx,
+          'experiment-trial-component',
+          input.TrialComponentName,
+          true,
+        );
+        const trial = await mustGetByName(tx, deps, ctx, 'experiment-trial', input.TrialName, true);
+        if (!(await repos.lineageTrialMembers.remove(tx, trial.arn, component.arn))) {
+          throw new ResourceNotFound(`TrialComponent '${component.arn}' is not associated with Trial '${trial.arn}'.`);
+        }
+        return { TrialComponentArn: component.arn, TrialArn: trial.arn };
+      });
+    },
+  };
+}
