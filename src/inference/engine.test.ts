@@ -130,6 +130,33 @@ describe('XGBoost deployments', () => {
   });
 });
 
+describe('XGBoost models too big for the event loop', () => {
+  const h = harness();
+  after(() => h.close());
+
+  it('serves a 900 KB model from worker threads, with xgboost’s predictions', async () => {
+    await h.blobs.put('s3://bucket/large.tar.gz', fixture('xgboost/models/large.ubj.tar.gz'));
+    const before = h.engine.threadCount;
+    const v = await h.engine.deploy(
+      variant({ image: XGB_IMAGE, modelDataUrl: 's3://bucket/large.tar.gz' }, {}, 'large'),
+    );
+    const data = JSON.parse(fixture('xgboost/data/eight.json').toString()) as { rows: (number | null)[][] };
+    const ref = JSON.parse(fixture('xgboost/ref/large.json').toString()) as { predictions: number[] };
+    const csv = data.rows.map((r) => r.map((x) => (x === null ? '' : String(x))).join(',')).join('\n');
+    const r = await v.invoke({ body: body(csv), contentType: 'text/csv' });
+    assert.ok(h.engine.threadCount > before, 'worker threads load and run it');
+    const got = text(r.body).split(',').map(Number);
+    assert.equal(got.length, ref.predictions.length);
+    got.forEach((g, i) =>
+      assert.ok(Math.abs(g - ref.predictions[i]!) <= 1e-6 * Math.max(1, Math.abs(ref.predictions[i]!))),
+    );
+    // one row is also answered by the warm worker thread
+    const one = await v.invoke({ body: body(csv.split('\n')[0]!), contentType: 'text/csv' });
+    assert.equal(Number(text(one.body)), got[0]);
+    await v.stop();
+  });
+});
+
 describe('deployment failures', () => {
   const h = harness();
   after(() => h.close());
