@@ -1,11 +1,14 @@
-// The `slipway` command: `slipway serve [options]` (the default) runs the server.
+// The `slipway` command: `slipway serve [options]` (the default) runs the server;
+// `slipway lineage export` writes lineage as graph bulk-load files.
 import { ConfigError, SERVE_USAGE, loadConfig } from '../config/config.js';
 import { startApp } from '../app.js';
+import { lineageExportCommand } from './lineage-export.js';
 
 const USAGE = `Usage: slipway <command> [options]
 
 Commands:
-  serve     run the SageMaker-compatible API and the graph API (default)
+  serve            run the SageMaker-compatible API and the graph API (default)
+  lineage export   write lineage as Neptune bulk-load CSV (see slipway lineage export --help)
 
 ${SERVE_USAGE}`;
 
@@ -17,6 +20,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command === 'lineage' && args[0] === 'export') return lineageExportCommand(args.slice(1));
   if (command !== 'serve') {
     process.stderr.write(`slipway: unknown command '${command}'\n\n${USAGE}`);
     return 2;
