@@ -13,7 +13,10 @@ before(async () => {
 });
 after(() => server.close());
 
-test('boto3: upload_file/download_file 100 MiB multipart, listings, ranges, errors', { skip: missing, timeout: 120_000 }, async () => {
+test('boto3: upload_file/download_file 100 MiB multipart, listings, ranges, errors', {
+  skip: missing,
+  timeout: 120_000,
+}, async () => {
   // Asynchronous spawn: the in-process server must keep serving while Python runs.
   const child = spawn(python(), ['test/e2e/s3_boto3.py', server.endpoint], {
     env: { ...process.env, AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' },

@@ -56,11 +56,16 @@ function raw(
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const url = new URL(endpoint);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method: opts.method, path: opts.path, headers: opts.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, method: opts.method, path: opts.path, headers: opts.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -97,7 +102,11 @@ describe('S3 API with the JS SDK', () => {
     await s3.send(new CreateBucketCommand({ Bucket: 'artifacts' }));
     const head = await s3.send(new HeadBucketCommand({ Bucket: 'artifacts' }));
     assert.equal(head.BucketRegion, REGION);
-    const err = await rejects(s3.send(new CreateBucketCommand({ Bucket: 'artifacts' })), 'BucketAlreadyOwnedByYou', 409);
+    const err = await rejects(
+      s3.send(new CreateBucketCommand({ Bucket: 'artifacts' })),
+      'BucketAlreadyOwnedByYou',
+      409,
+    );
     assert.match(err.message, /already own it/);
     await rejects(s3.send(new CreateBucketCommand({ Bucket: 'Bad_Name' })), 'InvalidBucketName', 400);
     await rejects(s3.send(new HeadBucketCommand({ Bucket: 'no-such-bucket' })), 'NotFound', 404);
@@ -117,7 +126,13 @@ describe('S3 API with the JS SDK', () => {
     await s3.send(new CreateBucketCommand({ Bucket: 'models' }));
     const body = randomBytes(300_000);
     const put = await s3.send(
-      new PutObjectCommand({ Bucket: 'models', Key: 'xgb/model.tar.gz', Body: body, ContentType: 'application/gzip', Metadata: { framework: 'xgboost' } }),
+      new PutObjectCommand({
+        Bucket: 'models',
+        Key: 'xgb/model.tar.gz',
+        Body: body,
+        ContentType: 'application/gzip',
+        Metadata: { framework: 'xgboost' },
+      }),
     );
     assert.equal(put.ETag, `"${md5(body)}"`);
     assert.ok(put.ChecksumCRC32, 'the SDK sent a CRC32 and the server confirmed it');
@@ -132,7 +147,12 @@ describe('S3 API with the JS SDK', () => {
     // A stream of known length goes as aws-chunked with a checksum trailer.
     const streamed = randomBytes(200_000);
     await s3.send(
-      new PutObjectCommand({ Bucket: 'models', Key: 'streamed.bin', Body: Readable.from([streamed.subarray(0, 70_000), streamed.subarray(70_000)]), ContentLength: streamed.length }),
+      new PutObjectCommand({
+        Bucket: 'models',
+        Key: 'streamed.bin',
+        Body: Readable.from([streamed.subarray(0, 70_000), streamed.subarray(70_000)]),
+        ContentLength: streamed.length,
+      }),
     );
     const back = await s3.send(new GetObjectCommand({ Bucket: 'models', Key: 'streamed.bin' }));
     assert.ok(Buffer.from(await back.Body!.transformToByteArray()).equals(streamed));
@@ -145,7 +165,12 @@ describe('S3 API with the JS SDK', () => {
     await s3.send(new PutObjectCommand({ Bucket: 'models', Key: 'range.txt', Body: body }));
     const read = async (Range: string) => {
       const r = await s3.send(new GetObjectCommand({ Bucket: 'models', Key: 'range.txt', Range }));
-      return { text: await r.Body!.transformToString(), range: r.ContentRange, length: r.ContentLength, status: r.$metadata.httpStatusCode };
+      return {
+        text: await r.Body!.transformToString(),
+        range: r.ContentRange,
+        length: r.ContentLength,
+        status: r.$metadata.httpStatusCode,
+      };
     };
     assert.deepEqual(await read('bytes=0-3'), { text: '0123', range: 'bytes 0-3/20', length: 4, status: 206 });
     assert.deepEqual(await read('bytes=-5'), { text: 'fghij', range: 'bytes 15-19/20', length: 5, status: 206 });
@@ -156,15 +181,26 @@ describe('S3 API with the JS SDK', () => {
     assert.equal((missing as unknown as { Key?: string }).Key, 'nope');
     await rejects(s3.send(new GetObjectCommand({ Bucket: 'nobucket', Key: 'nope' })), 'NoSuchBucket', 404);
     const etag = `"${md5(body)}"`;
-    await rejects(s3.send(new GetObjectCommand({ Bucket: 'models', Key: 'range.txt', IfMatch: '"0000"' })), 'PreconditionFailed', 412);
-    await rejects(s3.send(new HeadObjectCommand({ Bucket: 'models', Key: 'range.txt', IfNoneMatch: etag })), undefined, 304);
+    await rejects(
+      s3.send(new GetObjectCommand({ Bucket: 'models', Key: 'range.txt', IfMatch: '"0000"' })),
+      'PreconditionFailed',
+      412,
+    );
+    await rejects(
+      s3.send(new HeadObjectCommand({ Bucket: 'models', Key: 'range.txt', IfNoneMatch: etag })),
+      undefined,
+      304,
+    );
   });
 
   test('S3 error documents: XML with Code, Message, Key/BucketName and RequestId; HEAD has no body', async () => {
     const r = await raw(server.endpoint, { method: 'GET', path: '/models/does/not/exist' });
     assert.equal(r.status, 404);
     assert.equal(r.headers['content-type'], 'application/xml');
-    assert.match(r.body, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<Error><Code>NoSuchKey<\/Code><Message>The specified key does not exist.<\/Message><Key>does\/not\/exist<\/Key><RequestId>[^<]+<\/RequestId><HostId>[^<]+<\/HostId><\/Error>$/);
+    assert.match(
+      r.body,
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<Error><Code>NoSuchKey<\/Code><Message>The specified key does not exist.<\/Message><Key>does\/not\/exist<\/Key><RequestId>[^<]+<\/RequestId><HostId>[^<]+<\/HostId><\/Error>$/,
+    );
     assert.equal(r.headers['x-amz-request-id'], /<RequestId>([^<]+)</.exec(r.body)![1]);
     const b = await raw(server.endpoint, { method: 'GET', path: '/nobucket?list-type=2' });
     assert.match(b.body, /<Code>NoSuchBucket<\/Code>.*<BucketName>nobucket<\/BucketName>/);
@@ -178,7 +214,22 @@ describe('S3 API with the JS SDK', () => {
 
   test('ListObjectsV2 pages through keys and common prefixes in UTF-8 byte order', async () => {
     await s3.send(new CreateBucketCommand({ Bucket: 'listing' }));
-    const keys = ['a/1', 'a/2', 'a/b/3', 'b', 'c/x', 'c/y', 'd', 'e/', 'e/f', 'z\u00e9', 'z\uffff', 'z\u{1f600}', 'z+plus', 'z space'];
+    const keys = [
+      'a/1',
+      'a/2',
+      'a/b/3',
+      'b',
+      'c/x',
+      'c/y',
+      'd',
+      'e/',
+      'e/f',
+      'z\u00e9',
+      'z\uffff',
+      'z\u{1f600}',
+      'z+plus',
+      'z space',
+    ];
     for (const Key of keys) await s3.send(new PutObjectCommand({ Bucket: 'listing', Key, Body: Key }));
     const utf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
@@ -187,7 +238,9 @@ describe('S3 API with the JS SDK', () => {
     let token: string | undefined;
     let pages = 0;
     do {
-      const page: ListObjectsV2CommandOutput = await s3.send(new ListObjectsV2Command({ Bucket: 'listing', MaxKeys: 3, ContinuationToken: token }));
+      const page: ListObjectsV2CommandOutput = await s3.send(
+        new ListObjectsV2Command({ Bucket: 'listing', MaxKeys: 3, ContinuationToken: token }),
+      );
       all.push(...(page.Contents ?? []).map((o) => o.Key!));
       assert.equal(page.KeyCount, page.Contents?.length ?? 0);
       token = page.NextContinuationToken;
@@ -204,17 +257,29 @@ describe('S3 API with the JS SDK', () => {
       const page: ListObjectsV2CommandOutput = await s3.send(
         new ListObjectsV2Command({ Bucket: 'listing', Delimiter: '/', MaxKeys: 2, ContinuationToken: token }),
       );
-      const entries = [...(page.Contents ?? []).map((o) => o.Key!), ...(page.CommonPrefixes ?? []).map((p) => `${p.Prefix}`)];
+      const entries = [
+        ...(page.Contents ?? []).map((o) => o.Key!),
+        ...(page.CommonPrefixes ?? []).map((p) => `${p.Prefix}`),
+      ];
       assert.ok(entries.length <= 2);
       seen.push(...entries);
       token = page.NextContinuationToken;
     } while (token);
-    assert.deepEqual(seen.sort(utf8), ['a/', 'b', 'c/', 'd', 'e/', 'z space', 'z+plus', 'z\u00e9', 'z\uffff', 'z\u{1f600}'].sort(utf8));
+    assert.deepEqual(
+      seen.sort(utf8),
+      ['a/', 'b', 'c/', 'd', 'e/', 'z space', 'z+plus', 'z\u00e9', 'z\uffff', 'z\u{1f600}'].sort(utf8),
+    );
 
     // Prefix + delimiter, StartAfter, and url encoding.
     const a = await s3.send(new ListObjectsV2Command({ Bucket: 'listing', Prefix: 'a/', Delimiter: '/' }));
-    assert.deepEqual(a.Contents?.map((o) => o.Key), ['a/1', 'a/2']);
-    assert.deepEqual(a.CommonPrefixes?.map((p) => p.Prefix), ['a/b/']);
+    assert.deepEqual(
+      a.Contents?.map((o) => o.Key),
+      ['a/1', 'a/2'],
+    );
+    assert.deepEqual(
+      a.CommonPrefixes?.map((p) => p.Prefix),
+      ['a/b/'],
+    );
     const after = await s3.send(new ListObjectsV2Command({ Bucket: 'listing', StartAfter: 'c/x' }));
     assert.equal(after.Contents?.[0]?.Key, 'c/y');
     const enc = await s3.send(new ListObjectsV2Command({ Bucket: 'listing', Prefix: 'z', EncodingType: 'url' }));
@@ -224,7 +289,9 @@ describe('S3 API with the JS SDK', () => {
     const v1: string[] = [];
     let marker: string | undefined;
     for (;;) {
-      const page: ListObjectsCommandOutput = await s3.send(new ListObjectsCommand({ Bucket: 'listing', Delimiter: '/', MaxKeys: 3, Marker: marker }));
+      const page: ListObjectsCommandOutput = await s3.send(
+        new ListObjectsCommand({ Bucket: 'listing', Delimiter: '/', MaxKeys: 3, Marker: marker }),
+      );
       v1.push(...(page.Contents ?? []).map((o) => o.Key!), ...(page.CommonPrefixes ?? []).map((p) => p.Prefix!));
       if (!page.IsTruncated) break;
       marker = page.NextMarker;
@@ -235,9 +302,18 @@ describe('S3 API with the JS SDK', () => {
 
   test('lib-storage Upload: multipart with checksums, md5-of-md5s ETag, full and ranged reads', async () => {
     const body = randomBytes(12 * MiB + 12345);
-    const up = new Upload({ client: s3, params: { Bucket: 'models', Key: 'big/model.tar.gz', Body: Readable.from(chunks(body, 64 * 1024)) }, partSize: 5 * MiB, queueSize: 3 });
+    const up = new Upload({
+      client: s3,
+      params: { Bucket: 'models', Key: 'big/model.tar.gz', Body: Readable.from(chunks(body, 64 * 1024)) },
+      partSize: 5 * MiB,
+      queueSize: 3,
+    });
     const done = await up.done();
-    const partMd5s = [0, 1, 2].map((i) => createHash('md5').update(body.subarray(i * 5 * MiB, (i + 1) * 5 * MiB)).digest());
+    const partMd5s = [0, 1, 2].map((i) =>
+      createHash('md5')
+        .update(body.subarray(i * 5 * MiB, (i + 1) * 5 * MiB))
+        .digest(),
+    );
     const expected = `"${createHash('md5').update(Buffer.concat(partMd5s)).digest('hex')}-3"`;
     assert.equal(done.ETag, expected);
     const got = await s3.send(new GetObjectCommand({ Bucket: 'models', Key: 'big/model.tar.gz' }));
@@ -246,7 +322,13 @@ describe('S3 API with the JS SDK', () => {
     const data = Buffer.from(await got.Body!.transformToByteArray());
     assert.equal(md5(data), md5(body));
     // A range across the part boundary.
-    const r = await s3.send(new GetObjectCommand({ Bucket: 'models', Key: 'big/model.tar.gz', Range: `bytes=${5 * MiB - 10}-${5 * MiB + 9}` }));
+    const r = await s3.send(
+      new GetObjectCommand({
+        Bucket: 'models',
+        Key: 'big/model.tar.gz',
+        Range: `bytes=${5 * MiB - 10}-${5 * MiB + 9}`,
+      }),
+    );
     assert.ok(Buffer.from(await r.Body!.transformToByteArray()).equals(body.subarray(5 * MiB - 10, 5 * MiB + 10)));
     // One part by number.
     const p2 = await s3.send(new GetObjectCommand({ Bucket: 'models', Key: 'big/model.tar.gz', PartNumber: 2 }));
@@ -258,22 +340,45 @@ describe('S3 API with the JS SDK', () => {
   test('multipart errors: NoSuchUpload, InvalidPart, InvalidPartOrder, EntityTooSmall; list parts and uploads; abort', async () => {
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'models', Key: 'mp.bin' }));
     assert.ok(UploadId);
-    const p1 = await s3.send(new UploadPartCommand({ Bucket: 'models', Key: 'mp.bin', UploadId, PartNumber: 1, Body: Buffer.alloc(1024, 1) }));
-    const p2 = await s3.send(new UploadPartCommand({ Bucket: 'models', Key: 'mp.bin', UploadId, PartNumber: 2, Body: Buffer.alloc(1024, 2) }));
+    const p1 = await s3.send(
+      new UploadPartCommand({ Bucket: 'models', Key: 'mp.bin', UploadId, PartNumber: 1, Body: Buffer.alloc(1024, 1) }),
+    );
+    const p2 = await s3.send(
+      new UploadPartCommand({ Bucket: 'models', Key: 'mp.bin', UploadId, PartNumber: 2, Body: Buffer.alloc(1024, 2) }),
+    );
     const parts = await s3.send(new ListPartsCommand({ Bucket: 'models', Key: 'mp.bin', UploadId }));
-    assert.deepEqual(parts.Parts?.map((p) => [p.PartNumber, p.Size, p.ETag]), [
-      [1, 1024, p1.ETag],
-      [2, 1024, p2.ETag],
-    ]);
+    assert.deepEqual(
+      parts.Parts?.map((p) => [p.PartNumber, p.Size, p.ETag]),
+      [
+        [1, 1024, p1.ETag],
+        [2, 1024, p2.ETag],
+      ],
+    );
     const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: 'models' }));
     assert.ok(uploads.Uploads?.some((u) => u.UploadId === UploadId && u.Key === 'mp.bin'));
 
     const complete = (Parts: { PartNumber: number; ETag: string }[]) =>
-      s3.send(new CompleteMultipartUploadCommand({ Bucket: 'models', Key: 'mp.bin', UploadId, MultipartUpload: { Parts } }));
+      s3.send(
+        new CompleteMultipartUploadCommand({ Bucket: 'models', Key: 'mp.bin', UploadId, MultipartUpload: { Parts } }),
+      );
     await rejects(complete([{ PartNumber: 1, ETag: '"00000000000000000000000000000000"' }]), 'InvalidPart', 400);
     await rejects(complete([{ PartNumber: 3, ETag: p1.ETag! }]), 'InvalidPart', 400);
-    await rejects(complete([{ PartNumber: 2, ETag: p2.ETag! }, { PartNumber: 1, ETag: p1.ETag! }]), 'InvalidPartOrder', 400);
-    await rejects(complete([{ PartNumber: 1, ETag: p1.ETag! }, { PartNumber: 2, ETag: p2.ETag! }]), 'EntityTooSmall', 400);
+    await rejects(
+      complete([
+        { PartNumber: 2, ETag: p2.ETag! },
+        { PartNumber: 1, ETag: p1.ETag! },
+      ]),
+      'InvalidPartOrder',
+      400,
+    );
+    await rejects(
+      complete([
+        { PartNumber: 1, ETag: p1.ETag! },
+        { PartNumber: 2, ETag: p2.ETag! },
+      ]),
+      'EntityTooSmall',
+      400,
+    );
     // The last part may be small: completing with part 1 alone works.
     const done = await complete([{ PartNumber: 1, ETag: p1.ETag! }]);
     assert.match(done.ETag!, /-1"$/);
@@ -284,28 +389,69 @@ describe('S3 API with the JS SDK', () => {
       404,
     );
     const second = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'models', Key: 'aborted.bin' }));
-    await s3.send(new UploadPartCommand({ Bucket: 'models', Key: 'aborted.bin', UploadId: second.UploadId, PartNumber: 1, Body: 'abc' }));
+    await s3.send(
+      new UploadPartCommand({
+        Bucket: 'models',
+        Key: 'aborted.bin',
+        UploadId: second.UploadId,
+        PartNumber: 1,
+        Body: 'abc',
+      }),
+    );
     await s3.send(new AbortMultipartUploadCommand({ Bucket: 'models', Key: 'aborted.bin', UploadId: second.UploadId }));
-    await rejects(s3.send(new AbortMultipartUploadCommand({ Bucket: 'models', Key: 'aborted.bin', UploadId: second.UploadId })), 'NoSuchUpload', 404);
+    await rejects(
+      s3.send(new AbortMultipartUploadCommand({ Bucket: 'models', Key: 'aborted.bin', UploadId: second.UploadId })),
+      'NoSuchUpload',
+      404,
+    );
   });
 
   test('CopyObject, DeleteObjects and DeleteObject', async () => {
-    await s3.send(new PutObjectCommand({ Bucket: 'models', Key: 'src.txt', Body: 'copy me', ContentType: 'text/plain', Metadata: { a: '1' } }));
-    const copy = await s3.send(new CopyObjectCommand({ Bucket: 'models', Key: 'dst.txt', CopySource: 'models/src.txt' }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: 'models',
+        Key: 'src.txt',
+        Body: 'copy me',
+        ContentType: 'text/plain',
+        Metadata: { a: '1' },
+      }),
+    );
+    const copy = await s3.send(
+      new CopyObjectCommand({ Bucket: 'models', Key: 'dst.txt', CopySource: 'models/src.txt' }),
+    );
     assert.equal(copy.CopyObjectResult?.ETag, `"${md5(Buffer.from('copy me'))}"`);
     const dst = await s3.send(new GetObjectCommand({ Bucket: 'models', Key: 'dst.txt' }));
     assert.equal(await dst.Body!.transformToString(), 'copy me');
     assert.equal(dst.ContentType, 'text/plain');
     assert.deepEqual(dst.Metadata, { a: '1' });
     const replaced = await s3.send(
-      new CopyObjectCommand({ Bucket: 'models', Key: 'src.txt', CopySource: '/models/src.txt', MetadataDirective: 'REPLACE', ContentType: 'text/csv' }),
+      new CopyObjectCommand({
+        Bucket: 'models',
+        Key: 'src.txt',
+        CopySource: '/models/src.txt',
+        MetadataDirective: 'REPLACE',
+        ContentType: 'text/csv',
+      }),
     );
     assert.ok(replaced.CopyObjectResult?.ETag);
     assert.equal((await s3.send(new HeadObjectCommand({ Bucket: 'models', Key: 'src.txt' }))).ContentType, 'text/csv');
-    await rejects(s3.send(new CopyObjectCommand({ Bucket: 'models', Key: 'src.txt', CopySource: 'models/src.txt' })), 'InvalidRequest', 400);
-    await rejects(s3.send(new CopyObjectCommand({ Bucket: 'models', Key: 'x', CopySource: 'models/missing' })), 'NoSuchKey', 404);
+    await rejects(
+      s3.send(new CopyObjectCommand({ Bucket: 'models', Key: 'src.txt', CopySource: 'models/src.txt' })),
+      'InvalidRequest',
+      400,
+    );
+    await rejects(
+      s3.send(new CopyObjectCommand({ Bucket: 'models', Key: 'x', CopySource: 'models/missing' })),
+      'NoSuchKey',
+      404,
+    );
 
-    const del = await s3.send(new DeleteObjectsCommand({ Bucket: 'models', Delete: { Objects: [{ Key: 'src.txt' }, { Key: 'dst.txt' }, { Key: 'never-existed' }] } }));
+    const del = await s3.send(
+      new DeleteObjectsCommand({
+        Bucket: 'models',
+        Delete: { Objects: [{ Key: 'src.txt' }, { Key: 'dst.txt' }, { Key: 'never-existed' }] },
+      }),
+    );
     assert.deepEqual(del.Deleted?.map((d) => d.Key).sort(), ['dst.txt', 'never-existed', 'src.txt']);
     await rejects(s3.send(new HeadObjectCommand({ Bucket: 'models', Key: 'src.txt' })), 'NotFound', 404);
     await s3.send(new DeleteObjectCommand({ Bucket: 'models', Key: 'never-existed' }));
@@ -315,18 +461,41 @@ describe('S3 API with the JS SDK', () => {
     await s3.send(new CreateBucketCommand({ Bucket: 'guarded' }));
     const before = blobFiles(server.dataDir);
     const body = Buffer.from('the real bytes');
-    await rejects(s3.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'crc.bin', Body: body, ChecksumCRC32: 'AAAAAA==' })), 'BadDigest', 400);
     await rejects(
-      s3.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'md5.bin', Body: body, ContentMD5: createHash('md5').update('other').digest('base64') })),
+      s3.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'crc.bin', Body: body, ChecksumCRC32: 'AAAAAA==' })),
       'BadDigest',
       400,
     );
-    await rejects(s3.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'md5.bin', Body: body, ContentMD5: 'not-base64' })), 'InvalidDigest', 400);
-    await rejects(s3.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'sha.bin', Body: body, ChecksumSHA256: 'short' })), 'InvalidRequest', 400);
+    await rejects(
+      s3.send(
+        new PutObjectCommand({
+          Bucket: 'guarded',
+          Key: 'md5.bin',
+          Body: body,
+          ContentMD5: createHash('md5').update('other').digest('base64'),
+        }),
+      ),
+      'BadDigest',
+      400,
+    );
+    await rejects(
+      s3.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'md5.bin', Body: body, ContentMD5: 'not-base64' })),
+      'InvalidDigest',
+      400,
+    );
+    await rejects(
+      s3.send(new PutObjectCommand({ Bucket: 'guarded', Key: 'sha.bin', Body: body, ChecksumSHA256: 'short' })),
+      'InvalidRequest',
+      400,
+    );
     for (const Key of ['../../etc/passwd', 'a/../../../etc/passwd', 'x/./y', 'nul\u0000byte']) {
       await rejects(s3.send(new PutObjectCommand({ Bucket: 'guarded', Key, Body: body })), 'InvalidArgument', 400);
     }
-    await rejects(s3.send(new CreateMultipartUploadCommand({ Bucket: 'guarded', Key: '../escape' })), 'InvalidArgument', 400);
+    await rejects(
+      s3.send(new CreateMultipartUploadCommand({ Bucket: 'guarded', Key: '../escape' })),
+      'InvalidArgument',
+      400,
+    );
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'guarded' }));
     assert.equal(listed.KeyCount, 0);
     assert.deepEqual(blobFiles(server.dataDir), before, 'no blob or temporary file was left');
@@ -364,7 +533,11 @@ describe('S3 API with the JS SDK', () => {
     assert.equal(got.ContentEncoding, undefined, 'aws-chunked is framing, not stored');
 
     const trailer = (crc: string) =>
-      Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from(`\r\n0\r\nx-amz-checksum-crc32:${crc}\r\n\r\n`)]);
+      Buffer.concat([
+        Buffer.from(`${data.length.toString(16)}\r\n`),
+        data,
+        Buffer.from(`\r\n0\r\nx-amz-checksum-crc32:${crc}\r\n\r\n`),
+      ]);
     const unsigned = (crc: string, key: string) =>
       raw(server.endpoint, {
         method: 'PUT',
@@ -390,11 +563,22 @@ describe('S3 API with the JS SDK', () => {
 
     // Virtual-hosted style: the bucket is in the Host header.
     const port = new URL(server.endpoint).port;
-    const vh = await raw(server.endpoint, { method: 'GET', path: '/chunked-signed.txt', headers: { host: `models.localhost:${port}` } });
+    const vh = await raw(server.endpoint, {
+      method: 'GET',
+      path: '/chunked-signed.txt',
+      headers: { host: `models.localhost:${port}` },
+    });
     assert.equal(vh.status, 200);
     assert.equal(vh.body, data.toString());
-    const vhList = await raw(server.endpoint, { method: 'GET', path: '/?list-type=2&prefix=chunked', headers: { host: `models.localhost:${port}` } });
-    assert.match(vhList.body, /<ListBucketResult xmlns="http:\/\/s3.amazonaws.com\/doc\/2006-03-01\/">.*<Key>chunked-signed.txt<\/Key>/);
+    const vhList = await raw(server.endpoint, {
+      method: 'GET',
+      path: '/?list-type=2&prefix=chunked',
+      headers: { host: `models.localhost:${port}` },
+    });
+    assert.match(
+      vhList.body,
+      /<ListBucketResult xmlns="http:\/\/s3.amazonaws.com\/doc\/2006-03-01\/">.*<Key>chunked-signed.txt<\/Key>/,
+    );
   });
 });
 

@@ -8,7 +8,13 @@ export const CHECKSUM_ALGORITHMS = ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA
 export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
 
 /** Digest length in bytes: a header whose base64 value decodes to another length is malformed. */
-export const CHECKSUM_BYTES: Record<ChecksumAlgorithm, number> = { CRC32: 4, CRC32C: 4, CRC64NVME: 8, SHA1: 20, SHA256: 32 };
+export const CHECKSUM_BYTES: Record<ChecksumAlgorithm, number> = {
+  CRC32: 4,
+  CRC32C: 4,
+  CRC64NVME: 8,
+  SHA1: 20,
+  SHA256: 32,
+};
 
 /** `x-amz-checksum-crc32` → 'CRC32'; undefined for names S3 does not define or Slipway does not compute. */
 export function algorithmOfHeader(header: string): ChecksumAlgorithm | undefined {
@@ -65,13 +71,26 @@ function crc32Tables(poly: number): Uint32Array[] {
 }
 
 let crc32cTables: Uint32Array[] | undefined;
+const crc32c = (): Uint32Array[] => {
+  crc32cTables ??= crc32Tables(0x82f63b78);
+  return crc32cTables;
+};
 
 /** CRC-32C (Castagnoli), reflected polynomial 0x82F63B78. */
 class Crc32c implements Checksum {
   private crc = 0xffffffff;
-  private readonly t = (crc32cTables ??= crc32Tables(0x82f63b78));
+  private readonly t = crc32c();
   update(buf: Uint8Array): void {
-    const [t0, t1, t2, t3, t4, t5, t6, t7] = this.t as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+    const [t0, t1, t2, t3, t4, t5, t6, t7] = this.t as [
+      Uint32Array,
+      Uint32Array,
+      Uint32Array,
+      Uint32Array,
+      Uint32Array,
+      Uint32Array,
+      Uint32Array,
+      Uint32Array,
+    ];
     let c = this.crc;
     let i = 0;
     const end8 = buf.length - (buf.length % 8);
@@ -98,33 +117,39 @@ class Crc32c implements Checksum {
 }
 
 let crc64Tables: { hi: Uint32Array; lo: Uint32Array } | undefined;
+const crc64 = () => {
+  crc64Tables ??= makeCrc64Tables();
+  return crc64Tables;
+};
+
+function makeCrc64Tables(): { hi: Uint32Array; lo: Uint32Array } {
+  const hi = new Uint32Array(256);
+  const lo = new Uint32Array(256);
+  const PH = 0x9a6c9329;
+  const PL = 0xac4bc9b5;
+  for (let i = 0; i < 256; i++) {
+    let h = 0;
+    let l = i;
+    for (let k = 0; k < 8; k++) {
+      const bit = l & 1;
+      l = ((l >>> 1) | ((h & 1) << 31)) >>> 0;
+      h = h >>> 1;
+      if (bit) {
+        h = (h ^ PH) >>> 0;
+        l = (l ^ PL) >>> 0;
+      }
+    }
+    hi[i] = h;
+    lo[i] = l;
+  }
+  return { hi, lo };
+}
 
 /** CRC-64/NVME, reflected polynomial 0x9A6C9329AC4BC9B5, kept as two 32-bit halves (no BigInt per byte). */
 class Crc64Nvme implements Checksum {
   private hi = 0xffffffff;
   private lo = 0xffffffff;
-  private readonly t = (crc64Tables ??= (() => {
-    const hi = new Uint32Array(256);
-    const lo = new Uint32Array(256);
-    const PH = 0x9a6c9329;
-    const PL = 0xac4bc9b5;
-    for (let i = 0; i < 256; i++) {
-      let h = 0;
-      let l = i;
-      for (let k = 0; k < 8; k++) {
-        const bit = l & 1;
-        l = ((l >>> 1) | ((h & 1) << 31)) >>> 0;
-        h = h >>> 1;
-        if (bit) {
-          h = (h ^ PH) >>> 0;
-          l = (l ^ PL) >>> 0;
-        }
-      }
-      hi[i] = h;
-      lo[i] = l;
-    }
-    return { hi, lo };
-  })());
+  private readonly t = crc64();
   update(buf: Uint8Array): void {
     const { hi: th, lo: tl } = this.t;
     let h = this.hi;

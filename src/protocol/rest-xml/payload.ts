@@ -31,7 +31,8 @@ export interface PayloadDigest {
   readonly checksum?: { readonly algorithm: ChecksumAlgorithm; readonly value: string };
 }
 
-const STREAMING = /^STREAMING-(AWS4-HMAC-SHA256-PAYLOAD|UNSIGNED-PAYLOAD-TRAILER|AWS4-HMAC-SHA256-PAYLOAD-TRAILER|AWS4-ECDSA-P256-SHA256-PAYLOAD|AWS4-ECDSA-P256-SHA256-PAYLOAD-TRAILER)$/;
+const STREAMING =
+  /^STREAMING-(AWS4-HMAC-SHA256-PAYLOAD|UNSIGNED-PAYLOAD-TRAILER|AWS4-HMAC-SHA256-PAYLOAD-TRAILER|AWS4-ECDSA-P256-SHA256-PAYLOAD|AWS4-ECDSA-P256-SHA256-PAYLOAD-TRAILER)$/;
 const MAX_LINE = 8 * 1024;
 /** x-amz-checksum-* headers that describe checksums rather than carry one. */
 const NOT_CHECKSUMS = new Set(['x-amz-checksum-type', 'x-amz-checksum-algorithm', 'x-amz-checksum-mode']);
@@ -61,10 +62,13 @@ export function storedContentEncoding(value: string | undefined): string | undef
 
 /** Decoded length the client announced, or undefined when it did not say (chunked without a length). */
 export function declaredLength(headers: IncomingHttpHeaders): number | undefined {
-  const raw = isAwsChunked(headers) ? header(headers, 'x-amz-decoded-content-length') : header(headers, 'content-length');
+  const raw = isAwsChunked(headers)
+    ? header(headers, 'x-amz-decoded-content-length')
+    : header(headers, 'content-length');
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n)) throw s3Error('InvalidArgument', { ArgumentName: 'Content-Length' }, 'Invalid Content-Length');
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n))
+    throw s3Error('InvalidArgument', { ArgumentName: 'Content-Length' }, 'Invalid Content-Length');
   return n;
 }
 
@@ -151,18 +155,25 @@ export class PayloadStream extends Readable {
       const alg = algorithmOfHeader(name);
       const v = Array.isArray(value) ? value.join(',') : (value ?? '');
       if (!alg) throw s3Error('InvalidRequest', undefined, `Checksum algorithm of ${name} is not supported.`);
-      if (!isWellFormedChecksum(alg, v)) throw s3Error('InvalidRequest', undefined, `Value for ${name} header is invalid.`);
+      if (!isWellFormedChecksum(alg, v))
+        throw s3Error('InvalidRequest', undefined, `Value for ${name} header is invalid.`);
       declared.push([alg, v]);
     }
     const trailerName = header(headers, 'x-amz-trailer')?.trim().toLowerCase();
     let trailerAlg: ChecksumAlgorithm | undefined;
     if (trailerName) {
-      if (!this.chunked) throw s3Error('InvalidRequest', undefined, 'x-amz-trailer is only allowed with aws-chunked request bodies.');
+      if (!this.chunked)
+        throw s3Error('InvalidRequest', undefined, 'x-amz-trailer is only allowed with aws-chunked request bodies.');
       trailerAlg = algorithmOfHeader(trailerName);
-      if (!trailerAlg) throw s3Error('InvalidRequest', undefined, `The value specified in the x-amz-trailer header is not supported`);
+      if (!trailerAlg)
+        throw s3Error('InvalidRequest', undefined, `The value specified in the x-amz-trailer header is not supported`);
     }
     if (declared.length + (trailerAlg ? 1 : 0) > 1) {
-      throw s3Error('InvalidRequest', undefined, 'Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.');
+      throw s3Error(
+        'InvalidRequest',
+        undefined,
+        'Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.',
+      );
     }
     const sdkAlg = header(headers, 'x-amz-sdk-checksum-algorithm')?.toUpperCase();
     if (declared[0]) {
@@ -245,12 +256,14 @@ export class PayloadStream extends Readable {
     const end = nl < 0 ? chunk.length : nl + 1;
     this.line.push(chunk.subarray(at, end));
     this.lineLength += end - at;
-    if (this.lineLength > MAX_LINE) throw s3Error('IncompleteBody', undefined, 'An aws-chunked header line is too long.');
+    if (this.lineLength > MAX_LINE)
+      throw s3Error('IncompleteBody', undefined, 'An aws-chunked header line is too long.');
     if (nl < 0) return undefined;
     const whole = Buffer.concat(this.line, this.lineLength);
     this.line = [];
     this.lineLength = 0;
-    if (whole.length < 2 || whole[whole.length - 2] !== 0x0d) throw s3Error('IncompleteBody', undefined, 'Malformed aws-chunked encoding.');
+    if (whole.length < 2 || whole[whole.length - 2] !== 0x0d)
+      throw s3Error('IncompleteBody', undefined, 'Malformed aws-chunked encoding.');
     return { line: whole.toString('latin1', 0, whole.length - 2), next: end };
   }
 
@@ -263,7 +276,8 @@ export class PayloadStream extends Readable {
           if (!got) return;
           i = got.next;
           const hex = got.line.split(';', 1)[0]!.trim();
-          if (!/^[0-9a-fA-F]{1,16}$/.test(hex)) throw s3Error('IncompleteBody', undefined, 'Malformed aws-chunked chunk size.');
+          if (!/^[0-9a-fA-F]{1,16}$/.test(hex))
+            throw s3Error('IncompleteBody', undefined, 'Malformed aws-chunked chunk size.');
           this.remaining = Number.parseInt(hex, 16);
           this.state = this.remaining === 0 ? 'trailer' : 'data';
           break;
@@ -282,7 +296,8 @@ export class PayloadStream extends Readable {
         case 'data-end': {
           // The CRLF after a chunk's data may arrive split across two network reads.
           while (this.remaining > 0 && i < chunk.length) {
-            if (chunk[i] !== CRLF[2 - this.remaining]) throw s3Error('IncompleteBody', undefined, 'Malformed aws-chunked encoding.');
+            if (chunk[i] !== CRLF[2 - this.remaining])
+              throw s3Error('IncompleteBody', undefined, 'Malformed aws-chunked encoding.');
             i++;
             this.remaining--;
           }
@@ -298,12 +313,14 @@ export class PayloadStream extends Readable {
             break;
           }
           const colon = got.line.indexOf(':');
-          if (colon > 0) this.trailers.set(got.line.slice(0, colon).trim().toLowerCase(), got.line.slice(colon + 1).trim());
+          if (colon > 0)
+            this.trailers.set(got.line.slice(0, colon).trim().toLowerCase(), got.line.slice(colon + 1).trim());
           break;
         }
         case 'done':
           // Some clients end the body with an extra CRLF; anything else after the final chunk is an error.
-          if (chunk.subarray(i).toString('latin1').trim() !== '') throw s3Error('IncompleteBody', undefined, 'Data after the final aws-chunked chunk.');
+          if (chunk.subarray(i).toString('latin1').trim() !== '')
+            throw s3Error('IncompleteBody', undefined, 'Data after the final aws-chunked chunk.');
           return;
       }
     }
@@ -332,14 +349,25 @@ export class PayloadStream extends Readable {
       if (this.checksum.trailer) {
         expected = this.trailers.get(this.checksum.trailer);
         if (expected === undefined) {
-          throw s3Error('InvalidRequest', undefined, `The trailer ${this.checksum.trailer} named in x-amz-trailer was not sent.`);
+          throw s3Error(
+            'InvalidRequest',
+            undefined,
+            `The trailer ${this.checksum.trailer} named in x-amz-trailer was not sent.`,
+          );
         }
         if (!isWellFormedChecksum(this.checksum.algorithm, expected)) {
-          throw s3Error('InvalidRequest', undefined, `Value for ${headerOfAlgorithm(this.checksum.algorithm)} trailing header is invalid.`);
+          throw s3Error(
+            'InvalidRequest',
+            undefined,
+            `Value for ${headerOfAlgorithm(this.checksum.algorithm)} trailing header is invalid.`,
+          );
         }
       }
       if (expected !== undefined && expected !== value) {
-        throw new S3Error('BadDigest', `The ${this.checksum.algorithm} you specified did not match the calculated checksum.`);
+        throw new S3Error(
+          'BadDigest',
+          `The ${this.checksum.algorithm} you specified did not match the calculated checksum.`,
+        );
       }
       checksum = { algorithm: this.checksum.algorithm, value };
     }

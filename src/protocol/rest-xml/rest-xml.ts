@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { OperationMeta } from '../model.js';
-import { ServiceError } from '../service-error.js';
+import type { ServiceError } from '../service-error.js';
 import { S3Error, s3Error } from './s3-errors.js';
 import { escapeXml, parseXml, XML_DECLARATION, type XmlElement, XmlSyntaxError } from './xml.js';
 import type { RestXmlServiceModel, XmlMemberMeta, XmlShapeMeta } from './xml-model.js';
@@ -155,7 +155,11 @@ export class RestXmlProtocol {
       if (ok && (!best || score > best.score)) best = { route, labels, score };
     }
     if (!best) {
-      if (pathMatched) throw s3Error('MethodNotAllowed', { Method: req.method, ResourceType: req.path.split('/').length > 2 ? 'OBJECT' : 'BUCKET' });
+      if (pathMatched)
+        throw s3Error('MethodNotAllowed', {
+          Method: req.method,
+          ResourceType: req.path.split('/').length > 2 ? 'OBJECT' : 'BUCKET',
+        });
       throw s3Error('InvalidURI');
     }
     // A sub-resource the operation does not serve (`?acl`, `?tagging`, `?versioning`...) must not
@@ -184,7 +188,8 @@ export class RestXmlProtocol {
           const raw = req.headers[wire.toLowerCase()];
           if (raw === undefined) break;
           const v = Array.isArray(raw) ? raw.join(',') : raw;
-          const typed = target.type === 'list' ? v.split(',').map((s) => s.trim()) : fromText(target, v, wire, 'header');
+          const typed =
+            target.type === 'list' ? v.split(',').map((s) => s.trim()) : fromText(target, v, wire, 'header');
           if (typed !== undefined) input[name] = typed;
           break;
         }
@@ -193,7 +198,8 @@ export class RestXmlProtocol {
           const prefix = wire.toLowerCase();
           const map: Record<string, string> = {};
           for (const [h, v] of Object.entries(req.headers)) {
-            if (h.startsWith(prefix) && v !== undefined) map[h.slice(prefix.length)] = Array.isArray(v) ? v.join(',') : v;
+            if (h.startsWith(prefix) && v !== undefined)
+              map[h.slice(prefix.length)] = Array.isArray(v) ? v.join(',') : v;
           }
           if (Object.keys(map).length) input[name] = map;
           break;
@@ -286,7 +292,8 @@ export class RestXmlProtocol {
       const target = this.model.shapes[m.shape]!;
       if (m.location === 'header') headers[(m.locationName ?? name).toLowerCase()] = toHeaderText(target, v);
       else if (m.location === 'headers') {
-        for (const [k, mv] of Object.entries(v as Record<string, string>)) headers[`${(m.locationName ?? name).toLowerCase()}${k}`] = mv;
+        for (const [k, mv] of Object.entries(v as Record<string, string>))
+          headers[`${(m.locationName ?? name).toLowerCase()}${k}`] = mv;
       } else if (m.location === 'statusCode') status = Number(v);
       else if (name === shape.payload) {
         if (target.type === 'blob' || m.streaming) body = v as Readable;
@@ -343,7 +350,11 @@ function fromText(shape: XmlShapeMeta, v: string, wire: string, where: 'header' 
       const t = v.trim();
       if (!/^-?\d+$/.test(t)) {
         if (where === 'xml') throw s3Error('MalformedXML');
-        throw s3Error('InvalidArgument', { ArgumentName: wire, ArgumentValue: v }, `Provided ${wire} not an integer or within integer range`);
+        throw s3Error(
+          'InvalidArgument',
+          { ArgumentName: wire, ArgumentValue: v },
+          `Provided ${wire} not an integer or within integer range`,
+        );
       }
       return Number(t);
     }

@@ -18,7 +18,7 @@ export const S3_ERRORS = {
   InvalidDigest: [400, 'The Content-MD5 you specified is not valid.'],
   InvalidPart: [
     400,
-    'One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part\'s entity tag.',
+    "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
   ],
   InvalidPartNumber: [416, 'The requested partnumber is not satisfiable'],
   InvalidPartOrder: [400, 'The list of parts was not in ascending order. Parts must be ordered by part number.'],

@@ -15,6 +15,8 @@ export interface XmlElement {
 
 export class XmlSyntaxError extends Error {}
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is matched
+const NEEDS_ESCAPE = /[&<>"'\u0000-\u0008\u000b-\u001f]/g;
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
 /**
@@ -23,8 +25,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
  * normalisation); clients that cannot read them should ask for `encoding-type=url`.
  */
 export function escapeXml(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is matched
-  return s.replace(/[&<>"'\u0000-\u0008\u000b\u000c\u000d\u000e-\u001f]/g, (c) => ESCAPES[c] ?? `&#${c.charCodeAt(0)};`);
+  return s.replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? `&#${c.charCodeAt(0)};`);
 }
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
@@ -38,7 +39,8 @@ function decodeEntities(s: string, at: number): string {
     if (ref === undefined) throw new XmlSyntaxError(`bare '&' near offset ${at}`);
     if (ref[0] === '#') {
       const cp = ref[1] === 'x' ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
-      if (!(cp >= 0 && cp <= 0x10ffff) || (cp >= 0xd800 && cp <= 0xdfff)) throw new XmlSyntaxError(`bad character reference ${m}`);
+      if (!(cp >= 0 && cp <= 0x10ffff) || (cp >= 0xd800 && cp <= 0xdfff))
+        throw new XmlSyntaxError(`bad character reference ${m}`);
       return String.fromCodePoint(cp);
     }
     const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }[ref];

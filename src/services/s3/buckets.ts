@@ -34,7 +34,8 @@ export class BucketHandlers {
     if (!created) {
       if (bucket.account_id !== ctx.accountId) throw s3Error('BucketAlreadyExists', { BucketName: input.Bucket });
       // S3's legacy us-east-1 behaviour: creating a bucket you already own there succeeds.
-      if (!(bucket.region === 'us-east-1' && region === 'us-east-1')) throw s3Error('BucketAlreadyOwnedByYou', { BucketName: input.Bucket });
+      if (!(bucket.region === 'us-east-1' && region === 'us-east-1'))
+        throw s3Error('BucketAlreadyOwnedByYou', { BucketName: input.Bucket });
     }
     return { Location: `/${input.Bucket}`, BucketArn: bucketArn(input.Bucket) };
   }
@@ -47,7 +48,9 @@ export class BucketHandlers {
   async getBucketLocation(input: GetBucketLocationRequest): Promise<GetBucketLocationOutput> {
     const b = await requireBucket(this.deps, input.Bucket);
     // us-east-1 is the empty constraint, as S3 answers.
-    return { LocationConstraint: (b.region === 'us-east-1' ? '' : b.region) as GetBucketLocationOutput['LocationConstraint'] };
+    return {
+      LocationConstraint: (b.region === 'us-east-1' ? '' : b.region) as GetBucketLocationOutput['LocationConstraint'],
+    };
   }
 
   async deleteBucket(input: DeleteBucketRequest): Promise<void> {
@@ -59,7 +62,9 @@ export class BucketHandlers {
   async listBuckets(input: ListBucketsRequest, ctx: RequestContext): Promise<ListBucketsOutput> {
     const max = input.MaxBuckets ?? 10_000;
     if (max < 1 || max > 10_000) {
-      throw new S3Error('InvalidArgument', 'Argument max-buckets must be between 1 and 10000', { ArgumentName: 'max-buckets' });
+      throw new S3Error('InvalidArgument', 'Argument max-buckets must be between 1 and 10000', {
+        ArgumentName: 'max-buckets',
+      });
     }
     const after = input.ContinuationToken !== undefined ? decodeToken(input.ContinuationToken) : undefined;
     const rows = await this.deps.store.listBuckets(ctx.accountId, {
@@ -70,7 +75,12 @@ export class BucketHandlers {
     const page = rows.slice(0, max);
     const filtered = input.BucketRegion ? page.filter((b) => b.region === input.BucketRegion) : page;
     return {
-      Buckets: filtered.map((b) => ({ Name: b.name, CreationDate: new Date(b.created_at), BucketRegion: b.region, BucketArn: bucketArn(b.name) })),
+      Buckets: filtered.map((b) => ({
+        Name: b.name,
+        CreationDate: new Date(b.created_at),
+        BucketRegion: b.region,
+        BucketArn: bucketArn(b.name),
+      })),
       Owner: ownerOf(ctx.accountId),
       ...(rows.length > max ? { ContinuationToken: encodeToken({ after: page[page.length - 1]!.name }) } : {}),
       ...(input.Prefix !== undefined ? { Prefix: input.Prefix } : {}),

@@ -49,9 +49,12 @@ export function assertWritableKey(key: string): void {
   if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) {
     throw s3Error('KeyTooLongError', { Size: Buffer.byteLength(key, 'utf8'), MaxSizeAllowed: MAX_KEY_BYTES });
   }
-  if (key.includes('\u0000')) throw new S3Error('InvalidArgument', 'Object keys must not contain NUL characters.', { ArgumentName: 'key' });
+  if (key.includes('\u0000'))
+    throw new S3Error('InvalidArgument', 'Object keys must not contain NUL characters.', { ArgumentName: 'key' });
   if (key.split(/[/\\]/).some((seg) => seg === '.' || seg === '..')) {
-    throw new S3Error('InvalidArgument', "Object keys must not contain '.' or '..' path segments.", { ArgumentName: 'key' });
+    throw new S3Error('InvalidArgument', "Object keys must not contain '.' or '..' path segments.", {
+      ArgumentName: 'key',
+    });
   }
 }
 
@@ -93,7 +96,9 @@ export function contentHeadersOf(o: { headers: Readonly<Record<string, string>> 
     ...(h['content-encoding'] !== undefined ? { ContentEncoding: h['content-encoding'] } : {}),
     ...(h['content-language'] !== undefined ? { ContentLanguage: h['content-language'] } : {}),
     ...(expires && !Number.isNaN(expires.getTime()) ? { Expires: expires } : {}),
-    ...(h['website-redirect-location'] !== undefined ? { WebsiteRedirectLocation: h['website-redirect-location'] } : {}),
+    ...(h['website-redirect-location'] !== undefined
+      ? { WebsiteRedirectLocation: h['website-redirect-location'] }
+      : {}),
     ...(h['storage-class'] !== undefined ? { StorageClass: h['storage-class'] } : {}),
   };
 }
@@ -102,12 +107,17 @@ export function checkUserMetadata(meta: Record<string, string> | undefined): Rec
   const m = meta ?? {};
   let size = 0;
   for (const [k, v] of Object.entries(m)) size += Buffer.byteLength(k) + Buffer.byteLength(v);
-  if (size > MAX_USER_METADATA_BYTES) throw s3Error('MetadataTooLarge', { Size: size, MaxSizeAllowed: MAX_USER_METADATA_BYTES });
+  if (size > MAX_USER_METADATA_BYTES)
+    throw s3Error('MetadataTooLarge', { Size: size, MaxSizeAllowed: MAX_USER_METADATA_BYTES });
   return m;
 }
 
 export const quoteEtag = (hex: string): string => `"${hex}"`;
-const bareEtag = (e: string) => e.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+const bareEtag = (e: string) =>
+  e
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
 export const sameEtag = (a: string, b: string): boolean => bareEtag(a) === bareEtag(b);
 
 /** The checksum algorithm named by a request (x-amz-checksum-algorithm / x-amz-sdk-checksum-algorithm). */
@@ -135,7 +145,12 @@ export function checkPreconditions(
   } else if (c.IfUnmodifiedSince !== undefined && modified > c.IfUnmodifiedSince.getTime()) {
     throw s3Error('PreconditionFailed', { Condition: 'If-Unmodified-Since' });
   }
-  const notModified = new S3Error('NotModified', undefined, {}, { etag: o.etag, 'last-modified': new Date(o.lastModified).toUTCString() });
+  const notModified = new S3Error(
+    'NotModified',
+    undefined,
+    {},
+    { etag: o.etag, 'last-modified': new Date(o.lastModified).toUTCString() },
+  );
   if (c.IfNoneMatch !== undefined) {
     if (matches(c.IfNoneMatch)) throw notModified;
   } else if (c.IfModifiedSince !== undefined && modified <= c.IfModifiedSince.getTime()) {
@@ -152,7 +167,12 @@ export function parseRange(header: string | undefined, size: number): BlobRange 
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined;
   const invalid = () =>
-    new S3Error('InvalidRange', undefined, { RangeRequested: header, ActualObjectSize: size }, { 'content-range': `bytes */${size}` });
+    new S3Error(
+      'InvalidRange',
+      undefined,
+      { RangeRequested: header, ActualObjectSize: size },
+      { 'content-range': `bytes */${size}` },
+    );
   if (m[1] === '') {
     const suffix = Number(m[2]);
     if (suffix === 0 || size === 0) throw invalid();
@@ -174,21 +194,30 @@ export function decodeToken(token: string): ListFrom {
   const s = /^[A-Za-z0-9_-]+$/.test(token) ? Buffer.from(token, 'base64url').toString('utf8') : '';
   if (s.startsWith('a')) return { after: s.slice(1) };
   if (s.startsWith('b') && s.length > 1) return { atOrAfter: s.slice(1) };
-  throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect', { ArgumentName: 'continuation-token' });
+  throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect', {
+    ArgumentName: 'continuation-token',
+  });
 }
 
 /** `encoding-type=url`: S3 percent-encodes keys and prefixes in listings (keeping `/`), for keys XML cannot carry. */
 export function listingEncoder(encodingType: string | undefined): (s: string) => string {
   if (encodingType === undefined) return (s) => s;
   if (encodingType !== 'url') {
-    throw new S3Error('InvalidArgument', 'Invalid Encoding Method specified in Request', { ArgumentName: 'encoding-type', ArgumentValue: encodingType });
+    throw new S3Error('InvalidArgument', 'Invalid Encoding Method specified in Request', {
+      ArgumentName: 'encoding-type',
+      ArgumentValue: encodingType,
+    });
   }
   return (s) => encodeURIComponent(s).replace(/%2F/g, '/');
 }
 
 export function maxKeysOf(v: number | undefined, name: string, dflt = 1000): number {
   if (v === undefined) return dflt;
-  if (v < 0) throw new S3Error('InvalidArgument', `Argument ${name} must be an integer between 0 and 2147483647`, { ArgumentName: name, ArgumentValue: v });
+  if (v < 0)
+    throw new S3Error('InvalidArgument', `Argument ${name} must be an integer between 0 and 2147483647`, {
+      ArgumentName: name,
+      ArgumentValue: v,
+    });
   return Math.min(v, dflt);
 }
 

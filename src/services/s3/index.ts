@@ -117,7 +117,11 @@ export class S3Api implements RawProtocolHandler {
 
   async handle(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
     const head = req.method === 'HEAD';
-    const common: Record<string, string> = { 'x-amz-request-id': ctx.requestId, 'x-amz-id-2': hostId, server: 'Slipway' };
+    const common: Record<string, string> = {
+      'x-amz-request-id': ctx.requestId,
+      'x-amz-id-2': hostId,
+      server: 'Slipway',
+    };
     let response: XmlResponse;
     let opName = '-';
     try {
@@ -146,7 +150,9 @@ export class S3Api implements RawProtocolHandler {
       for (const name of (op.input ? this.protocol.model.shapes[op.input]?.required : undefined) ?? []) {
         if (input[name] === undefined) throw new S3Error('MalformedXML');
       }
-      const fn = (this.handlers as unknown as Record<string, (i: unknown, c: RequestContext) => Promise<unknown>>)[op.handler]!;
+      const fn = (this.handlers as unknown as Record<string, (i: unknown, c: RequestContext) => Promise<unknown>>)[
+        op.handler
+      ]!;
       const output = ((await fn(input, ctx)) ?? {}) as Record<string, unknown>;
       if (op.name === 'GetBucketLocation') {
         const v = String(output.LocationConstraint ?? '');
@@ -158,7 +164,8 @@ export class S3Api implements RawProtocolHandler {
       } else {
         response = this.protocol.writeOutput(op, output);
         // A ranged read (or one part of an object) answers 206 Partial Content.
-        if ((op.name === 'GetObject' || op.name === 'HeadObject') && output.ContentRange !== undefined) response.status = 206;
+        if ((op.name === 'GetObject' || op.name === 'HeadObject') && output.ContentRange !== undefined)
+          response.status = 206;
       }
     } catch (err) {
       const e = err instanceof ServiceError ? err : internal(err, ctx, opName);
@@ -178,7 +185,10 @@ export class S3Api implements RawProtocolHandler {
 }
 
 function hasChecksum(req: IncomingMessage): boolean {
-  return Object.keys(req.headers).some((h) => h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-mode') || req.headers['x-amz-trailer'] !== undefined;
+  return (
+    Object.keys(req.headers).some((h) => h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-mode') ||
+    req.headers['x-amz-trailer'] !== undefined
+  );
 }
 
 function internal(err: unknown, ctx: RequestContext, op: string): ServiceError {
@@ -207,6 +217,11 @@ export class DisabledS3Api implements RawProtocolHandler {
 }
 
 /** The S3 API for the server's object storage: served when embedded, a clear refusal when external. */
-export function s3Handler(storage: { objects?: LocalObjectStore; endpoint?: string }, accountId: string): RawProtocolHandler {
-  return storage.objects ? S3Api.create(storage.objects, accountId) : new DisabledS3Api(storage.endpoint ?? 'the configured S3 endpoint');
+export function s3Handler(
+  storage: { objects?: LocalObjectStore; endpoint?: string },
+  accountId: string,
+): RawProtocolHandler {
+  return storage.objects
+    ? S3Api.create(storage.objects, accountId)
+    : new DisabledS3Api(storage.endpoint ?? 'the configured S3 endpoint');
 }

@@ -56,7 +56,10 @@ export class MultipartHandlers {
     return u;
   }
 
-  async createMultipartUpload(input: CreateMultipartUploadRequest, ctx: RequestContext): Promise<CreateMultipartUploadOutput> {
+  async createMultipartUpload(
+    input: CreateMultipartUploadRequest,
+    ctx: RequestContext,
+  ): Promise<CreateMultipartUploadOutput> {
     assertWritableKey(input.Key);
     const userMetadata = checkUserMetadata(input.Metadata);
     const algorithm = checksumAlgorithmOf(input.ChecksumAlgorithm);
@@ -117,21 +120,26 @@ export class MultipartHandlers {
       ...(digest.checksum && digest.checksum.algorithm === algorithm ? { checksum: digest.checksum.value } : {}),
       lastModified: Date.now(),
     };
-    if (!(await this.deps.store.commitPart(upload.uploadId, part))) throw s3Error('NoSuchUpload', { UploadId: input.UploadId });
+    if (!(await this.deps.store.commitPart(upload.uploadId, part)))
+      throw s3Error('NoSuchUpload', { UploadId: input.UploadId });
     return {
       ETag: part.etag,
       ...(digest.checksum ? { [checksumMember(digest.checksum.algorithm)]: digest.checksum.value } : {}),
     };
   }
 
-  async completeMultipartUpload(input: CompleteMultipartUploadRequest, ctx: RequestContext): Promise<CompleteMultipartUploadOutput> {
+  async completeMultipartUpload(
+    input: CompleteMultipartUploadRequest,
+    ctx: RequestContext,
+  ): Promise<CompleteMultipartUploadOutput> {
     const requested = input.MultipartUpload?.Parts ?? [];
     if (requested.length === 0) throw s3Error('MalformedXML');
     for (const p of requested) {
       if (typeof p.PartNumber !== 'number' || typeof p.ETag !== 'string') throw s3Error('MalformedXML');
     }
     for (let i = 1; i < requested.length; i++) {
-      if (requested[i]!.PartNumber! <= requested[i - 1]!.PartNumber!) throw s3Error('InvalidPartOrder', { UploadId: input.UploadId });
+      if (requested[i]!.PartNumber! <= requested[i - 1]!.PartNumber!)
+        throw s3Error('InvalidPartOrder', { UploadId: input.UploadId });
     }
     await this.upload(input.Bucket, input.Key, input.UploadId);
     const result = await this.deps.store.completeUpload(input.UploadId, (upload, stored) => {
@@ -148,19 +156,31 @@ export class MultipartHandlers {
         // Slipway verifies the checksums a client lists and accepts parts listed without one.
         const claimed = algorithm ? (want as Record<string, unknown>)[checksumMember(algorithm)] : undefined;
         if (typeof claimed === 'string' && claimed !== have.checksum) {
-          throw new S3Error('InvalidPart', `The ${algorithm} of part ${want.PartNumber} does not match the uploaded part.`, {
-            UploadId: input.UploadId,
-            PartNumber: want.PartNumber,
-          });
+          throw new S3Error(
+            'InvalidPart',
+            `The ${algorithm} of part ${want.PartNumber} does not match the uploaded part.`,
+            {
+              UploadId: input.UploadId,
+              PartNumber: want.PartNumber,
+            },
+          );
         }
         if (i < requested.length - 1 && have.size < MIN_PART_SIZE) {
-          throw s3Error('EntityTooSmall', { ProposedSize: have.size, MinSizeAllowed: MIN_PART_SIZE, PartNumber: have.partNumber, ETag: have.etag });
+          throw s3Error('EntityTooSmall', {
+            ProposedSize: have.size,
+            MinSizeAllowed: MIN_PART_SIZE,
+            PartNumber: have.partNumber,
+            ETag: have.etag,
+          });
         }
         parts.push(have);
       }
       const size = parts.reduce((n, p) => n + p.size, 0);
       if (input.MpuObjectSize !== undefined && input.MpuObjectSize !== size) {
-        throw new S3Error('InvalidRequest', `The provided 'x-amz-mp-object-size' header value ${input.MpuObjectSize} does not match what was computed: ${size}`);
+        throw new S3Error(
+          'InvalidRequest',
+          `The provided 'x-amz-mp-object-size' header value ${input.MpuObjectSize} does not match what was computed: ${size}`,
+        );
       }
       // S3's multipart ETag: MD5 of the concatenated binary part MD5s, then "-<part count>".
       const md5s = createHash('md5');
@@ -193,13 +213,16 @@ export class MultipartHandlers {
       Bucket: o.bucket,
       Key: o.key,
       ETag: o.etag,
-      ...(o.checksum ? { [checksumMember(o.checksum.algorithm)]: o.checksum.value, ChecksumType: 'COMPOSITE' as const } : {}),
+      ...(o.checksum
+        ? { [checksumMember(o.checksum.algorithm)]: o.checksum.value, ChecksumType: 'COMPOSITE' as const }
+        : {}),
     };
   }
 
   async abortMultipartUpload(input: AbortMultipartUploadRequest): Promise<AbortMultipartUploadOutput> {
     await this.upload(input.Bucket, input.Key, input.UploadId);
-    if (!(await this.deps.store.abortUpload(input.UploadId))) throw s3Error('NoSuchUpload', { UploadId: input.UploadId });
+    if (!(await this.deps.store.abortUpload(input.UploadId)))
+      throw s3Error('NoSuchUpload', { UploadId: input.UploadId });
     return {};
   }
 
@@ -208,7 +231,9 @@ export class MultipartHandlers {
     const max = maxKeysOf(input.MaxParts, 'max-parts');
     const after = input.PartNumberMarker !== undefined ? Number(input.PartNumberMarker) : 0;
     if (!Number.isInteger(after) || after < 0) {
-      throw new S3Error('InvalidArgument', 'Argument part-number-marker must be an integer between 0 and 2147483647', { ArgumentName: 'part-number-marker' });
+      throw new S3Error('InvalidArgument', 'Argument part-number-marker must be an integer between 0 and 2147483647', {
+        ArgumentName: 'part-number-marker',
+      });
     }
     const rows = await this.deps.store.listParts(upload.uploadId, { after, limit: max + 1 });
     const page = rows.slice(0, max);
@@ -233,11 +258,16 @@ export class MultipartHandlers {
       Initiator: owner,
       Owner: owner,
       StorageClass: (upload.headers['storage-class'] ?? 'STANDARD') as ListPartsOutput['StorageClass'],
-      ...(alg ? { ChecksumAlgorithm: alg as ListPartsOutput['ChecksumAlgorithm'], ChecksumType: 'COMPOSITE' as const } : {}),
+      ...(alg
+        ? { ChecksumAlgorithm: alg as ListPartsOutput['ChecksumAlgorithm'], ChecksumType: 'COMPOSITE' as const }
+        : {}),
     };
   }
 
-  async listMultipartUploads(input: ListMultipartUploadsRequest, ctx: RequestContext): Promise<ListMultipartUploadsOutput> {
+  async listMultipartUploads(
+    input: ListMultipartUploadsRequest,
+    ctx: RequestContext,
+  ): Promise<ListMultipartUploadsOutput> {
     const enc = listingEncoder(input.EncodingType);
     const max = maxKeysOf(input.MaxUploads, 'max-uploads');
     await requireBucket(this.deps, input.Bucket);
@@ -253,7 +283,9 @@ export class MultipartHandlers {
       Bucket: input.Bucket,
       KeyMarker: enc(input.KeyMarker ?? ''),
       UploadIdMarker: input.UploadIdMarker ?? '',
-      ...(page.truncated ? { NextKeyMarker: enc(page.nextKeyMarker ?? ''), NextUploadIdMarker: page.nextUploadIdMarker ?? '' } : {}),
+      ...(page.truncated
+        ? { NextKeyMarker: enc(page.nextKeyMarker ?? ''), NextUploadIdMarker: page.nextUploadIdMarker ?? '' }
+        : {}),
       Prefix: enc(input.Prefix ?? ''),
       ...(input.Delimiter ? { Delimiter: enc(input.Delimiter) } : {}),
       MaxUploads: max,
@@ -265,11 +297,12 @@ export class MultipartHandlers {
         StorageClass: (u.headers['storage-class'] ?? 'STANDARD') as 'STANDARD',
         Owner: owner,
         Initiator: owner,
-        ...(u.checksumAlgorithm ? { ChecksumAlgorithm: u.checksumAlgorithm as 'CRC32', ChecksumType: 'COMPOSITE' as const } : {}),
+        ...(u.checksumAlgorithm
+          ? { ChecksumAlgorithm: u.checksumAlgorithm as 'CRC32', ChecksumType: 'COMPOSITE' as const }
+          : {}),
       })),
       CommonPrefixes: page.commonPrefixes.map((p) => ({ Prefix: enc(p) })),
       ...(input.EncodingType ? { EncodingType: input.EncodingType } : {}),
     };
   }
 }
-

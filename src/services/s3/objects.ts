@@ -71,7 +71,9 @@ async function storeBody(
     size: blob.size,
     etag: quoteEtag(digest.md5),
     segments: [[blob.id, blob.size]],
-    ...(digest.checksum ? { checksum: { algorithm: digest.checksum.algorithm, value: digest.checksum.value, type: 'FULL_OBJECT' } } : {}),
+    ...(digest.checksum
+      ? { checksum: { algorithm: digest.checksum.algorithm, value: digest.checksum.value, type: 'FULL_OBJECT' } }
+      : {}),
   };
   if (!(await deps.store.commitObject(stored, check))) throw s3Error('NoSuchBucket', { BucketName: object.bucket });
   return stored;
@@ -86,7 +88,8 @@ function writePrecondition(ifMatch: string | undefined, ifNoneMatch: string | un
     }
     if (ifMatch !== undefined) {
       if (!existing) throw s3Error('NoSuchKey', { Key: key });
-      if (ifMatch.trim() !== '*' && !sameEtag(ifMatch, existing.etag)) throw s3Error('PreconditionFailed', { Condition: 'If-Match' });
+      if (ifMatch.trim() !== '*' && !sameEtag(ifMatch, existing.etag))
+        throw s3Error('PreconditionFailed', { Condition: 'If-Match' });
     }
   };
 }
@@ -108,7 +111,9 @@ export class ObjectHandlers {
     return {
       ETag: stored.etag,
       Size: stored.size,
-      ...(stored.checksum ? { [checksumMember(stored.checksum.algorithm)]: stored.checksum.value, ChecksumType: 'FULL_OBJECT' as const } : {}),
+      ...(stored.checksum
+        ? { [checksumMember(stored.checksum.algorithm)]: stored.checksum.value, ChecksumType: 'FULL_OBJECT' as const }
+        : {}),
     };
   }
 
@@ -117,7 +122,9 @@ export class ObjectHandlers {
       throw new S3Error('InvalidRequest', 'Cannot specify both Range header and partNumber query parameter');
     }
     if (input.PartNumber !== undefined && (input.PartNumber < 1 || input.PartNumber > 10_000)) {
-      throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive', { ArgumentName: 'partNumber' });
+      throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive', {
+        ArgumentName: 'partNumber',
+      });
     }
     const rangeOf = (o: StoredObject): BlobRange | undefined => {
       checkPreconditions(o, input);
@@ -128,7 +135,10 @@ export class ObjectHandlers {
           if (i === input.PartNumber - 1) return size === 0 ? undefined : { start, end: start + size - 1 };
           start += size;
         }
-        throw new S3Error('InvalidPartNumber', 'The requested partnumber is not satisfiable', { PartNumberRequested: input.PartNumber, ActualPartCount: o.segments.length });
+        throw new S3Error('InvalidPartNumber', 'The requested partnumber is not satisfiable', {
+          PartNumberRequested: input.PartNumber,
+          ActualPartCount: o.segments.length,
+        });
       }
       return parseRange(input.Range, o.size);
     };
@@ -165,13 +175,17 @@ export class ObjectHandlers {
       // response-* query parameters override the stored headers (presigned download links use them).
       ...(input.ResponseContentType !== undefined ? { ContentType: input.ResponseContentType } : {}),
       ...(input.ResponseCacheControl !== undefined ? { CacheControl: input.ResponseCacheControl } : {}),
-      ...(input.ResponseContentDisposition !== undefined ? { ContentDisposition: input.ResponseContentDisposition } : {}),
+      ...(input.ResponseContentDisposition !== undefined
+        ? { ContentDisposition: input.ResponseContentDisposition }
+        : {}),
       ...(input.ResponseContentEncoding !== undefined ? { ContentEncoding: input.ResponseContentEncoding } : {}),
       ...(input.ResponseContentLanguage !== undefined ? { ContentLanguage: input.ResponseContentLanguage } : {}),
       ...(input.ResponseExpires !== undefined ? { Expires: input.ResponseExpires } : {}),
       ...(Object.keys(object.userMetadata).length ? { Metadata: { ...object.userMetadata } } : {}),
       ...(range ? { ContentRange: `bytes ${range.start}-${range.end}/${object.size}` } : {}),
-      ...(input.PartNumber !== undefined || object.partsCount !== undefined ? { PartsCount: object.partsCount ?? 1 } : {}),
+      ...(input.PartNumber !== undefined || object.partsCount !== undefined
+        ? { PartsCount: object.partsCount ?? 1 }
+        : {}),
       // Checksums describe the whole object, so S3 sends them only for full reads asked for them.
       ...(input.ChecksumMode === 'ENABLED' && !partial ? checksumOutput(object) : {}),
     } as GetObjectOutput;
@@ -216,9 +230,18 @@ export class ObjectHandlers {
     await requireBucket(this.deps, input.Bucket);
     const replace = input.MetadataDirective === 'REPLACE';
     if (input.MetadataDirective !== undefined && !replace && input.MetadataDirective !== 'COPY') {
-      throw new S3Error('InvalidArgument', 'Unknown metadata directive.', { ArgumentName: 'x-amz-metadata-directive', ArgumentValue: input.MetadataDirective });
+      throw new S3Error('InvalidArgument', 'Unknown metadata directive.', {
+        ArgumentName: 'x-amz-metadata-directive',
+        ArgumentValue: input.MetadataDirective,
+      });
     }
-    if (source.bucket === input.Bucket && source.key === input.Key && !replace && input.StorageClass === undefined && input.WebsiteRedirectLocation === undefined) {
+    if (
+      source.bucket === input.Bucket &&
+      source.key === input.Key &&
+      !replace &&
+      input.StorageClass === undefined &&
+      input.WebsiteRedirectLocation === undefined
+    ) {
       throw new S3Error(
         'InvalidRequest',
         "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
@@ -238,7 +261,10 @@ export class ObjectHandlers {
     if (src.checksum?.type === 'FULL_OBJECT') body.computeAlso(src.checksum.algorithm as ChecksumAlgorithm);
     if (src.size > MAX_PUT_SIZE) {
       r.stream.destroy();
-      throw new S3Error('InvalidRequest', 'The specified copy source is larger than the maximum allowable size for a copy source: 5368709120');
+      throw new S3Error(
+        'InvalidRequest',
+        'The specified copy source is larger than the maximum allowable size for a copy source: 5368709120',
+      );
     }
     const stored = await storeBody(
       this.deps,
@@ -247,7 +273,9 @@ export class ObjectHandlers {
         bucket: input.Bucket,
         key: input.Key,
         lastModified: Date.now(),
-        headers: replace ? storedHeaders(input) : { ...src.headers, ...storedHeaders({ ...contentHeadersOf(src), ...pickDefined(input) }) },
+        headers: replace
+          ? storedHeaders(input)
+          : { ...src.headers, ...storedHeaders({ ...contentHeadersOf(src), ...pickDefined(input) }) },
         userMetadata: replace ? checkUserMetadata(input.Metadata) : { ...src.userMetadata },
       },
       writePrecondition(input.IfMatch, input.IfNoneMatch, input.Key),
@@ -256,7 +284,9 @@ export class ObjectHandlers {
       CopyObjectResult: {
         ETag: stored.etag,
         LastModified: new Date(stored.lastModified),
-        ...(stored.checksum ? { [checksumMember(stored.checksum.algorithm)]: stored.checksum.value, ChecksumType: 'FULL_OBJECT' as const } : {}),
+        ...(stored.checksum
+          ? { [checksumMember(stored.checksum.algorithm)]: stored.checksum.value, ChecksumType: 'FULL_OBJECT' as const }
+          : {}),
       },
     };
   }
@@ -329,7 +359,12 @@ function listEntry(o: StoredObject, enc: (s: string) => string, owner?: { ID: st
     Size: o.size,
     StorageClass: (o.headers['storage-class'] ?? 'STANDARD') as S3Object['StorageClass'],
     ...(owner ? { Owner: owner } : {}),
-    ...(o.checksum ? { ChecksumAlgorithm: [o.checksum.algorithm as NonNullable<S3Object['ChecksumAlgorithm']>[number]], ChecksumType: o.checksum.type as S3Object['ChecksumType'] } : {}),
+    ...(o.checksum
+      ? {
+          ChecksumAlgorithm: [o.checksum.algorithm as NonNullable<S3Object['ChecksumAlgorithm']>[number]],
+          ChecksumType: o.checksum.type as S3Object['ChecksumType'],
+        }
+      : {}),
   };
 }
 
@@ -363,7 +398,8 @@ function copyPreconditions(o: StoredObject, input: CopyObjectRequest): void {
     });
   } catch (err) {
     // For a copy every failed source condition is 412, including the ones GET answers with 304.
-    if (err instanceof S3Error && err.code === 'NotModified') throw s3Error('PreconditionFailed', { Condition: 'x-amz-copy-source-If-None-Match' });
+    if (err instanceof S3Error && err.code === 'NotModified')
+      throw s3Error('PreconditionFailed', { Condition: 'x-amz-copy-source-If-None-Match' });
     throw err;
   }
 }

@@ -54,7 +54,10 @@ export class EmbeddedBlobStore implements BlobStore {
       throw new InvalidS3UriError(`object key not allowed: ${JSON.stringify(key)}`);
     }
     if (!(await this.store.getBucket(bucket))) throw new BlobNotFoundError(uri, 'NoSuchBucket');
-    const source = body instanceof Readable ? body : Readable.from([typeof body === 'string' ? Buffer.from(body) : Buffer.from(body)]);
+    const source =
+      body instanceof Readable
+        ? body
+        : Readable.from([typeof body === 'string' ? Buffer.from(body) : Buffer.from(body)]);
     const md5 = new Md5Stream();
     source.on('error', (err) => md5.destroy(err));
     const blob = await this.store.writeBlob(source.pipe(md5));
@@ -105,6 +108,11 @@ export class EmbeddedBlobStore implements BlobStore {
   }
 
   async ensureBucket(bucket: string): Promise<void> {
-    await this.store.createBucket({ name: bucket, account_id: this.owner.accountId, region: this.owner.region, created_at: Date.now() });
+    await this.store.createBucket({
+      name: bucket,
+      account_id: this.owner.accountId,
+      region: this.owner.region,
+      created_at: Date.now(),
+    });
   }
 }

@@ -26,6 +26,8 @@ export interface BlobRange {
 export class FileStore {
   private readonly blobs: string;
   private readonly tmp: string;
+  /** The 256 fan-out directories already known to exist. */
+  private readonly dirs = new Set<string>();
 
   constructor(root: string) {
     this.blobs = join(root, 'blobs');
@@ -80,7 +82,10 @@ export class FileStore {
     await fh.close();
     const dir = join(this.blobs, id.slice(0, 2));
     try {
-      await mkdir(dir, { recursive: true });
+      if (!this.dirs.has(dir)) {
+        await mkdir(dir, { recursive: true });
+        this.dirs.add(dir);
+      }
       await rename(tmpPath, this.pathOf(id));
       await syncDir(dir);
     } catch (err) {

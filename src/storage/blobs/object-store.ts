@@ -62,6 +62,18 @@ export function prefixUpperBound(p: string): string | undefined {
 
 const isEnoent = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
 
+interface PendingCommit {
+  readonly o: StoredObject;
+  readonly check: ((existing: StoredObject | undefined) => void) | undefined;
+  resolve(ok: boolean): void;
+  reject(err: unknown): void;
+}
+
+type CommitOutcome =
+  | { kind: 'ok'; replaced: StoredObject | undefined }
+  | { kind: 'no-bucket' }
+  | { kind: 'refused'; error: unknown };
+
 /** Beyond this many segments an object's blobs are opened one at a time while streaming. */
 const OPEN_AHEAD = 256;
 
@@ -132,28 +144,80 @@ export class LocalObjectStore {
   /**
    * Makes an object visible, replacing any object at its key. Returns false (and discards its
    * blobs) when the bucket no longer exists; `check` may refuse the write by throwing.
+   * Commits that arrive while one is running are grouped into the next transaction: a commit's
+   * cost is mostly the fsync of the database log, and one fsync can cover many uploads.
    */
-  async commitObject(o: StoredObject, check?: (existing: StoredObject | undefined) => void): Promise<boolean> {
-    let replaced: StoredObject | undefined;
-    let ok = false;
+  commitObject(o: StoredObject, check?: (existing: StoredObject | undefined) => void): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.commitQueue.push({ o, check, resolve, reject });
+      if (!this.committing) void this.drainCommits();
+    });
+  }
+
+  private readonly commitQueue: PendingCommit[] = [];
+  private committing = false;
+
+  private async drainCommits(): Promise<void> {
+    this.committing = true;
     try {
-      ok = await this.db.transaction(async (tx) => {
-        if (!(await this.buckets.getForWrite(tx, o.bucket))) return false;
-        // Conditional writes (If-None-Match: *) are decided against what is stored now, not at request start.
-        if (check) check(await this.objects.get(tx, o.bucket, o.key));
-        replaced = await this.objects.put(tx, o);
-        return true;
+      while (this.commitQueue.length > 0) {
+        // One turn of the event loop lets uploads whose bytes just finished join this group
+        // (SQLite's commit blocks the loop while it syncs, so they arrive in bursts).
+        await new Promise((resolve) => setImmediate(resolve));
+        await this.commitBatch(this.commitQueue.splice(0, 128));
+      }
+    } finally {
+      this.committing = false;
+    }
+  }
+
+  private async commitBatch(batch: PendingCommit[]): Promise<void> {
+    let outcomes: CommitOutcome[];
+    try {
+      outcomes = await this.db.transaction(async (tx) => {
+        const out: CommitOutcome[] = [];
+        for (const { o, check } of batch) {
+          if (!(await this.buckets.getForWrite(tx, o.bucket))) {
+            out.push({ kind: 'no-bucket' });
+            continue;
+          }
+          // Conditional writes (If-None-Match: *) are decided against what is stored now, not at request start.
+          if (check) {
+            try {
+              check(await this.objects.get(tx, o.bucket, o.key));
+            } catch (error) {
+              out.push({ kind: 'refused', error });
+              continue;
+            }
+          }
+          out.push({ kind: 'ok', replaced: await this.objects.put(tx, o) });
+        }
+        return out;
       });
     } catch (err) {
-      await this.discard(o.segments.map(([id]) => id)).catch(() => {});
-      throw err;
+      // A failed statement aborts the whole group: commit each alone so only the culprit fails.
+      if (batch.length > 1) {
+        for (const item of batch) await this.commitBatch([item]);
+        return;
+      }
+      outcomes = [{ kind: 'refused', error: err }];
     }
-    if (!ok) {
-      await this.discard(o.segments.map(([id]) => id));
-      return false;
-    }
-    if (replaced) await this.discardReplaced(replaced, o);
-    return true;
+    // Settle without holding up the next group: removing files is not part of the commit.
+    batch.forEach((item, i) => {
+      const r = outcomes[i]!;
+      const blobs = item.o.segments.map(([id]) => id);
+      if (r.kind === 'ok') {
+        const done = r.replaced ? this.discardReplaced(r.replaced, item.o) : Promise.resolve();
+        done.then(
+          () => item.resolve(true),
+          () => item.resolve(true),
+        );
+      } else {
+        this.discard(blobs)
+          .catch(() => {})
+          .then(() => (r.kind === 'no-bucket' ? item.resolve(false) : item.reject(r.error)));
+      }
+    });
   }
 
   /** Blobs of `old` that `current` does not reuse. */
@@ -198,7 +262,10 @@ export class LocalObjectStore {
       const segEnd = offset + size - 1;
       offset += size;
       if (size === 0 || segEnd < start || segStart > end) continue;
-      pieces.push({ id, range: { start: Math.max(start, segStart) - segStart, end: Math.min(end, segEnd) - segStart } });
+      pieces.push({
+        id,
+        range: { start: Math.max(start, segStart) - segStart, end: Math.min(end, segEnd) - segStart },
+      });
     }
     if (pieces.length === 0 || end < start) return ReadableStream.from([]);
     if (pieces.length === 1) return this.files.openRead(pieces[0]!.id, pieces[0]!.range);
@@ -387,7 +454,14 @@ export class LocalObjectStore {
     let lastId: string | undefined;
     const q: Queryable = this.db;
     for (;;) {
-      const batch = await this.uploads.page(q, bucket, { prefix, below, afterKey, afterUploadId, atOrAfterKey, limit: 1000 });
+      const batch = await this.uploads.page(q, bucket, {
+        prefix,
+        below,
+        afterKey,
+        afterUploadId,
+        atOrAfterKey,
+        limit: 1000,
+      });
       let jumped = false;
       for (const u of batch) {
         let cp: string | undefined;

@@ -12,6 +12,7 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -47,7 +48,11 @@ const notFound = (err: unknown): 'NoSuchBucket' | 'NoSuchKey' | undefined => {
 };
 
 /** Reads up to `size` bytes from an async iterator of chunks, keeping the remainder for the next call. */
-async function fill(it: AsyncIterator<Buffer>, carry: Buffer[], size: number): Promise<{ data: Buffer; done: boolean }> {
+async function fill(
+  it: AsyncIterator<Buffer>,
+  carry: Buffer[],
+  size: number,
+): Promise<{ data: Buffer; done: boolean }> {
   const parts = carry.splice(0);
   let n = parts.reduce((a, b) => a + b.length, 0);
   let done = false;
@@ -79,7 +84,17 @@ export class S3BlobStore implements BlobStore {
     });
   }
 
-  private info(bucket: string, key: string, o: { ContentLength?: number; ETag?: string; LastModified?: Date; ContentType?: string; Metadata?: Record<string, string> }): BlobInfo {
+  private info(
+    bucket: string,
+    key: string,
+    o: {
+      ContentLength?: number;
+      ETag?: string;
+      LastModified?: Date;
+      ContentType?: string;
+      Metadata?: Record<string, string>;
+    },
+  ): BlobInfo {
     return {
       bucket,
       key,
@@ -93,7 +108,12 @@ export class S3BlobStore implements BlobStore {
 
   async put(uri: string, body: Readable | Uint8Array | string, options: PutBlobOptions = {}): Promise<BlobInfo> {
     const { bucket, key } = objectLocation(uri);
-    const common = { Bucket: bucket, Key: key, ContentType: options.contentType, Metadata: options.metadata ? { ...options.metadata } : undefined };
+    const common = {
+      Bucket: bucket,
+      Key: key,
+      ContentType: options.contentType,
+      Metadata: options.metadata ? { ...options.metadata } : undefined,
+    };
     try {
       if (!(body instanceof Readable)) {
         const data = typeof body === 'string' ? Buffer.from(body) : body;
@@ -104,7 +124,9 @@ export class S3BlobStore implements BlobStore {
         const carry: Buffer[] = [];
         const first = await fill(it, carry, PART_SIZE);
         if (first.done) {
-          await this.client.send(new PutObjectCommand({ ...common, Body: first.data, ContentLength: first.data.length }));
+          await this.client.send(
+            new PutObjectCommand({ ...common, Body: first.data, ContentLength: first.data.length }),
+          );
         } else {
           const { UploadId } = await this.client.send(new CreateMultipartUploadCommand(common));
           try {
@@ -112,16 +134,32 @@ export class S3BlobStore implements BlobStore {
             let chunk = first;
             for (let n = 1; ; n++) {
               const r = await this.client.send(
-                new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: n, Body: chunk.data, ContentLength: chunk.data.length }),
+                new UploadPartCommand({
+                  Bucket: bucket,
+                  Key: key,
+                  UploadId,
+                  PartNumber: n,
+                  Body: chunk.data,
+                  ContentLength: chunk.data.length,
+                }),
               );
               parts.push({ PartNumber: n, ETag: r.ETag! });
               if (chunk.done) break;
               chunk = await fill(it, carry, PART_SIZE);
               if (chunk.data.length === 0) break;
             }
-            await this.client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }));
+            await this.client.send(
+              new CompleteMultipartUploadCommand({
+                Bucket: bucket,
+                Key: key,
+                UploadId,
+                MultipartUpload: { Parts: parts },
+              }),
+            );
           } catch (err) {
-            await this.client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId })).catch(() => {});
+            await this.client
+              .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId }))
+              .catch(() => {});
             throw err;
           }
         }
@@ -139,7 +177,11 @@ export class S3BlobStore implements BlobStore {
     const { bucket, key } = objectLocation(uri);
     try {
       const r = await this.client.send(
-        new GetObjectCommand({ Bucket: bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {}) }),
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          ...(range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {}),
+        }),
       );
       return r.Body as Readable;
     } catch (err) {
@@ -164,15 +206,24 @@ export class S3BlobStore implements BlobStore {
     const { bucket, key: prefix } = parseS3Uri(uriPrefix);
     let token: string | undefined;
     do {
-      let page;
+      let page: ListObjectsV2CommandOutput;
       try {
-        page = await this.client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, ContinuationToken: token }));
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, ContinuationToken: token }),
+        );
       } catch (err) {
         if (notFound(err) === 'NoSuchBucket') throw new BlobNotFoundError(uriPrefix, 'NoSuchBucket');
         throw err;
       }
       for (const o of page.Contents ?? []) {
-        yield { bucket, key: o.Key!, size: o.Size ?? 0, etag: o.ETag ?? '', lastModified: o.LastModified ?? new Date(0), metadata: {} };
+        yield {
+          bucket,
+          key: o.Key!,
+          size: o.Size ?? 0,
+          etag: o.ETag ?? '',
+          lastModified: o.LastModified ?? new Date(0),
+          metadata: {},
+        };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

@@ -20,7 +20,10 @@ export class S3BucketRepository {
   }
 
   async get(q: Queryable, name: string): Promise<BucketRow | undefined> {
-    return q.get<BucketRow & Record<string, unknown>>(`SELECT name, account_id, region, created_at FROM s3_buckets WHERE name = ?`, [name]);
+    return q.get<BucketRow & Record<string, unknown>>(
+      `SELECT name, account_id, region, created_at FROM s3_buckets WHERE name = ?`,
+      [name],
+    );
   }
 
   /**
@@ -49,7 +52,11 @@ export class S3BucketRepository {
   }
 
   /** Buckets of an account in name order, after `after` (exclusive). */
-  async list(q: Queryable, accountId: string, opts: { prefix?: string; after?: string; limit: number }): Promise<BucketRow[]> {
+  async list(
+    q: Queryable,
+    accountId: string,
+    opts: { prefix?: string; after?: string; limit: number },
+  ): Promise<BucketRow[]> {
     const where = ['account_id = ?'];
     const params: (string | number)[] = [accountId];
     if (opts.after !== undefined) {

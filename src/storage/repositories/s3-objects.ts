@@ -50,7 +50,13 @@ function fromRow(r: Row): StoredObject {
     headers: JSON.parse(r.headers),
     userMetadata: JSON.parse(r.user_metadata),
     ...(r.checksum_algorithm && r.checksum_value
-      ? { checksum: { algorithm: r.checksum_algorithm, value: r.checksum_value, type: r.checksum_type ?? 'FULL_OBJECT' } }
+      ? {
+          checksum: {
+            algorithm: r.checksum_algorithm,
+            value: r.checksum_value,
+            type: r.checksum_type ?? 'FULL_OBJECT',
+          },
+        }
       : {}),
     ...(r.parts_count !== null && r.parts_count !== undefined ? { partsCount: Number(r.parts_count) } : {}),
     segments: JSON.parse(r.segments),
@@ -77,7 +83,10 @@ export type ListFrom = { readonly after: string } | { readonly atOrAfter: string
 
 export class S3ObjectRepository {
   async get(q: Queryable, bucket: string, key: string): Promise<StoredObject | undefined> {
-    const r = await q.get<Row & Record<string, unknown>>(`SELECT ${COLUMNS} FROM s3_objects WHERE bucket = ? AND object_key = ?`, [bucket, key]);
+    const r = await q.get<Row & Record<string, unknown>>(
+      `SELECT ${COLUMNS} FROM s3_objects WHERE bucket = ? AND object_key = ?`,
+      [bucket, key],
+    );
     return r && fromRow(r);
   }
 

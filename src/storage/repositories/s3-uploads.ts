@@ -77,7 +77,10 @@ export class S3UploadRepository {
   }
 
   async get(q: Queryable, uploadId: string): Promise<UploadRow | undefined> {
-    const r = await q.get<RawUpload & Record<string, unknown>>(`SELECT ${UPLOAD_COLUMNS} FROM s3_uploads WHERE upload_id = ?`, [uploadId]);
+    const r = await q.get<RawUpload & Record<string, unknown>>(
+      `SELECT ${UPLOAD_COLUMNS} FROM s3_uploads WHERE upload_id = ?`,
+      [uploadId],
+    );
     return r && upload(r);
   }
 
@@ -112,11 +115,10 @@ export class S3UploadRepository {
       );
       return part(prev);
     }
-    await q.run(`INSERT INTO s3_parts (upload_id, part_number, size, etag, blob_id, checksum_value, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
-      uploadId,
-      p.partNumber,
-      ...values,
-    ]);
+    await q.run(
+      `INSERT INTO s3_parts (upload_id, part_number, size, etag, blob_id, checksum_value, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [uploadId, p.partNumber, ...values],
+    );
     return undefined;
   }
 
@@ -133,7 +135,14 @@ export class S3UploadRepository {
   async page(
     q: Queryable,
     bucket: string,
-    opts: { prefix?: string; below?: string; afterKey?: string; afterUploadId?: string; atOrAfterKey?: string; limit: number },
+    opts: {
+      prefix?: string;
+      below?: string;
+      afterKey?: string;
+      afterUploadId?: string;
+      atOrAfterKey?: string;
+      limit: number;
+    },
   ): Promise<UploadRow[]> {
     const where = ['bucket = ?'];
     const p: SqlValue[] = [bucket];
