@@ -22,7 +22,7 @@ export async function load(args: ThreadLoadArgs): Promise<ThreadModel> {
       }
       if (body === 'hang') for (;;) {}
       if (body === 'oom') {
-        for (;;) held.push(new Array(1024 * 64).fill({ x: Math.random() }));
+        for (;;) held.push(new Array(1 << 20).fill(held.length)); // 8 MB a step: the heap fills fast
       }
       if (body.startsWith('sleep:')) await new Promise((r) => setTimeout(r, Number(body.slice(6))));
       if (body.startsWith('fail:')) throw new ContainerFailure('response', Number(body.slice(5)), 'failure requested');
