@@ -3,17 +3,22 @@
 /* eslint-disable */
 
 import type { RequestContext } from '../../protocol/context.js';
-import type { AddAssociationRequest, AddAssociationResponse, AddTagsInput, AddTagsOutput, AssociateTrialComponentRequest, AssociateTrialComponentResponse, CreateActionRequest, CreateActionResponse, CreateArtifactRequest, CreateArtifactResponse, CreateContextRequest, CreateContextResponse, CreateExperimentRequest, CreateExperimentResponse, CreateModelPackageGroupInput, CreateModelPackageGroupOutput, CreateTrialComponentRequest, CreateTrialComponentResponse, CreateTrialRequest, CreateTrialResponse, DeleteActionRequest, DeleteActionResponse, DeleteArtifactRequest, DeleteArtifactResponse, DeleteAssociationRequest, DeleteAssociationResponse, DeleteContextRequest, DeleteContextResponse, DeleteExperimentRequest, DeleteExperimentResponse, DeleteModelPackageGroupInput, DeleteTagsInput, DeleteTagsOutput, DeleteTrialComponentRequest, DeleteTrialComponentResponse, DeleteTrialRequest, DeleteTrialResponse, DescribeActionRequest, DescribeActionResponse, DescribeArtifactRequest, DescribeArtifactResponse, DescribeContextRequest, DescribeContextResponse, DescribeExperimentRequest, DescribeExperimentResponse, DescribeModelPackageGroupInput, DescribeModelPackageGroupOutput, DescribeTrialComponentRequest, DescribeTrialComponentResponse, DescribeTrialRequest, DescribeTrialResponse, DisassociateTrialComponentRequest, DisassociateTrialComponentResponse, ListActionsRequest, ListActionsResponse, ListArtifactsRequest, ListArtifactsResponse, ListAssociationsRequest, ListAssociationsResponse, ListContextsRequest, ListContextsResponse, ListExperimentsRequest, ListExperimentsResponse, ListModelPackageGroupsInput, ListModelPackageGroupsOutput, ListTagsInput, ListTagsOutput, ListTrialComponentsRequest, ListTrialComponentsResponse, ListTrialsRequest, ListTrialsResponse, QueryLineageRequest, QueryLineageResponse, UpdateActionRequest, UpdateActionResponse, UpdateArtifactRequest, UpdateArtifactResponse, UpdateContextRequest, UpdateContextResponse, UpdateExperimentRequest, UpdateExperimentResponse, UpdateTrialComponentRequest, UpdateTrialComponentResponse, UpdateTrialRequest, UpdateTrialResponse } from './shapes.js';
+import type { AddAssociationRequest, AddAssociationResponse, AddTagsInput, AddTagsOutput, AssociateTrialComponentRequest, AssociateTrialComponentResponse, BatchDescribeModelPackageInput, BatchDescribeModelPackageOutput, CreateActionRequest, CreateActionResponse, CreateArtifactRequest, CreateArtifactResponse, CreateContextRequest, CreateContextResponse, CreateEndpointConfigInput, CreateEndpointConfigOutput, CreateEndpointInput, CreateEndpointOutput, CreateExperimentRequest, CreateExperimentResponse, CreateModelInput, CreateModelOutput, CreateModelPackageGroupInput, CreateModelPackageGroupOutput, CreateModelPackageInput, CreateModelPackageOutput, CreateTrialComponentRequest, CreateTrialComponentResponse, CreateTrialRequest, CreateTrialResponse, DeleteActionRequest, DeleteActionResponse, DeleteArtifactRequest, DeleteArtifactResponse, DeleteAssociationRequest, DeleteAssociationResponse, DeleteContextRequest, DeleteContextResponse, DeleteEndpointConfigInput, DeleteEndpointInput, DeleteExperimentRequest, DeleteExperimentResponse, DeleteModelInput, DeleteModelPackageGroupInput, DeleteModelPackageInput, DeleteTagsInput, DeleteTagsOutput, DeleteTrialComponentRequest, DeleteTrialComponentResponse, DeleteTrialRequest, DeleteTrialResponse, DescribeActionRequest, DescribeActionResponse, DescribeArtifactRequest, DescribeArtifactResponse, DescribeContextRequest, DescribeContextResponse, DescribeEndpointConfigInput, DescribeEndpointConfigOutput, DescribeEndpointInput, DescribeEndpointOutput, DescribeExperimentRequest, DescribeExperimentResponse, DescribeModelInput, DescribeModelOutput, DescribeModelPackageGroupInput, DescribeModelPackageGroupOutput, DescribeModelPackageInput, DescribeModelPackageOutput, DescribeTrialComponentRequest, DescribeTrialComponentResponse, DescribeTrialRequest, DescribeTrialResponse, DisassociateTrialComponentRequest, DisassociateTrialComponentResponse, ListActionsRequest, ListActionsResponse, ListArtifactsRequest, ListArtifactsResponse, ListAssociationsRequest, ListAssociationsResponse, ListContextsRequest, ListContextsResponse, ListEndpointConfigsInput, ListEndpointConfigsOutput, ListEndpointsInput, ListEndpointsOutput, ListExperimentsRequest, ListExperimentsResponse, ListModelPackageGroupsInput, ListModelPackageGroupsOutput, ListModelPackagesInput, ListModelPackagesOutput, ListModelsInput, ListModelsOutput, ListTagsInput, ListTagsOutput, ListTrialComponentsRequest, ListTrialComponentsResponse, ListTrialsRequest, ListTrialsResponse, QueryLineageRequest, QueryLineageResponse, UpdateActionRequest, UpdateActionResponse, UpdateArtifactRequest, UpdateArtifactResponse, UpdateContextRequest, UpdateContextResponse, UpdateEndpointInput, UpdateEndpointOutput, UpdateExperimentRequest, UpdateExperimentResponse, UpdateModelPackageInput, UpdateModelPackageOutput, UpdateTrialComponentRequest, UpdateTrialComponentResponse, UpdateTrialRequest, UpdateTrialResponse } from './shapes.js';
 
 /** One method per served operation; the protocol layer validates input before calling it. */
 export interface SageMakerHandlers {
   addAssociation(input: AddAssociationRequest, ctx: RequestContext): Promise<AddAssociationResponse>;
   addTags(input: AddTagsInput, ctx: RequestContext): Promise<AddTagsOutput>;
   associateTrialComponent(input: AssociateTrialComponentRequest, ctx: RequestContext): Promise<AssociateTrialComponentResponse>;
+  batchDescribeModelPackage(input: BatchDescribeModelPackageInput, ctx: RequestContext): Promise<BatchDescribeModelPackageOutput>;
   createAction(input: CreateActionRequest, ctx: RequestContext): Promise<CreateActionResponse>;
   createArtifact(input: CreateArtifactRequest, ctx: RequestContext): Promise<CreateArtifactResponse>;
   createContext(input: CreateContextRequest, ctx: RequestContext): Promise<CreateContextResponse>;
+  createEndpoint(input: CreateEndpointInput, ctx: RequestContext): Promise<CreateEndpointOutput>;
+  createEndpointConfig(input: CreateEndpointConfigInput, ctx: RequestContext): Promise<CreateEndpointConfigOutput>;
   createExperiment(input: CreateExperimentRequest, ctx: RequestContext): Promise<CreateExperimentResponse>;
+  createModel(input: CreateModelInput, ctx: RequestContext): Promise<CreateModelOutput>;
+  createModelPackage(input: CreateModelPackageInput, ctx: RequestContext): Promise<CreateModelPackageOutput>;
   createModelPackageGroup(input: CreateModelPackageGroupInput, ctx: RequestContext): Promise<CreateModelPackageGroupOutput>;
   createTrial(input: CreateTrialRequest, ctx: RequestContext): Promise<CreateTrialResponse>;
   createTrialComponent(input: CreateTrialComponentRequest, ctx: RequestContext): Promise<CreateTrialComponentResponse>;
@@ -21,7 +26,11 @@ export interface SageMakerHandlers {
   deleteArtifact(input: DeleteArtifactRequest, ctx: RequestContext): Promise<DeleteArtifactResponse>;
   deleteAssociation(input: DeleteAssociationRequest, ctx: RequestContext): Promise<DeleteAssociationResponse>;
   deleteContext(input: DeleteContextRequest, ctx: RequestContext): Promise<DeleteContextResponse>;
+  deleteEndpoint(input: DeleteEndpointInput, ctx: RequestContext): Promise<void>;
+  deleteEndpointConfig(input: DeleteEndpointConfigInput, ctx: RequestContext): Promise<void>;
   deleteExperiment(input: DeleteExperimentRequest, ctx: RequestContext): Promise<DeleteExperimentResponse>;
+  deleteModel(input: DeleteModelInput, ctx: RequestContext): Promise<void>;
+  deleteModelPackage(input: DeleteModelPackageInput, ctx: RequestContext): Promise<void>;
   deleteModelPackageGroup(input: DeleteModelPackageGroupInput, ctx: RequestContext): Promise<void>;
   deleteTags(input: DeleteTagsInput, ctx: RequestContext): Promise<DeleteTagsOutput>;
   deleteTrial(input: DeleteTrialRequest, ctx: RequestContext): Promise<DeleteTrialResponse>;
@@ -29,7 +38,11 @@ export interface SageMakerHandlers {
   describeAction(input: DescribeActionRequest, ctx: RequestContext): Promise<DescribeActionResponse>;
   describeArtifact(input: DescribeArtifactRequest, ctx: RequestContext): Promise<DescribeArtifactResponse>;
   describeContext(input: DescribeContextRequest, ctx: RequestContext): Promise<DescribeContextResponse>;
+  describeEndpoint(input: DescribeEndpointInput, ctx: RequestContext): Promise<DescribeEndpointOutput>;
+  describeEndpointConfig(input: DescribeEndpointConfigInput, ctx: RequestContext): Promise<DescribeEndpointConfigOutput>;
   describeExperiment(input: DescribeExperimentRequest, ctx: RequestContext): Promise<DescribeExperimentResponse>;
+  describeModel(input: DescribeModelInput, ctx: RequestContext): Promise<DescribeModelOutput>;
+  describeModelPackage(input: DescribeModelPackageInput, ctx: RequestContext): Promise<DescribeModelPackageOutput>;
   describeModelPackageGroup(input: DescribeModelPackageGroupInput, ctx: RequestContext): Promise<DescribeModelPackageGroupOutput>;
   describeTrial(input: DescribeTrialRequest, ctx: RequestContext): Promise<DescribeTrialResponse>;
   describeTrialComponent(input: DescribeTrialComponentRequest, ctx: RequestContext): Promise<DescribeTrialComponentResponse>;
@@ -38,8 +51,12 @@ export interface SageMakerHandlers {
   listArtifacts(input: ListArtifactsRequest, ctx: RequestContext): Promise<ListArtifactsResponse>;
   listAssociations(input: ListAssociationsRequest, ctx: RequestContext): Promise<ListAssociationsResponse>;
   listContexts(input: ListContextsRequest, ctx: RequestContext): Promise<ListContextsResponse>;
+  listEndpointConfigs(input: ListEndpointConfigsInput, ctx: RequestContext): Promise<ListEndpointConfigsOutput>;
+  listEndpoints(input: ListEndpointsInput, ctx: RequestContext): Promise<ListEndpointsOutput>;
   listExperiments(input: ListExperimentsRequest, ctx: RequestContext): Promise<ListExperimentsResponse>;
   listModelPackageGroups(input: ListModelPackageGroupsInput, ctx: RequestContext): Promise<ListModelPackageGroupsOutput>;
+  listModelPackages(input: ListModelPackagesInput, ctx: RequestContext): Promise<ListModelPackagesOutput>;
+  listModels(input: ListModelsInput, ctx: RequestContext): Promise<ListModelsOutput>;
   listTags(input: ListTagsInput, ctx: RequestContext): Promise<ListTagsOutput>;
   listTrialComponents(input: ListTrialComponentsRequest, ctx: RequestContext): Promise<ListTrialComponentsResponse>;
   listTrials(input: ListTrialsRequest, ctx: RequestContext): Promise<ListTrialsResponse>;
@@ -47,7 +64,9 @@ export interface SageMakerHandlers {
   updateAction(input: UpdateActionRequest, ctx: RequestContext): Promise<UpdateActionResponse>;
   updateArtifact(input: UpdateArtifactRequest, ctx: RequestContext): Promise<UpdateArtifactResponse>;
   updateContext(input: UpdateContextRequest, ctx: RequestContext): Promise<UpdateContextResponse>;
+  updateEndpoint(input: UpdateEndpointInput, ctx: RequestContext): Promise<UpdateEndpointOutput>;
   updateExperiment(input: UpdateExperimentRequest, ctx: RequestContext): Promise<UpdateExperimentResponse>;
+  updateModelPackage(input: UpdateModelPackageInput, ctx: RequestContext): Promise<UpdateModelPackageOutput>;
   updateTrial(input: UpdateTrialRequest, ctx: RequestContext): Promise<UpdateTrialResponse>;
   updateTrialComponent(input: UpdateTrialComponentRequest, ctx: RequestContext): Promise<UpdateTrialComponentResponse>;
 }

@@ -42,6 +42,36 @@ export interface AddTagsOutput {
   Tags?: Tag[];
 }
 
+export interface AdditionalInferenceSpecificationDefinition {
+  Name: string;
+  Description?: string;
+  Containers: ModelPackageContainerDefinition[];
+  SupportedTransformInstanceTypes?: TransformInstanceType[];
+  SupportedRealtimeInferenceInstanceTypes?: ProductionVariantInstanceType[];
+  SupportedContentTypes?: string[];
+  SupportedResponseMIMETypes?: string[];
+}
+
+export interface AdditionalModelDataSource {
+  ChannelName: string;
+  S3DataSource: S3ModelDataSource;
+}
+
+export interface AdditionalS3DataSource {
+  S3DataType: AdditionalS3DataSourceDataType;
+  S3Uri: string;
+  CompressionType?: CompressionType;
+  ETag?: string;
+}
+
+export type AdditionalS3DataSourceDataType = "S3Object" | "S3Prefix";
+
+export const AdditionalS3DataSourceDataTypeValues = ["S3Object", "S3Prefix"] as const;
+
+export interface Alarm {
+  AlarmName?: string;
+}
+
 export interface ArtifactSource {
   SourceUri: string;
   SourceTypes?: ArtifactSourceType[];
@@ -64,6 +94,10 @@ export interface ArtifactSummary {
   CreationTime?: Date;
   LastModifiedTime?: Date;
 }
+
+export type AssemblyType = "None" | "Line";
+
+export const AssemblyTypeValues = ["None", "Line"] as const;
 
 export interface AssociateTrialComponentRequest {
   TrialComponentName: string;
@@ -91,9 +125,195 @@ export interface AssociationSummary {
   CreatedBy?: UserContext;
 }
 
+export interface AsyncInferenceClientConfig {
+  MaxConcurrentInvocationsPerInstance?: number;
+}
+
+export interface AsyncInferenceConfig {
+  ClientConfig?: AsyncInferenceClientConfig;
+  OutputConfig: AsyncInferenceOutputConfig;
+}
+
+export interface AsyncInferenceNotificationConfig {
+  SuccessTopic?: string;
+  ErrorTopic?: string;
+  IncludeInferenceResponseIn?: AsyncNotificationTopicTypes[];
+}
+
+export interface AsyncInferenceOutputConfig {
+  KmsKeyId?: string;
+  S3OutputPath?: string;
+  NotificationConfig?: AsyncInferenceNotificationConfig;
+  S3FailurePath?: string;
+}
+
+export type AsyncNotificationTopicTypes = "SUCCESS_NOTIFICATION_TOPIC" | "ERROR_NOTIFICATION_TOPIC";
+
+export const AsyncNotificationTopicTypesValues = ["SUCCESS_NOTIFICATION_TOPIC", "ERROR_NOTIFICATION_TOPIC"] as const;
+
+export interface AutoRollbackConfig {
+  Alarms?: Alarm[];
+}
+
+export interface BaseModel {
+  HubContentName?: string;
+  HubContentVersion?: string;
+  RecipeName?: string;
+}
+
+export interface BatchDescribeModelPackageError {
+  ErrorCode: string;
+  ErrorResponse: string;
+}
+
+export interface BatchDescribeModelPackageInput {
+  ModelPackageArnList: string[];
+}
+
+export interface BatchDescribeModelPackageOutput {
+  ModelPackageSummaries?: Record<string, BatchDescribeModelPackageSummary>;
+  BatchDescribeModelPackageErrorMap?: Record<string, BatchDescribeModelPackageError>;
+}
+
+export interface BatchDescribeModelPackageSummary {
+  ModelPackageGroupName: string;
+  ModelPackageVersion?: number;
+  ModelPackageArn: string;
+  ModelPackageDescription?: string;
+  CreationTime: Date;
+  InferenceSpecification: InferenceSpecification;
+  ModelPackageStatus: ModelPackageStatus;
+  ModelApprovalStatus?: ModelApprovalStatus;
+  ModelPackageRegistrationType?: ModelPackageRegistrationType;
+}
+
+export type BatchStrategy = "MultiRecord" | "SingleRecord";
+
+export const BatchStrategyValues = ["MultiRecord", "SingleRecord"] as const;
+
+export interface Bias {
+  Report?: MetricsSource;
+  PreTrainingReport?: MetricsSource;
+  PostTrainingReport?: MetricsSource;
+}
+
+export interface BlueGreenUpdatePolicy {
+  TrafficRoutingConfiguration: TrafficRoutingConfig;
+  TerminationWaitInSeconds?: number;
+  MaximumExecutionTimeoutInSeconds?: number;
+}
+
+export type CapacityReservationPreference = "capacity-reservations-only";
+
+export const CapacityReservationPreferenceValues = ["capacity-reservations-only"] as const;
+
+export interface CapacitySize {
+  Type: CapacitySizeType;
+  Value: number;
+}
+
+export type CapacitySizeType = "INSTANCE_COUNT" | "CAPACITY_PERCENT";
+
+export const CapacitySizeTypeValues = ["INSTANCE_COUNT", "CAPACITY_PERCENT"] as const;
+
+export interface CaptureContentTypeHeader {
+  CsvContentTypes?: string[];
+  JsonContentTypes?: string[];
+}
+
+export type CaptureMode = "Input" | "Output" | "InputAndOutput";
+
+export const CaptureModeValues = ["Input", "Output", "InputAndOutput"] as const;
+
+export interface CaptureOption {
+  CaptureMode: CaptureMode;
+}
+
+export type CaptureStatus = "Started" | "Stopped";
+
+export const CaptureStatusValues = ["Started", "Stopped"] as const;
+
+export interface ClarifyExplainerConfig {
+  EnableExplanations?: string;
+  InferenceConfig?: ClarifyInferenceConfig;
+  ShapConfig: ClarifyShapConfig;
+}
+
+export type ClarifyFeatureType = "numerical" | "categorical" | "text";
+
+export const ClarifyFeatureTypeValues = ["numerical", "categorical", "text"] as const;
+
+export interface ClarifyInferenceConfig {
+  FeaturesAttribute?: string;
+  ContentTemplate?: string;
+  MaxRecordCount?: number;
+  MaxPayloadInMB?: number;
+  ProbabilityIndex?: number;
+  LabelIndex?: number;
+  ProbabilityAttribute?: string;
+  LabelAttribute?: string;
+  LabelHeaders?: string[];
+  FeatureHeaders?: string[];
+  FeatureTypes?: ClarifyFeatureType[];
+}
+
+export interface ClarifyShapBaselineConfig {
+  MimeType?: string;
+  ShapBaseline?: string;
+  ShapBaselineUri?: string;
+}
+
+export interface ClarifyShapConfig {
+  ShapBaselineConfig: ClarifyShapBaselineConfig;
+  NumberOfSamples?: number;
+  UseLogit?: boolean;
+  Seed?: number;
+  TextConfig?: ClarifyTextConfig;
+}
+
+export interface ClarifyTextConfig {
+  Language: ClarifyTextLanguage;
+  Granularity: ClarifyTextGranularity;
+}
+
+export type ClarifyTextGranularity = "token" | "sentence" | "paragraph";
+
+export const ClarifyTextGranularityValues = ["token", "sentence", "paragraph"] as const;
+
+export type ClarifyTextLanguage = "af" | "sq" | "ar" | "hy" | "eu" | "bn" | "bg" | "ca" | "zh" | "hr" | "cs" | "da" | "nl" | "en" | "et" | "fi" | "fr" | "de" | "el" | "gu" | "he" | "hi" | "hu" | "is" | "id" | "ga" | "it" | "kn" | "ky" | "lv" | "lt" | "lb" | "mk" | "ml" | "mr" | "ne" | "nb" | "fa" | "pl" | "pt" | "ro" | "ru" | "sa" | "sr" | "tn" | "si" | "sk" | "sl" | "es" | "sv" | "tl" | "ta" | "tt" | "te" | "tr" | "uk" | "ur" | "yo" | "lij" | "xx";
+
+export const ClarifyTextLanguageValues = ["af", "sq", "ar", "hy", "eu", "bn", "bg", "ca", "zh", "hr", "cs", "da", "nl", "en", "et", "fi", "fr", "de", "el", "gu", "he", "hi", "hu", "is", "id", "ga", "it", "kn", "ky", "lv", "lt", "lb", "mk", "ml", "mr", "ne", "nb", "fa", "pl", "pt", "ro", "ru", "sa", "sr", "tn", "si", "sk", "sl", "es", "sv", "tl", "ta", "tt", "te", "tr", "uk", "ur", "yo", "lij", "xx"] as const;
+
+export type CompressionType = "None" | "Gzip";
+
+export const CompressionTypeValues = ["None", "Gzip"] as const;
+
 export interface ConflictException {
   Message?: string;
 }
+
+export interface ContainerDefinition {
+  ContainerHostname?: string;
+  Image?: string;
+  ImageConfig?: ImageConfig;
+  Mode?: ContainerMode;
+  ModelDataUrl?: string;
+  ModelDataSource?: ModelDataSource;
+  AdditionalModelDataSources?: AdditionalModelDataSource[];
+  Environment?: Record<string, string>;
+  ModelPackageName?: string;
+  InferenceSpecificationName?: string;
+  MultiModelConfig?: MultiModelConfig;
+  ContainerMetricsConfig?: ContainerMetricsConfig;
+}
+
+export interface ContainerMetricsConfig {
+  MetricsEndpoints?: MetricsEndpoint[];
+}
+
+export type ContainerMode = "SingleModel" | "MultiModel";
+
+export const ContainerModeValues = ["SingleModel", "MultiModel"] as const;
 
 export interface ContextSource {
   SourceUri: string;
@@ -151,6 +371,36 @@ export interface CreateContextResponse {
   ContextArn?: string;
 }
 
+export interface CreateEndpointConfigInput {
+  EndpointConfigName: string;
+  ProductionVariants: ProductionVariant[];
+  DataCaptureConfig?: DataCaptureConfig;
+  Tags?: Tag[];
+  KmsKeyId?: string;
+  AsyncInferenceConfig?: AsyncInferenceConfig;
+  ExplainerConfig?: ExplainerConfig;
+  ShadowProductionVariants?: ProductionVariant[];
+  ExecutionRoleArn?: string;
+  VpcConfig?: VpcConfig;
+  EnableNetworkIsolation?: boolean;
+  MetricsConfig?: MetricsConfig;
+}
+
+export interface CreateEndpointConfigOutput {
+  EndpointConfigArn: string;
+}
+
+export interface CreateEndpointInput {
+  EndpointName: string;
+  EndpointConfigName: string;
+  DeploymentConfig?: DeploymentConfig;
+  Tags?: Tag[];
+}
+
+export interface CreateEndpointOutput {
+  EndpointArn: string;
+}
+
 export interface CreateExperimentRequest {
   ExperimentName: string;
   DisplayName?: string;
@@ -162,6 +412,21 @@ export interface CreateExperimentResponse {
   ExperimentArn?: string;
 }
 
+export interface CreateModelInput {
+  ModelName: string;
+  PrimaryContainer?: ContainerDefinition;
+  Containers?: ContainerDefinition[];
+  InferenceExecutionConfig?: InferenceExecutionConfig;
+  ExecutionRoleArn?: string;
+  Tags?: Tag[];
+  VpcConfig?: VpcConfig;
+  EnableNetworkIsolation?: boolean;
+}
+
+export interface CreateModelOutput {
+  ModelArn: string;
+}
+
 export interface CreateModelPackageGroupInput {
   ModelPackageGroupName: string;
   ModelPackageGroupDescription?: string;
@@ -171,6 +436,38 @@ export interface CreateModelPackageGroupInput {
 
 export interface CreateModelPackageGroupOutput {
   ModelPackageGroupArn: string;
+}
+
+export interface CreateModelPackageInput {
+  ModelPackageName?: string;
+  ModelPackageGroupName?: string;
+  ModelPackageDescription?: string;
+  ModelPackageRegistrationType?: ModelPackageRegistrationType;
+  InferenceSpecification?: InferenceSpecification;
+  ValidationSpecification?: ModelPackageValidationSpecification;
+  SourceAlgorithmSpecification?: SourceAlgorithmSpecification;
+  CertifyForMarketplace?: boolean;
+  Tags?: Tag[];
+  ModelApprovalStatus?: ModelApprovalStatus;
+  MetadataProperties?: MetadataProperties;
+  ModelMetrics?: ModelMetrics;
+  ClientToken?: string;
+  Domain?: string;
+  Task?: string;
+  SamplePayloadUrl?: string;
+  CustomerMetadataProperties?: Record<string, string>;
+  DriftCheckBaselines?: DriftCheckBaselines;
+  AdditionalInferenceSpecifications?: AdditionalInferenceSpecificationDefinition[];
+  SkipModelValidation?: SkipModelValidation;
+  SourceUri?: string;
+  SecurityConfig?: ModelPackageSecurityConfig;
+  ModelCard?: ModelPackageModelCard;
+  ModelLifeCycle?: ModelLifeCycle;
+  ManagedStorageType?: ManagedStorageType;
+}
+
+export interface CreateModelPackageOutput {
+  ModelPackageArn: string;
 }
 
 export interface CreateTrialComponentRequest {
@@ -205,6 +502,23 @@ export interface CreateTrialResponse {
 export type CrossAccountFilterOption = "SameAccount" | "CrossAccount";
 
 export const CrossAccountFilterOptionValues = ["SameAccount", "CrossAccount"] as const;
+
+export interface DataCaptureConfig {
+  EnableCapture?: boolean;
+  InitialSamplingPercentage: number;
+  DestinationS3Uri: string;
+  KmsKeyId?: string;
+  CaptureOptions: CaptureOption[];
+  CaptureContentTypeHeader?: CaptureContentTypeHeader;
+}
+
+export interface DataCaptureConfigSummary {
+  EnableCapture: boolean;
+  CaptureStatus: CaptureStatus;
+  CurrentSamplingPercentage: number;
+  DestinationS3Uri: string;
+  KmsKeyId: string;
+}
 
 export interface DeleteActionRequest {
   ActionName: string;
@@ -241,6 +555,14 @@ export interface DeleteContextResponse {
   ContextArn?: string;
 }
 
+export interface DeleteEndpointConfigInput {
+  EndpointConfigName: string;
+}
+
+export interface DeleteEndpointInput {
+  EndpointName: string;
+}
+
 export interface DeleteExperimentRequest {
   ExperimentName: string;
 }
@@ -249,8 +571,16 @@ export interface DeleteExperimentResponse {
   ExperimentArn?: string;
 }
 
+export interface DeleteModelInput {
+  ModelName: string;
+}
+
 export interface DeleteModelPackageGroupInput {
   ModelPackageGroupName: string;
+}
+
+export interface DeleteModelPackageInput {
+  ModelPackageName: string;
 }
 
 export interface DeleteTagsInput {
@@ -276,6 +606,23 @@ export interface DeleteTrialRequest {
 
 export interface DeleteTrialResponse {
   TrialArn?: string;
+}
+
+export interface DeployedImage {
+  SpecifiedImage?: string;
+  ResolvedImage?: string;
+  ResolutionTime?: Date;
+}
+
+export interface DeploymentConfig {
+  BlueGreenUpdatePolicy?: BlueGreenUpdatePolicy;
+  RollingUpdatePolicy?: RollingUpdatePolicy;
+  AutoRollbackConfiguration?: AutoRollbackConfig;
+}
+
+export interface DeploymentRecommendation {
+  RecommendationStatus: RecommendationStatus;
+  RealTimeInferenceRecommendations?: RealTimeInferenceRecommendation[];
 }
 
 export interface DescribeActionRequest {
@@ -334,6 +681,48 @@ export interface DescribeContextResponse {
   LineageGroupArn?: string;
 }
 
+export interface DescribeEndpointConfigInput {
+  EndpointConfigName: string;
+}
+
+export interface DescribeEndpointConfigOutput {
+  EndpointConfigName: string;
+  EndpointConfigArn: string;
+  ProductionVariants: ProductionVariant[];
+  DataCaptureConfig?: DataCaptureConfig;
+  KmsKeyId?: string;
+  CreationTime: Date;
+  AsyncInferenceConfig?: AsyncInferenceConfig;
+  ExplainerConfig?: ExplainerConfig;
+  ShadowProductionVariants?: ProductionVariant[];
+  ExecutionRoleArn?: string;
+  VpcConfig?: VpcConfig;
+  EnableNetworkIsolation?: boolean;
+  MetricsConfig?: MetricsConfig;
+}
+
+export interface DescribeEndpointInput {
+  EndpointName: string;
+}
+
+export interface DescribeEndpointOutput {
+  EndpointName: string;
+  EndpointArn: string;
+  EndpointConfigName?: string;
+  ProductionVariants?: ProductionVariantSummary[];
+  DataCaptureConfig?: DataCaptureConfigSummary;
+  EndpointStatus: EndpointStatus;
+  FailureReason?: string;
+  CreationTime: Date;
+  LastModifiedTime: Date;
+  LastDeploymentConfig?: DeploymentConfig;
+  AsyncInferenceConfig?: AsyncInferenceConfig;
+  PendingDeploymentSummary?: PendingDeploymentSummary;
+  ExplainerConfig?: ExplainerConfig;
+  ShadowProductionVariants?: ProductionVariantSummary[];
+  MetricsConfig?: MetricsConfig;
+}
+
 export interface DescribeExperimentRequest {
   ExperimentName: string;
 }
@@ -350,6 +739,23 @@ export interface DescribeExperimentResponse {
   LastModifiedBy?: UserContext;
 }
 
+export interface DescribeModelInput {
+  ModelName: string;
+}
+
+export interface DescribeModelOutput {
+  ModelName: string;
+  PrimaryContainer?: ContainerDefinition;
+  Containers?: ContainerDefinition[];
+  InferenceExecutionConfig?: InferenceExecutionConfig;
+  ExecutionRoleArn?: string;
+  VpcConfig?: VpcConfig;
+  CreationTime: Date;
+  ModelArn: string;
+  EnableNetworkIsolation?: boolean;
+  DeploymentRecommendation?: DeploymentRecommendation;
+}
+
 export interface DescribeModelPackageGroupInput {
   ModelPackageGroupName: string;
 }
@@ -362,6 +768,46 @@ export interface DescribeModelPackageGroupOutput {
   CreatedBy: UserContext;
   ModelPackageGroupStatus: ModelPackageGroupStatus;
   ManagedConfiguration?: ManagedConfiguration;
+}
+
+export interface DescribeModelPackageInput {
+  ModelPackageName: string;
+  IncludedData?: IncludedData;
+}
+
+export interface DescribeModelPackageOutput {
+  ModelPackageName: string;
+  ModelPackageGroupName?: string;
+  ModelPackageVersion?: number;
+  ModelPackageRegistrationType?: ModelPackageRegistrationType;
+  ModelPackageArn: string;
+  ModelPackageDescription?: string;
+  CreationTime: Date;
+  InferenceSpecification?: InferenceSpecification;
+  SourceAlgorithmSpecification?: SourceAlgorithmSpecification;
+  ValidationSpecification?: ModelPackageValidationSpecification;
+  ModelPackageStatus: ModelPackageStatus;
+  ModelPackageStatusDetails: ModelPackageStatusDetails;
+  CertifyForMarketplace?: boolean;
+  ModelApprovalStatus?: ModelApprovalStatus;
+  CreatedBy?: UserContext;
+  MetadataProperties?: MetadataProperties;
+  ModelMetrics?: ModelMetrics;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  ApprovalDescription?: string;
+  Domain?: string;
+  Task?: string;
+  SamplePayloadUrl?: string;
+  CustomerMetadataProperties?: Record<string, string>;
+  DriftCheckBaselines?: DriftCheckBaselines;
+  AdditionalInferenceSpecifications?: AdditionalInferenceSpecificationDefinition[];
+  SkipModelValidation?: SkipModelValidation;
+  SourceUri?: string;
+  SecurityConfig?: ModelPackageSecurityConfig;
+  ModelCard?: ModelPackageModelCard;
+  ModelLifeCycle?: ModelLifeCycle;
+  ManagedStorageType?: ManagedStorageType;
 }
 
 export interface DescribeTrialComponentRequest {
@@ -406,6 +852,10 @@ export interface DescribeTrialResponse {
   MetadataProperties?: MetadataProperties;
 }
 
+export type DetailedModelPackageStatus = "NotStarted" | "InProgress" | "Completed" | "Failed";
+
+export const DetailedModelPackageStatusValues = ["NotStarted", "InProgress", "Completed", "Failed"] as const;
+
 export type Direction = "Both" | "Ascendants" | "Descendants";
 
 export const DirectionValues = ["Both", "Ascendants", "Descendants"] as const;
@@ -420,10 +870,71 @@ export interface DisassociateTrialComponentResponse {
   TrialArn?: string;
 }
 
+export interface DriftCheckBaselines {
+  Bias?: DriftCheckBias;
+  Explainability?: DriftCheckExplainability;
+  ModelQuality?: DriftCheckModelQuality;
+  ModelDataQuality?: DriftCheckModelDataQuality;
+}
+
+export interface DriftCheckBias {
+  ConfigFile?: FileSource;
+  PreTrainingConstraints?: MetricsSource;
+  PostTrainingConstraints?: MetricsSource;
+}
+
+export interface DriftCheckExplainability {
+  Constraints?: MetricsSource;
+  ConfigFile?: FileSource;
+}
+
+export interface DriftCheckModelDataQuality {
+  Statistics?: MetricsSource;
+  Constraints?: MetricsSource;
+}
+
+export interface DriftCheckModelQuality {
+  Statistics?: MetricsSource;
+  Constraints?: MetricsSource;
+}
+
+export interface Ec2CapacityReservation {
+  Ec2CapacityReservationId?: string;
+  TotalInstanceCount?: number;
+  AvailableInstanceCount?: number;
+  UsedByCurrentEndpoint?: number;
+}
+
 export interface Edge {
   SourceArn?: string;
   DestinationArn?: string;
   AssociationType?: AssociationEdgeType;
+}
+
+export type EndpointConfigSortKey = "Name" | "CreationTime";
+
+export const EndpointConfigSortKeyValues = ["Name", "CreationTime"] as const;
+
+export interface EndpointConfigSummary {
+  EndpointConfigName: string;
+  EndpointConfigArn: string;
+  CreationTime: Date;
+}
+
+export type EndpointSortKey = "Name" | "CreationTime" | "Status";
+
+export const EndpointSortKeyValues = ["Name", "CreationTime", "Status"] as const;
+
+export type EndpointStatus = "OutOfService" | "Creating" | "Updating" | "SystemUpdating" | "RollingBack" | "InService" | "Deleting" | "Failed" | "UpdateRollbackFailed";
+
+export const EndpointStatusValues = ["OutOfService", "Creating", "Updating", "SystemUpdating", "RollingBack", "InService", "Deleting", "Failed", "UpdateRollbackFailed"] as const;
+
+export interface EndpointSummary {
+  EndpointName: string;
+  EndpointArn: string;
+  CreationTime: Date;
+  LastModifiedTime: Date;
+  EndpointStatus: EndpointStatus;
 }
 
 export interface ExperimentSource {
@@ -440,10 +951,64 @@ export interface ExperimentSummary {
   LastModifiedTime?: Date;
 }
 
+export interface Explainability {
+  Report?: MetricsSource;
+}
+
+export interface ExplainerConfig {
+  ClarifyExplainerConfig?: ClarifyExplainerConfig;
+}
+
+export interface FileSource {
+  ContentType?: string;
+  ContentDigest?: string;
+  S3Uri: string;
+}
+
 export interface IamIdentity {
   Arn?: string;
   PrincipalId?: string;
   SourceIdentity?: string;
+}
+
+export interface ImageConfig {
+  RepositoryAccessMode: RepositoryAccessMode;
+  RepositoryAuthConfig?: RepositoryAuthConfig;
+}
+
+export type IncludedData = "AllData" | "MetadataOnly";
+
+export const IncludedDataValues = ["AllData", "MetadataOnly"] as const;
+
+export interface InferenceExecutionConfig {
+  Mode: InferenceExecutionMode;
+}
+
+export type InferenceExecutionMode = "Serial" | "Direct";
+
+export const InferenceExecutionModeValues = ["Serial", "Direct"] as const;
+
+export interface InferenceHubAccessConfig {
+  HubContentArn: string;
+}
+
+export interface InferenceSpecification {
+  Containers: ModelPackageContainerDefinition[];
+  SupportedTransformInstanceTypes?: TransformInstanceType[];
+  SupportedRealtimeInferenceInstanceTypes?: ProductionVariantInstanceType[];
+  SupportedContentTypes?: string[];
+  SupportedResponseMIMETypes?: string[];
+}
+
+export interface InstancePool {
+  InstanceType: ProductionVariantInstanceType;
+  ModelNameOverride?: string;
+  Priority: number;
+}
+
+export interface InstancePoolSummary {
+  InstanceType: ProductionVariantInstanceType;
+  CurrentInstanceCount: number;
 }
 
 export type LineageType = "TrialComponent" | "Artifact" | "Context" | "Action";
@@ -517,6 +1082,39 @@ export interface ListContextsResponse {
   NextToken?: string;
 }
 
+export interface ListEndpointConfigsInput {
+  SortBy?: EndpointConfigSortKey;
+  SortOrder?: OrderKey;
+  NextToken?: string;
+  MaxResults?: number;
+  NameContains?: string;
+  CreationTimeBefore?: Date;
+  CreationTimeAfter?: Date;
+}
+
+export interface ListEndpointConfigsOutput {
+  EndpointConfigs: EndpointConfigSummary[];
+  NextToken?: string;
+}
+
+export interface ListEndpointsInput {
+  SortBy?: EndpointSortKey;
+  SortOrder?: OrderKey;
+  NextToken?: string;
+  MaxResults?: number;
+  NameContains?: string;
+  CreationTimeBefore?: Date;
+  CreationTimeAfter?: Date;
+  LastModifiedTimeBefore?: Date;
+  LastModifiedTimeAfter?: Date;
+  StatusEquals?: EndpointStatus;
+}
+
+export interface ListEndpointsOutput {
+  Endpoints: EndpointSummary[];
+  NextToken?: string;
+}
+
 export interface ListExperimentsRequest {
   CreatedAfter?: Date;
   CreatedBefore?: Date;
@@ -544,6 +1142,39 @@ export interface ListModelPackageGroupsInput {
 
 export interface ListModelPackageGroupsOutput {
   ModelPackageGroupSummaryList: ModelPackageGroupSummary[];
+  NextToken?: string;
+}
+
+export interface ListModelPackagesInput {
+  CreationTimeAfter?: Date;
+  CreationTimeBefore?: Date;
+  MaxResults?: number;
+  NameContains?: string;
+  ModelApprovalStatus?: ModelApprovalStatus;
+  ModelPackageGroupName?: string;
+  ModelPackageType?: ModelPackageType;
+  NextToken?: string;
+  SortBy?: ModelPackageSortBy;
+  SortOrder?: SortOrder;
+}
+
+export interface ListModelPackagesOutput {
+  ModelPackageSummaryList: ModelPackageSummary[];
+  NextToken?: string;
+}
+
+export interface ListModelsInput {
+  SortBy?: ModelSortKey;
+  SortOrder?: OrderKey;
+  NextToken?: string;
+  MaxResults?: number;
+  NameContains?: string;
+  CreationTimeBefore?: Date;
+  CreationTimeAfter?: Date;
+}
+
+export interface ListModelsOutput {
+  Models: ModelSummary[];
   NextToken?: string;
 }
 
@@ -595,6 +1226,14 @@ export interface ManagedConfiguration {
   ManagedStorageType?: ManagedStorageType;
 }
 
+export type ManagedInstanceScalingScaleInStrategy = "IDLE_RELEASE" | "CONSOLIDATION";
+
+export const ManagedInstanceScalingScaleInStrategyValues = ["IDLE_RELEASE", "CONSOLIDATION"] as const;
+
+export type ManagedInstanceScalingStatus = "ENABLED" | "DISABLED";
+
+export const ManagedInstanceScalingStatusValues = ["ENABLED", "DISABLED"] as const;
+
 export type ManagedStorageType = "Restricted";
 
 export const ManagedStorageTypeValues = ["Restricted"] as const;
@@ -604,6 +1243,88 @@ export interface MetadataProperties {
   Repository?: string;
   GeneratedBy?: string;
   ProjectId?: string;
+}
+
+export interface MetricsConfig {
+  EnableEnhancedMetrics?: boolean;
+  EnableDetailedObservability?: boolean;
+  MetricPublishFrequencyInSeconds?: number;
+}
+
+export interface MetricsEndpoint {
+  MetricsEndpointPath: string;
+  MetricPublishFrequencyInSeconds?: number;
+}
+
+export interface MetricsSource {
+  ContentType: string;
+  ContentDigest?: string;
+  S3Uri: string;
+}
+
+export interface ModelAccessConfig {
+  AcceptEula: boolean;
+}
+
+export type ModelApprovalStatus = "Approved" | "Rejected" | "PendingManualApproval";
+
+export const ModelApprovalStatusValues = ["Approved", "Rejected", "PendingManualApproval"] as const;
+
+export type ModelCacheSetting = "Enabled" | "Disabled";
+
+export const ModelCacheSettingValues = ["Enabled", "Disabled"] as const;
+
+export type ModelCardStatus = "Draft" | "PendingReview" | "Approved" | "Archived";
+
+export const ModelCardStatusValues = ["Draft", "PendingReview", "Approved", "Archived"] as const;
+
+export type ModelCompressionType = "None" | "Gzip";
+
+export const ModelCompressionTypeValues = ["None", "Gzip"] as const;
+
+export interface ModelDataQuality {
+  Statistics?: MetricsSource;
+  Constraints?: MetricsSource;
+}
+
+export interface ModelDataSource {
+  S3DataSource?: S3ModelDataSource;
+}
+
+export interface ModelInput {
+  DataInputConfig: string;
+}
+
+export interface ModelLifeCycle {
+  Stage: string;
+  StageStatus: string;
+  StageDescription?: string;
+}
+
+export interface ModelMetrics {
+  ModelQuality?: ModelQuality;
+  ModelDataQuality?: ModelDataQuality;
+  Bias?: Bias;
+  Explainability?: Explainability;
+}
+
+export interface ModelPackageContainerDefinition {
+  ContainerHostname?: string;
+  Image?: string;
+  ImageDigest?: string;
+  ModelDataUrl?: string;
+  ModelDataSource?: ModelDataSource;
+  ProductId?: string;
+  Environment?: Record<string, string>;
+  ModelInput?: ModelInput;
+  Framework?: string;
+  FrameworkVersion?: string;
+  NearestModelName?: string;
+  AdditionalModelDataSources?: AdditionalModelDataSource[];
+  AdditionalS3DataSource?: AdditionalS3DataSource;
+  ModelDataETag?: string;
+  IsCheckpoint?: boolean;
+  BaseModel?: BaseModel;
 }
 
 export type ModelPackageGroupSortBy = "Name" | "CreationTime";
@@ -621,6 +1342,209 @@ export interface ModelPackageGroupSummary {
   CreationTime: Date;
   ModelPackageGroupStatus: ModelPackageGroupStatus;
   ManagedConfiguration?: ManagedConfiguration;
+}
+
+export interface ModelPackageModelCard {
+  ModelCardContent?: string;
+  ModelCardStatus?: ModelCardStatus;
+}
+
+export type ModelPackageRegistrationType = "Logged" | "Registered";
+
+export const ModelPackageRegistrationTypeValues = ["Logged", "Registered"] as const;
+
+export interface ModelPackageSecurityConfig {
+  KmsKeyId: string;
+}
+
+export type ModelPackageSortBy = "Name" | "CreationTime";
+
+export const ModelPackageSortByValues = ["Name", "CreationTime"] as const;
+
+export type ModelPackageStatus = "Pending" | "InProgress" | "Completed" | "Failed" | "Deleting";
+
+export const ModelPackageStatusValues = ["Pending", "InProgress", "Completed", "Failed", "Deleting"] as const;
+
+export interface ModelPackageStatusDetails {
+  ValidationStatuses: ModelPackageStatusItem[];
+  ImageScanStatuses?: ModelPackageStatusItem[];
+}
+
+export interface ModelPackageStatusItem {
+  Name: string;
+  Status: DetailedModelPackageStatus;
+  FailureReason?: string;
+}
+
+export interface ModelPackageSummary {
+  ModelPackageName?: string;
+  ModelPackageGroupName?: string;
+  ModelPackageVersion?: number;
+  ModelPackageArn: string;
+  ModelPackageDescription?: string;
+  CreationTime: Date;
+  ModelPackageStatus: ModelPackageStatus;
+  ModelApprovalStatus?: ModelApprovalStatus;
+  ModelLifeCycle?: ModelLifeCycle;
+  ModelPackageRegistrationType?: ModelPackageRegistrationType;
+}
+
+export type ModelPackageType = "Versioned" | "Unversioned" | "Both";
+
+export const ModelPackageTypeValues = ["Versioned", "Unversioned", "Both"] as const;
+
+export interface ModelPackageValidationProfile {
+  ProfileName: string;
+  TransformJobDefinition: TransformJobDefinition;
+}
+
+export interface ModelPackageValidationSpecification {
+  ValidationRole: string;
+  ValidationProfiles: ModelPackageValidationProfile[];
+}
+
+export interface ModelQuality {
+  Statistics?: MetricsSource;
+  Constraints?: MetricsSource;
+}
+
+export type ModelSortKey = "Name" | "CreationTime";
+
+export const ModelSortKeyValues = ["Name", "CreationTime"] as const;
+
+export interface ModelSummary {
+  ModelName: string;
+  ModelArn: string;
+  CreationTime: Date;
+}
+
+export interface MultiModelConfig {
+  ModelCacheSetting?: ModelCacheSetting;
+}
+
+export type OrderKey = "Ascending" | "Descending";
+
+export const OrderKeyValues = ["Ascending", "Descending"] as const;
+
+export interface PendingDeploymentSummary {
+  EndpointConfigName: string;
+  ProductionVariants?: PendingProductionVariantSummary[];
+  StartTime?: Date;
+  ShadowProductionVariants?: PendingProductionVariantSummary[];
+}
+
+export interface PendingProductionVariantSummary {
+  VariantName: string;
+  DeployedImages?: DeployedImage[];
+  CurrentWeight?: number;
+  DesiredWeight?: number;
+  CurrentInstanceCount?: number;
+  DesiredInstanceCount?: number;
+  InstanceType?: ProductionVariantInstanceType;
+  InstancePools?: InstancePoolSummary[];
+  AcceleratorType?: ProductionVariantAcceleratorType;
+  VariantStatus?: ProductionVariantStatus[];
+  CurrentServerlessConfig?: ProductionVariantServerlessConfig;
+  DesiredServerlessConfig?: ProductionVariantServerlessConfig;
+  ManagedInstanceScaling?: ProductionVariantManagedInstanceScaling;
+  RoutingConfig?: ProductionVariantRoutingConfig;
+}
+
+export interface ProductionVariant {
+  VariantName: string;
+  ModelName?: string;
+  InitialInstanceCount?: number;
+  InstanceType?: ProductionVariantInstanceType;
+  InstancePools?: InstancePool[];
+  VariantInstanceProvisionTimeoutInSeconds?: number;
+  InitialVariantWeight?: number;
+  AcceleratorType?: ProductionVariantAcceleratorType;
+  CoreDumpConfig?: ProductionVariantCoreDumpConfig;
+  ServerlessConfig?: ProductionVariantServerlessConfig;
+  VolumeSizeInGB?: number;
+  ModelDataDownloadTimeoutInSeconds?: number;
+  ContainerStartupHealthCheckTimeoutInSeconds?: number;
+  EnableSSMAccess?: boolean;
+  ManagedInstanceScaling?: ProductionVariantManagedInstanceScaling;
+  RoutingConfig?: ProductionVariantRoutingConfig;
+  InferenceAmiVersion?: ProductionVariantInferenceAmiVersion;
+  CapacityReservationConfig?: ProductionVariantCapacityReservationConfig;
+}
+
+export type ProductionVariantAcceleratorType = "ml.eia1.medium" | "ml.eia1.large" | "ml.eia1.xlarge" | "ml.eia2.medium" | "ml.eia2.large" | "ml.eia2.xlarge";
+
+export const ProductionVariantAcceleratorTypeValues = ["ml.eia1.medium", "ml.eia1.large", "ml.eia1.xlarge", "ml.eia2.medium", "ml.eia2.large", "ml.eia2.xlarge"] as const;
+
+export interface ProductionVariantCapacityReservationConfig {
+  CapacityReservationPreference?: CapacityReservationPreference;
+  MlReservationArn?: string;
+}
+
+export interface ProductionVariantCapacityReservationSummary {
+  MlReservationArn?: string;
+  CapacityReservationPreference?: CapacityReservationPreference;
+  TotalInstanceCount?: number;
+  AvailableInstanceCount?: number;
+  UsedByCurrentEndpoint?: number;
+  Ec2CapacityReservations?: Ec2CapacityReservation[];
+}
+
+export interface ProductionVariantCoreDumpConfig {
+  DestinationS3Uri: string;
+  KmsKeyId?: string;
+}
+
+export type ProductionVariantInferenceAmiVersion = "al2-ami-sagemaker-inference-gpu-2" | "al2-ami-sagemaker-inference-gpu-2-1" | "al2-ami-sagemaker-inference-gpu-3-1" | "al2-ami-sagemaker-inference-neuron-2" | "al2023-ami-sagemaker-inference-gpu-4-1";
+
+export const ProductionVariantInferenceAmiVersionValues = ["al2-ami-sagemaker-inference-gpu-2", "al2-ami-sagemaker-inference-gpu-2-1", "al2-ami-sagemaker-inference-gpu-3-1", "al2-ami-sagemaker-inference-neuron-2", "al2023-ami-sagemaker-inference-gpu-4-1"] as const;
+
+export type ProductionVariantInstanceType = "ml.t2.medium" | "ml.t2.large" | "ml.t2.xlarge" | "ml.t2.2xlarge" | "ml.m4.xlarge" | "ml.m4.2xlarge" | "ml.m4.4xlarge" | "ml.m4.10xlarge" | "ml.m4.16xlarge" | "ml.m5.large" | "ml.m5.xlarge" | "ml.m5.2xlarge" | "ml.m5.4xlarge" | "ml.m5.12xlarge" | "ml.m5.24xlarge" | "ml.m5d.large" | "ml.m5d.xlarge" | "ml.m5d.2xlarge" | "ml.m5d.4xlarge" | "ml.m5d.12xlarge" | "ml.m5d.24xlarge" | "ml.c4.large" | "ml.c4.xlarge" | "ml.c4.2xlarge" | "ml.c4.4xlarge" | "ml.c4.8xlarge" | "ml.p2.xlarge" | "ml.p2.8xlarge" | "ml.p2.16xlarge" | "ml.p3.2xlarge" | "ml.p3.8xlarge" | "ml.p3.16xlarge" | "ml.c5.large" | "ml.c5.xlarge" | "ml.c5.2xlarge" | "ml.c5.4xlarge" | "ml.c5.9xlarge" | "ml.c5.18xlarge" | "ml.c5d.large" | "ml.c5d.xlarge" | "ml.c5d.2xlarge" | "ml.c5d.4xlarge" | "ml.c5d.9xlarge" | "ml.c5d.18xlarge" | "ml.g4dn.xlarge" | "ml.g4dn.2xlarge" | "ml.g4dn.4xlarge" | "ml.g4dn.8xlarge" | "ml.g4dn.12xlarge" | "ml.g4dn.16xlarge" | "ml.r5.large" | "ml.r5.xlarge" | "ml.r5.2xlarge" | "ml.r5.4xlarge" | "ml.r5.12xlarge" | "ml.r5.24xlarge" | "ml.r5d.large" | "ml.r5d.xlarge" | "ml.r5d.2xlarge" | "ml.r5d.4xlarge" | "ml.r5d.12xlarge" | "ml.r5d.24xlarge" | "ml.inf1.xlarge" | "ml.inf1.2xlarge" | "ml.inf1.6xlarge" | "ml.inf1.24xlarge" | "ml.dl1.24xlarge" | "ml.c6i.large" | "ml.c6i.xlarge" | "ml.c6i.2xlarge" | "ml.c6i.4xlarge" | "ml.c6i.8xlarge" | "ml.c6i.12xlarge" | "ml.c6i.16xlarge" | "ml.c6i.24xlarge" | "ml.c6i.32xlarge" | "ml.m6i.large" | "ml.m6i.xlarge" | "ml.m6i.2xlarge" | "ml.m6i.4xlarge" | "ml.m6i.8xlarge" | "ml.m6i.12xlarge" | "ml.m6i.16xlarge" | "ml.m6i.24xlarge" | "ml.m6i.32xlarge" | "ml.r6i.large" | "ml.r6i.xlarge" | "ml.r6i.2xlarge" | "ml.r6i.4xlarge" | "ml.r6i.8xlarge" | "ml.r6i.12xlarge" | "ml.r6i.16xlarge" | "ml.r6i.24xlarge" | "ml.r6i.32xlarge" | "ml.g5.xlarge" | "ml.g5.2xlarge" | "ml.g5.4xlarge" | "ml.g5.8xlarge" | "ml.g5.12xlarge" | "ml.g5.16xlarge" | "ml.g5.24xlarge" | "ml.g5.48xlarge" | "ml.g6.xlarge" | "ml.g6.2xlarge" | "ml.g6.4xlarge" | "ml.g6.8xlarge" | "ml.g6.12xlarge" | "ml.g6.16xlarge" | "ml.g6.24xlarge" | "ml.g6.48xlarge" | "ml.r8g.medium" | "ml.r8g.large" | "ml.r8g.xlarge" | "ml.r8g.2xlarge" | "ml.r8g.4xlarge" | "ml.r8g.8xlarge" | "ml.r8g.12xlarge" | "ml.r8g.16xlarge" | "ml.r8g.24xlarge" | "ml.r8g.48xlarge" | "ml.g6e.xlarge" | "ml.g6e.2xlarge" | "ml.g6e.4xlarge" | "ml.g6e.8xlarge" | "ml.g6e.12xlarge" | "ml.g6e.16xlarge" | "ml.g6e.24xlarge" | "ml.g6e.48xlarge" | "ml.g7e.2xlarge" | "ml.g7e.4xlarge" | "ml.g7e.8xlarge" | "ml.g7e.12xlarge" | "ml.g7e.24xlarge" | "ml.g7e.48xlarge" | "ml.g7.2xlarge" | "ml.g7.4xlarge" | "ml.g7.8xlarge" | "ml.g7.12xlarge" | "ml.g7.24xlarge" | "ml.g7.48xlarge" | "ml.p4d.24xlarge" | "ml.c7g.large" | "ml.c7g.xlarge" | "ml.c7g.2xlarge" | "ml.c7g.4xlarge" | "ml.c7g.8xlarge" | "ml.c7g.12xlarge" | "ml.c7g.16xlarge" | "ml.m6g.large" | "ml.m6g.xlarge" | "ml.m6g.2xlarge" | "ml.m6g.4xlarge" | "ml.m6g.8xlarge" | "ml.m6g.12xlarge" | "ml.m6g.16xlarge" | "ml.m6gd.large" | "ml.m6gd.xlarge" | "ml.m6gd.2xlarge" | "ml.m6gd.4xlarge" | "ml.m6gd.8xlarge" | "ml.m6gd.12xlarge" | "ml.m6gd.16xlarge" | "ml.c6g.large" | "ml.c6g.xlarge" | "ml.c6g.2xlarge" | "ml.c6g.4xlarge" | "ml.c6g.8xlarge" | "ml.c6g.12xlarge" | "ml.c6g.16xlarge" | "ml.c6gd.large" | "ml.c6gd.xlarge" | "ml.c6gd.2xlarge" | "ml.c6gd.4xlarge" | "ml.c6gd.8xlarge" | "ml.c6gd.12xlarge" | "ml.c6gd.16xlarge" | "ml.c6gn.large" | "ml.c6gn.xlarge" | "ml.c6gn.2xlarge" | "ml.c6gn.4xlarge" | "ml.c6gn.8xlarge" | "ml.c6gn.12xlarge" | "ml.c6gn.16xlarge" | "ml.r6g.large" | "ml.r6g.xlarge" | "ml.r6g.2xlarge" | "ml.r6g.4xlarge" | "ml.r6g.8xlarge" | "ml.r6g.12xlarge" | "ml.r6g.16xlarge" | "ml.r6gd.large" | "ml.r6gd.xlarge" | "ml.r6gd.2xlarge" | "ml.r6gd.4xlarge" | "ml.r6gd.8xlarge" | "ml.r6gd.12xlarge" | "ml.r6gd.16xlarge" | "ml.p4de.24xlarge" | "ml.trn1.2xlarge" | "ml.trn1.32xlarge" | "ml.trn1n.32xlarge" | "ml.trn2.48xlarge" | "ml.inf2.xlarge" | "ml.inf2.8xlarge" | "ml.inf2.24xlarge" | "ml.inf2.48xlarge" | "ml.p5.48xlarge" | "ml.p5e.48xlarge" | "ml.p5en.48xlarge" | "ml.m7i.large" | "ml.m7i.xlarge" | "ml.m7i.2xlarge" | "ml.m7i.4xlarge" | "ml.m7i.8xlarge" | "ml.m7i.12xlarge" | "ml.m7i.16xlarge" | "ml.m7i.24xlarge" | "ml.m7i.48xlarge" | "ml.c7i.large" | "ml.c7i.xlarge" | "ml.c7i.2xlarge" | "ml.c7i.4xlarge" | "ml.c7i.8xlarge" | "ml.c7i.12xlarge" | "ml.c7i.16xlarge" | "ml.c7i.24xlarge" | "ml.c7i.48xlarge" | "ml.r7i.large" | "ml.r7i.xlarge" | "ml.r7i.2xlarge" | "ml.r7i.4xlarge" | "ml.r7i.8xlarge" | "ml.r7i.12xlarge" | "ml.r7i.16xlarge" | "ml.r7i.24xlarge" | "ml.r7i.48xlarge" | "ml.c8g.medium" | "ml.c8g.large" | "ml.c8g.xlarge" | "ml.c8g.2xlarge" | "ml.c8g.4xlarge" | "ml.c8g.8xlarge" | "ml.c8g.12xlarge" | "ml.c8g.16xlarge" | "ml.c8g.24xlarge" | "ml.c8g.48xlarge" | "ml.r7gd.medium" | "ml.r7gd.large" | "ml.r7gd.xlarge" | "ml.r7gd.2xlarge" | "ml.r7gd.4xlarge" | "ml.r7gd.8xlarge" | "ml.r7gd.12xlarge" | "ml.r7gd.16xlarge" | "ml.m8g.medium" | "ml.m8g.large" | "ml.m8g.xlarge" | "ml.m8g.2xlarge" | "ml.m8g.4xlarge" | "ml.m8g.8xlarge" | "ml.m8g.12xlarge" | "ml.m8g.16xlarge" | "ml.m8g.24xlarge" | "ml.m8g.48xlarge" | "ml.c6in.large" | "ml.c6in.xlarge" | "ml.c6in.2xlarge" | "ml.c6in.4xlarge" | "ml.c6in.8xlarge" | "ml.c6in.12xlarge" | "ml.c6in.16xlarge" | "ml.c6in.24xlarge" | "ml.c6in.32xlarge" | "ml.p6-b200.48xlarge" | "ml.p6-b300.48xlarge" | "ml.p6e-gb200.36xlarge" | "ml.p5.4xlarge";
+
+export const ProductionVariantInstanceTypeValues = ["ml.t2.medium", "ml.t2.large", "ml.t2.xlarge", "ml.t2.2xlarge", "ml.m4.xlarge", "ml.m4.2xlarge", "ml.m4.4xlarge", "ml.m4.10xlarge", "ml.m4.16xlarge", "ml.m5.large", "ml.m5.xlarge", "ml.m5.2xlarge", "ml.m5.4xlarge", "ml.m5.12xlarge", "ml.m5.24xlarge", "ml.m5d.large", "ml.m5d.xlarge", "ml.m5d.2xlarge", "ml.m5d.4xlarge", "ml.m5d.12xlarge", "ml.m5d.24xlarge", "ml.c4.large", "ml.c4.xlarge", "ml.c4.2xlarge", "ml.c4.4xlarge", "ml.c4.8xlarge", "ml.p2.xlarge", "ml.p2.8xlarge", "ml.p2.16xlarge", "ml.p3.2xlarge", "ml.p3.8xlarge", "ml.p3.16xlarge", "ml.c5.large", "ml.c5.xlarge", "ml.c5.2xlarge", "ml.c5.4xlarge", "ml.c5.9xlarge", "ml.c5.18xlarge", "ml.c5d.large", "ml.c5d.xlarge", "ml.c5d.2xlarge", "ml.c5d.4xlarge", "ml.c5d.9xlarge", "ml.c5d.18xlarge", "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge", "ml.g4dn.12xlarge", "ml.g4dn.16xlarge", "ml.r5.large", "ml.r5.xlarge", "ml.r5.2xlarge", "ml.r5.4xlarge", "ml.r5.12xlarge", "ml.r5.24xlarge", "ml.r5d.large", "ml.r5d.xlarge", "ml.r5d.2xlarge", "ml.r5d.4xlarge", "ml.r5d.12xlarge", "ml.r5d.24xlarge", "ml.inf1.xlarge", "ml.inf1.2xlarge", "ml.inf1.6xlarge", "ml.inf1.24xlarge", "ml.dl1.24xlarge", "ml.c6i.large", "ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.c6i.4xlarge", "ml.c6i.8xlarge", "ml.c6i.12xlarge", "ml.c6i.16xlarge", "ml.c6i.24xlarge", "ml.c6i.32xlarge", "ml.m6i.large", "ml.m6i.xlarge", "ml.m6i.2xlarge", "ml.m6i.4xlarge", "ml.m6i.8xlarge", "ml.m6i.12xlarge", "ml.m6i.16xlarge", "ml.m6i.24xlarge", "ml.m6i.32xlarge", "ml.r6i.large", "ml.r6i.xlarge", "ml.r6i.2xlarge", "ml.r6i.4xlarge", "ml.r6i.8xlarge", "ml.r6i.12xlarge", "ml.r6i.16xlarge", "ml.r6i.24xlarge", "ml.r6i.32xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge", "ml.g5.12xlarge", "ml.g5.16xlarge", "ml.g5.24xlarge", "ml.g5.48xlarge", "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge", "ml.g6.12xlarge", "ml.g6.16xlarge", "ml.g6.24xlarge", "ml.g6.48xlarge", "ml.r8g.medium", "ml.r8g.large", "ml.r8g.xlarge", "ml.r8g.2xlarge", "ml.r8g.4xlarge", "ml.r8g.8xlarge", "ml.r8g.12xlarge", "ml.r8g.16xlarge", "ml.r8g.24xlarge", "ml.r8g.48xlarge", "ml.g6e.xlarge", "ml.g6e.2xlarge", "ml.g6e.4xlarge", "ml.g6e.8xlarge", "ml.g6e.12xlarge", "ml.g6e.16xlarge", "ml.g6e.24xlarge", "ml.g6e.48xlarge", "ml.g7e.2xlarge", "ml.g7e.4xlarge", "ml.g7e.8xlarge", "ml.g7e.12xlarge", "ml.g7e.24xlarge", "ml.g7e.48xlarge", "ml.g7.2xlarge", "ml.g7.4xlarge", "ml.g7.8xlarge", "ml.g7.12xlarge", "ml.g7.24xlarge", "ml.g7.48xlarge", "ml.p4d.24xlarge", "ml.c7g.large", "ml.c7g.xlarge", "ml.c7g.2xlarge", "ml.c7g.4xlarge", "ml.c7g.8xlarge", "ml.c7g.12xlarge", "ml.c7g.16xlarge", "ml.m6g.large", "ml.m6g.xlarge", "ml.m6g.2xlarge", "ml.m6g.4xlarge", "ml.m6g.8xlarge", "ml.m6g.12xlarge", "ml.m6g.16xlarge", "ml.m6gd.large", "ml.m6gd.xlarge", "ml.m6gd.2xlarge", "ml.m6gd.4xlarge", "ml.m6gd.8xlarge", "ml.m6gd.12xlarge", "ml.m6gd.16xlarge", "ml.c6g.large", "ml.c6g.xlarge", "ml.c6g.2xlarge", "ml.c6g.4xlarge", "ml.c6g.8xlarge", "ml.c6g.12xlarge", "ml.c6g.16xlarge", "ml.c6gd.large", "ml.c6gd.xlarge", "ml.c6gd.2xlarge", "ml.c6gd.4xlarge", "ml.c6gd.8xlarge", "ml.c6gd.12xlarge", "ml.c6gd.16xlarge", "ml.c6gn.large", "ml.c6gn.xlarge", "ml.c6gn.2xlarge", "ml.c6gn.4xlarge", "ml.c6gn.8xlarge", "ml.c6gn.12xlarge", "ml.c6gn.16xlarge", "ml.r6g.large", "ml.r6g.xlarge", "ml.r6g.2xlarge", "ml.r6g.4xlarge", "ml.r6g.8xlarge", "ml.r6g.12xlarge", "ml.r6g.16xlarge", "ml.r6gd.large", "ml.r6gd.xlarge", "ml.r6gd.2xlarge", "ml.r6gd.4xlarge", "ml.r6gd.8xlarge", "ml.r6gd.12xlarge", "ml.r6gd.16xlarge", "ml.p4de.24xlarge", "ml.trn1.2xlarge", "ml.trn1.32xlarge", "ml.trn1n.32xlarge", "ml.trn2.48xlarge", "ml.inf2.xlarge", "ml.inf2.8xlarge", "ml.inf2.24xlarge", "ml.inf2.48xlarge", "ml.p5.48xlarge", "ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.m7i.large", "ml.m7i.xlarge", "ml.m7i.2xlarge", "ml.m7i.4xlarge", "ml.m7i.8xlarge", "ml.m7i.12xlarge", "ml.m7i.16xlarge", "ml.m7i.24xlarge", "ml.m7i.48xlarge", "ml.c7i.large", "ml.c7i.xlarge", "ml.c7i.2xlarge", "ml.c7i.4xlarge", "ml.c7i.8xlarge", "ml.c7i.12xlarge", "ml.c7i.16xlarge", "ml.c7i.24xlarge", "ml.c7i.48xlarge", "ml.r7i.large", "ml.r7i.xlarge", "ml.r7i.2xlarge", "ml.r7i.4xlarge", "ml.r7i.8xlarge", "ml.r7i.12xlarge", "ml.r7i.16xlarge", "ml.r7i.24xlarge", "ml.r7i.48xlarge", "ml.c8g.medium", "ml.c8g.large", "ml.c8g.xlarge", "ml.c8g.2xlarge", "ml.c8g.4xlarge", "ml.c8g.8xlarge", "ml.c8g.12xlarge", "ml.c8g.16xlarge", "ml.c8g.24xlarge", "ml.c8g.48xlarge", "ml.r7gd.medium", "ml.r7gd.large", "ml.r7gd.xlarge", "ml.r7gd.2xlarge", "ml.r7gd.4xlarge", "ml.r7gd.8xlarge", "ml.r7gd.12xlarge", "ml.r7gd.16xlarge", "ml.m8g.medium", "ml.m8g.large", "ml.m8g.xlarge", "ml.m8g.2xlarge", "ml.m8g.4xlarge", "ml.m8g.8xlarge", "ml.m8g.12xlarge", "ml.m8g.16xlarge", "ml.m8g.24xlarge", "ml.m8g.48xlarge", "ml.c6in.large", "ml.c6in.xlarge", "ml.c6in.2xlarge", "ml.c6in.4xlarge", "ml.c6in.8xlarge", "ml.c6in.12xlarge", "ml.c6in.16xlarge", "ml.c6in.24xlarge", "ml.c6in.32xlarge", "ml.p6-b200.48xlarge", "ml.p6-b300.48xlarge", "ml.p6e-gb200.36xlarge", "ml.p5.4xlarge"] as const;
+
+export interface ProductionVariantManagedInstanceScaling {
+  Status?: ManagedInstanceScalingStatus;
+  MinInstanceCount?: number;
+  MaxInstanceCount?: number;
+  ScaleInPolicy?: ProductionVariantManagedInstanceScalingScaleInPolicy;
+}
+
+export interface ProductionVariantManagedInstanceScalingScaleInPolicy {
+  Strategy: ManagedInstanceScalingScaleInStrategy;
+  MaximumStepSize?: number;
+  CooldownInMinutes?: number;
+}
+
+export interface ProductionVariantRoutingConfig {
+  RoutingStrategy: RoutingStrategy;
+}
+
+export interface ProductionVariantServerlessConfig {
+  MemorySizeInMB: number;
+  MaxConcurrency: number;
+  ProvisionedConcurrency?: number;
+}
+
+export interface ProductionVariantStatus {
+  Status: VariantStatus;
+  StatusMessage?: string;
+  StartTime?: Date;
+}
+
+export interface ProductionVariantSummary {
+  VariantName: string;
+  DeployedImages?: DeployedImage[];
+  CurrentWeight?: number;
+  DesiredWeight?: number;
+  CurrentInstanceCount?: number;
+  DesiredInstanceCount?: number;
+  InstancePools?: InstancePoolSummary[];
+  VariantStatus?: ProductionVariantStatus[];
+  CurrentServerlessConfig?: ProductionVariantServerlessConfig;
+  DesiredServerlessConfig?: ProductionVariantServerlessConfig;
+  ManagedInstanceScaling?: ProductionVariantManagedInstanceScaling;
+  RoutingConfig?: ProductionVariantRoutingConfig;
+  CapacityReservationConfig?: ProductionVariantCapacityReservationSummary;
 }
 
 export interface QueryFilters {
@@ -649,6 +1573,24 @@ export interface QueryLineageResponse {
   NextToken?: string;
 }
 
+export interface RealTimeInferenceRecommendation {
+  RecommendationId: string;
+  InstanceType: ProductionVariantInstanceType;
+  Environment?: Record<string, string>;
+}
+
+export type RecommendationStatus = "IN_PROGRESS" | "COMPLETED" | "FAILED" | "NOT_APPLICABLE";
+
+export const RecommendationStatusValues = ["IN_PROGRESS", "COMPLETED", "FAILED", "NOT_APPLICABLE"] as const;
+
+export type RepositoryAccessMode = "Platform" | "Vpc";
+
+export const RepositoryAccessModeValues = ["Platform", "Vpc"] as const;
+
+export interface RepositoryAuthConfig {
+  RepositoryCredentialsProviderArn: string;
+}
+
 export interface ResourceLimitExceeded {
   Message?: string;
 }
@@ -656,6 +1598,40 @@ export interface ResourceLimitExceeded {
 export interface ResourceNotFound {
   Message?: string;
 }
+
+export interface RollingUpdatePolicy {
+  MaximumBatchSize: CapacitySize;
+  WaitIntervalInSeconds: number;
+  MaximumExecutionTimeoutInSeconds?: number;
+  RollbackMaximumBatchSize?: CapacitySize;
+}
+
+export type RoutingStrategy = "LEAST_OUTSTANDING_REQUESTS" | "RANDOM";
+
+export const RoutingStrategyValues = ["LEAST_OUTSTANDING_REQUESTS", "RANDOM"] as const;
+
+export type S3DataType = "ManifestFile" | "S3Prefix" | "AugmentedManifestFile" | "Converse";
+
+export const S3DataTypeValues = ["ManifestFile", "S3Prefix", "AugmentedManifestFile", "Converse"] as const;
+
+export interface S3ModelDataSource {
+  S3Uri: string;
+  S3DataType: S3ModelDataType;
+  CompressionType: ModelCompressionType;
+  ModelAccessConfig?: ModelAccessConfig;
+  HubAccessConfig?: InferenceHubAccessConfig;
+  ManifestS3Uri?: string;
+  ETag?: string;
+  ManifestEtag?: string;
+}
+
+export type S3ModelDataType = "S3Prefix" | "S3Object";
+
+export const S3ModelDataTypeValues = ["S3Prefix", "S3Object"] as const;
+
+export type SkipModelValidation = "All" | "None";
+
+export const SkipModelValidationValues = ["All", "None"] as const;
 
 export type SortActionsBy = "Name" | "CreationTime";
 
@@ -689,9 +1665,79 @@ export type SortTrialsBy = "Name" | "CreationTime";
 
 export const SortTrialsByValues = ["Name", "CreationTime"] as const;
 
+export interface SourceAlgorithm {
+  ModelDataUrl?: string;
+  ModelDataSource?: ModelDataSource;
+  ModelDataETag?: string;
+  AlgorithmName: string;
+}
+
+export interface SourceAlgorithmSpecification {
+  SourceAlgorithms: SourceAlgorithm[];
+}
+
+export type SplitType = "None" | "Line" | "RecordIO" | "TFRecord";
+
+export const SplitTypeValues = ["None", "Line", "RecordIO", "TFRecord"] as const;
+
 export interface Tag {
   Key: string;
   Value: string;
+}
+
+export interface TrafficRoutingConfig {
+  Type: TrafficRoutingConfigType;
+  WaitIntervalInSeconds: number;
+  CanarySize?: CapacitySize;
+  LinearStepSize?: CapacitySize;
+}
+
+export type TrafficRoutingConfigType = "ALL_AT_ONCE" | "CANARY" | "LINEAR";
+
+export const TrafficRoutingConfigTypeValues = ["ALL_AT_ONCE", "CANARY", "LINEAR"] as const;
+
+export interface TransformDataSource {
+  S3DataSource: TransformS3DataSource;
+}
+
+export interface TransformInput {
+  DataSource: TransformDataSource;
+  ContentType?: string;
+  CompressionType?: CompressionType;
+  SplitType?: SplitType;
+}
+
+export type TransformInstanceType = "ml.m4.xlarge" | "ml.m4.2xlarge" | "ml.m4.4xlarge" | "ml.m4.10xlarge" | "ml.m4.16xlarge" | "ml.c4.xlarge" | "ml.c4.2xlarge" | "ml.c4.4xlarge" | "ml.c4.8xlarge" | "ml.p2.xlarge" | "ml.p2.8xlarge" | "ml.p2.16xlarge" | "ml.p3.2xlarge" | "ml.p3.8xlarge" | "ml.p3.16xlarge" | "ml.c5.xlarge" | "ml.c5.2xlarge" | "ml.c5.4xlarge" | "ml.c5.9xlarge" | "ml.c5.18xlarge" | "ml.m5.large" | "ml.m5.xlarge" | "ml.m5.2xlarge" | "ml.m5.4xlarge" | "ml.m5.12xlarge" | "ml.m5.24xlarge" | "ml.m6i.large" | "ml.m6i.xlarge" | "ml.m6i.2xlarge" | "ml.m6i.4xlarge" | "ml.m6i.8xlarge" | "ml.m6i.12xlarge" | "ml.m6i.16xlarge" | "ml.m6i.24xlarge" | "ml.m6i.32xlarge" | "ml.c6i.large" | "ml.c6i.xlarge" | "ml.c6i.2xlarge" | "ml.c6i.4xlarge" | "ml.c6i.8xlarge" | "ml.c6i.12xlarge" | "ml.c6i.16xlarge" | "ml.c6i.24xlarge" | "ml.c6i.32xlarge" | "ml.r6i.large" | "ml.r6i.xlarge" | "ml.r6i.2xlarge" | "ml.r6i.4xlarge" | "ml.r6i.8xlarge" | "ml.r6i.12xlarge" | "ml.r6i.16xlarge" | "ml.r6i.24xlarge" | "ml.r6i.32xlarge" | "ml.m7i.large" | "ml.m7i.xlarge" | "ml.m7i.2xlarge" | "ml.m7i.4xlarge" | "ml.m7i.8xlarge" | "ml.m7i.12xlarge" | "ml.m7i.16xlarge" | "ml.m7i.24xlarge" | "ml.m7i.48xlarge" | "ml.c7i.large" | "ml.c7i.xlarge" | "ml.c7i.2xlarge" | "ml.c7i.4xlarge" | "ml.c7i.8xlarge" | "ml.c7i.12xlarge" | "ml.c7i.16xlarge" | "ml.c7i.24xlarge" | "ml.c7i.48xlarge" | "ml.r7i.large" | "ml.r7i.xlarge" | "ml.r7i.2xlarge" | "ml.r7i.4xlarge" | "ml.r7i.8xlarge" | "ml.r7i.12xlarge" | "ml.r7i.16xlarge" | "ml.r7i.24xlarge" | "ml.r7i.48xlarge" | "ml.g4dn.xlarge" | "ml.g4dn.2xlarge" | "ml.g4dn.4xlarge" | "ml.g4dn.8xlarge" | "ml.g4dn.12xlarge" | "ml.g4dn.16xlarge" | "ml.g5.xlarge" | "ml.g5.2xlarge" | "ml.g5.4xlarge" | "ml.g5.8xlarge" | "ml.g5.12xlarge" | "ml.g5.16xlarge" | "ml.g5.24xlarge" | "ml.g5.48xlarge" | "ml.trn1.2xlarge" | "ml.trn1.32xlarge" | "ml.inf2.xlarge" | "ml.inf2.8xlarge" | "ml.inf2.24xlarge" | "ml.inf2.48xlarge" | "ml.g6.xlarge" | "ml.g6.2xlarge" | "ml.g6.4xlarge" | "ml.g6.8xlarge" | "ml.g6.12xlarge" | "ml.g6.16xlarge" | "ml.g6.24xlarge" | "ml.g6.48xlarge";
+
+export const TransformInstanceTypeValues = ["ml.m4.xlarge", "ml.m4.2xlarge", "ml.m4.4xlarge", "ml.m4.10xlarge", "ml.m4.16xlarge", "ml.c4.xlarge", "ml.c4.2xlarge", "ml.c4.4xlarge", "ml.c4.8xlarge", "ml.p2.xlarge", "ml.p2.8xlarge", "ml.p2.16xlarge", "ml.p3.2xlarge", "ml.p3.8xlarge", "ml.p3.16xlarge", "ml.c5.xlarge", "ml.c5.2xlarge", "ml.c5.4xlarge", "ml.c5.9xlarge", "ml.c5.18xlarge", "ml.m5.large", "ml.m5.xlarge", "ml.m5.2xlarge", "ml.m5.4xlarge", "ml.m5.12xlarge", "ml.m5.24xlarge", "ml.m6i.large", "ml.m6i.xlarge", "ml.m6i.2xlarge", "ml.m6i.4xlarge", "ml.m6i.8xlarge", "ml.m6i.12xlarge", "ml.m6i.16xlarge", "ml.m6i.24xlarge", "ml.m6i.32xlarge", "ml.c6i.large", "ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.c6i.4xlarge", "ml.c6i.8xlarge", "ml.c6i.12xlarge", "ml.c6i.16xlarge", "ml.c6i.24xlarge", "ml.c6i.32xlarge", "ml.r6i.large", "ml.r6i.xlarge", "ml.r6i.2xlarge", "ml.r6i.4xlarge", "ml.r6i.8xlarge", "ml.r6i.12xlarge", "ml.r6i.16xlarge", "ml.r6i.24xlarge", "ml.r6i.32xlarge", "ml.m7i.large", "ml.m7i.xlarge", "ml.m7i.2xlarge", "ml.m7i.4xlarge", "ml.m7i.8xlarge", "ml.m7i.12xlarge", "ml.m7i.16xlarge", "ml.m7i.24xlarge", "ml.m7i.48xlarge", "ml.c7i.large", "ml.c7i.xlarge", "ml.c7i.2xlarge", "ml.c7i.4xlarge", "ml.c7i.8xlarge", "ml.c7i.12xlarge", "ml.c7i.16xlarge", "ml.c7i.24xlarge", "ml.c7i.48xlarge", "ml.r7i.large", "ml.r7i.xlarge", "ml.r7i.2xlarge", "ml.r7i.4xlarge", "ml.r7i.8xlarge", "ml.r7i.12xlarge", "ml.r7i.16xlarge", "ml.r7i.24xlarge", "ml.r7i.48xlarge", "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge", "ml.g4dn.12xlarge", "ml.g4dn.16xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge", "ml.g5.12xlarge", "ml.g5.16xlarge", "ml.g5.24xlarge", "ml.g5.48xlarge", "ml.trn1.2xlarge", "ml.trn1.32xlarge", "ml.inf2.xlarge", "ml.inf2.8xlarge", "ml.inf2.24xlarge", "ml.inf2.48xlarge", "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge", "ml.g6.12xlarge", "ml.g6.16xlarge", "ml.g6.24xlarge", "ml.g6.48xlarge"] as const;
+
+export interface TransformJobDefinition {
+  MaxConcurrentTransforms?: number;
+  MaxPayloadInMB?: number;
+  BatchStrategy?: BatchStrategy;
+  Environment?: Record<string, string>;
+  TransformInput: TransformInput;
+  TransformOutput: TransformOutput;
+  TransformResources: TransformResources;
+}
+
+export interface TransformOutput {
+  S3OutputPath: string;
+  Accept?: string;
+  AssembleWith?: AssemblyType;
+  KmsKeyId?: string;
+}
+
+export interface TransformResources {
+  InstanceType: TransformInstanceType;
+  InstanceCount: number;
+  VolumeKmsKeyId?: string;
+  TransformAmiVersion?: string;
+}
+
+export interface TransformS3DataSource {
+  S3DataType: S3DataType;
+  S3Uri: string;
 }
 
 export interface TrialComponentArtifact {
@@ -792,6 +1838,19 @@ export interface UpdateContextResponse {
   ContextArn?: string;
 }
 
+export interface UpdateEndpointInput {
+  EndpointName: string;
+  EndpointConfigName: string;
+  RetainAllVariantProperties?: boolean;
+  ExcludeRetainedVariantProperties?: VariantProperty[];
+  DeploymentConfig?: DeploymentConfig;
+  RetainDeploymentConfig?: boolean;
+}
+
+export interface UpdateEndpointOutput {
+  EndpointArn: string;
+}
+
 export interface UpdateExperimentRequest {
   ExperimentName: string;
   DisplayName?: string;
@@ -800,6 +1859,25 @@ export interface UpdateExperimentRequest {
 
 export interface UpdateExperimentResponse {
   ExperimentArn?: string;
+}
+
+export interface UpdateModelPackageInput {
+  ModelPackageArn: string;
+  ModelApprovalStatus?: ModelApprovalStatus;
+  ModelPackageRegistrationType?: ModelPackageRegistrationType;
+  ApprovalDescription?: string;
+  CustomerMetadataProperties?: Record<string, string>;
+  CustomerMetadataPropertiesToRemove?: string[];
+  AdditionalInferenceSpecificationsToAdd?: AdditionalInferenceSpecificationDefinition[];
+  InferenceSpecification?: InferenceSpecification;
+  SourceUri?: string;
+  ModelCard?: ModelPackageModelCard;
+  ModelLifeCycle?: ModelLifeCycle;
+  ClientToken?: string;
+}
+
+export interface UpdateModelPackageOutput {
+  ModelPackageArn: string;
 }
 
 export interface UpdateTrialComponentRequest {
@@ -836,8 +1914,25 @@ export interface UserContext {
   IamIdentity?: IamIdentity;
 }
 
+export interface VariantProperty {
+  VariantPropertyType: VariantPropertyType;
+}
+
+export type VariantPropertyType = "DesiredInstanceCount" | "DesiredWeight" | "DataCaptureConfig";
+
+export const VariantPropertyTypeValues = ["DesiredInstanceCount", "DesiredWeight", "DataCaptureConfig"] as const;
+
+export type VariantStatus = "Creating" | "Updating" | "Deleting" | "ActivatingTraffic" | "Baking";
+
+export const VariantStatusValues = ["Creating", "Updating", "Deleting", "ActivatingTraffic", "Baking"] as const;
+
 export interface Vertex {
   Arn?: string;
   Type?: string;
   LineageType?: LineageType;
+}
+
+export interface VpcConfig {
+  SecurityGroupIds: string[];
+  Subnets: string[];
 }

@@ -1,26 +1,40 @@
 // The SageMaker control plane: every served operation, composed from one module per resource.
 import type { SageMakerHandlers } from '../../generated/sagemaker/handlers.js';
 import type { ServiceDeps } from '../common/deps.js';
-import { modelPackageGroupHandlers } from './model-package-groups.js';
-import { tagHandlers, type ResourceExists } from './tags.js';
+import type { EndpointDeployments } from './endpoint-deployments.js';
+import { endpointConfigHandlers } from './endpoint-configs.js';
+import { endpointHandlers } from './endpoints.js';
 import { experimentHandlers } from './experiments.js';
 import { lineageActionHandlers } from './lineage-actions.js';
 import { lineageArtifactHandlers } from './lineage-artifacts.js';
 import { lineageAssociationHandlers } from './lineage-associations.js';
 import { lineageTaggable } from './lineage-common.js';
 import { lineageContextHandlers } from './lineage-contexts.js';
+import { findModelPackage, modelPackageHandlers } from './model-packages.js';
+import { modelPackageGroupHandlers } from './model-package-groups.js';
+import { modelHandlers } from './models.js';
 import { queryLineageHandlers } from './query-lineage.js';
+import { tagHandlers, type ResourceExists } from './tags.js';
 import { trialComponentHandlers } from './trial-components.js';
 import { trialHandlers } from './trials.js';
 
-export function createSageMakerHandlers(deps: ServiceDeps): SageMakerHandlers {
+export function createSageMakerHandlers(deps: ServiceDeps, deployments: EndpointDeployments): SageMakerHandlers {
   const { repos } = deps;
+  // Resource types AddTags/ListTags/DeleteTags accept, and how to tell that one exists.
   const taggable = new Map<string, ResourceExists>([
     ['model-package-group', async (q, p, name) => (await repos.modelPackageGroups.get(q, p, name)) !== undefined],
+    ['model-package', async (q, p, name) => (await findModelPackage(deps, q, p, name)) !== undefined],
+    ['model', async (q, p, name) => (await repos.models.get(q, p, name.toLowerCase())) !== undefined],
+    ['endpoint-config', async (q, p, name) => (await repos.endpointConfigs.get(q, p, name.toLowerCase())) !== undefined],
+    ['endpoint', async (q, p, name) => (await repos.endpoints.get(q, p, name.toLowerCase())) !== undefined],
     ...lineageTaggable(deps),
   ]);
   return {
     ...modelPackageGroupHandlers(deps),
+    ...modelPackageHandlers(deps),
+    ...modelHandlers(deps),
+    ...endpointConfigHandlers(deps),
+    ...endpointHandlers(deps, deployments),
     ...lineageArtifactHandlers(deps),
     ...lineageActionHandlers(deps),
     ...lineageContextHandlers(deps),

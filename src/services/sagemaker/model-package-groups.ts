@@ -33,7 +33,8 @@ function summary(row: ModelPackageGroupRow): ModelPackageGroupSummary {
   };
 }
 
-export function modelPackageGroupHandlers({ db, repos, tokens }: ServiceDeps) {
+export function modelPackageGroupHandlers(deps: ServiceDeps) {
+  const { db, repos, tokens } = deps;
   const resolve = async (ctx: RequestContext, nameOrArn: string) => {
     const name = nameFromArnOrName(ctx, nameOrArn, RESOURCE);
     const row = name === undefined ? undefined : await repos.modelPackageGroups.get(db, ctx, name);
@@ -61,6 +62,7 @@ export function modelPackageGroupHandlers({ db, repos, tokens }: ServiceDeps) {
             created_at: ctx.receivedAt,
           });
           if (input.Tags?.length) await repos.tags.put(tx, arn, input.Tags);
+          await deps.lineage?.modelPackageGroupCreated(tx, ctx, { name, arn, createdAt: ctx.receivedAt });
         });
       } catch (err) {
         if (err instanceof UniqueViolationError) {
@@ -83,7 +85,13 @@ export function modelPackageGroupHandlers({ db, repos, tokens }: ServiceDeps) {
     async deleteModelPackageGroup(input: DeleteModelPackageGroupInput, ctx: RequestContext): Promise<void> {
       const row = await resolve(ctx, input.ModelPackageGroupName);
       await db.transaction(async (tx) => {
-        if (!(await repos.modelPackageGroups.delete(tx, ctx, row.name))) throw notFound(ctx, row.name);
+        if (!(await repos.modelPackageGroups.get(tx, ctx, row.name, true))) throw notFound(ctx, row.name);
+        if ((await repos.modelPackages.count(tx, ctx, { group_key: row.name_key })) > 0) {
+          throw new ValidationException(
+            `Model Package Group ${row.arn} contains model packages. Delete the model packages before deleting the group.`,
+          );
+        }
+        await repos.modelPackageGroups.delete(tx, ctx, row.name);
         await repos.tags.removeAll(tx, row.arn);
       });
     },

@@ -38,9 +38,10 @@ export class ModelPackageGroupRepository {
     );
   }
 
-  async get(q: Queryable, p: Partition, name: string): Promise<ModelPackageGroupRow | undefined> {
+  /** `lock` takes a row lock on PostgreSQL (SQLite's single writer already serialises). */
+  async get(q: Queryable, p: Partition, name: string, lock = false): Promise<ModelPackageGroupRow | undefined> {
     return q.get<ModelPackageGroupRow & Record<string, unknown>>(
-      `SELECT ${COLUMNS} FROM model_package_groups WHERE account_id = ? AND region = ? AND name_key = ?`,
+      `SELECT ${COLUMNS} FROM model_package_groups WHERE account_id = ? AND region = ? AND name_key = ?${lock && q.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
       [p.accountId, p.region, name.toLowerCase()],
     );
   }

@@ -101,7 +101,7 @@ export class ResourceTable<Row extends ResourceRow = ResourceRow> {
 
   /** Rows in any state of a partition-independent status set (for resuming work after a restart). */
   async withStatus(q: Queryable, statuses: readonly string[]): Promise<Array<Row & { account_id: string; region: string }>> {
-    return q.all(
+    return q.all<Row & { account_id: string; region: string } & Record<string, unknown>>(
       `SELECT account_id, region, ${this.columns} FROM ${this.table} WHERE status IN (${statuses.map(() => '?').join(', ')})`,
       statuses,
     );

@@ -1,0 +1,285 @@
+// Brings endpoints through their lifecycle in the background: Creating → InService | Failed,
+// Updating → InService (new config, or old config with FailureReason), Deleting → gone; resumes
+// whatever was in progress after a restart, and keeps each replica's deployed variants for invokes.
+// https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_DescribeEndpoint.html
+import type { Logger } from 'pino';
+import { sagemakerArn, type Partition } from '../../domain/arn.js';
+import type { DeploymentConfig, ProductionVariantServerlessConfig } from '../../generated/sagemaker/shapes.js';
+import { DeploymentError, type DeployedVariant, type InferenceEngine } from '../../inference/engine.js';
+import type { ResourceRow } from '../../storage/repositories/resource-table.js';
+import type { ServiceDeps } from '../common/deps.js';
+import type { EndpointConfigDoc } from './endpoint-configs.js';
+import { resolveModelContainers, type ResolvedContainer } from './models.js';
+
+/** ProductionVariantSummary as stored (times as epoch ms). */
+export interface StoredVariant {
+  VariantName: string;
+  DeployedImages?: Array<{ SpecifiedImage: string; ResolvedImage: string; ResolutionTime: number }>;
+  CurrentWeight?: number;
+  DesiredWeight?: number;
+  CurrentInstanceCount?: number;
+  DesiredInstanceCount?: number;
+  CurrentServerlessConfig?: ProductionVariantServerlessConfig;
+  DesiredServerlessConfig?: ProductionVariantServerlessConfig;
+  VariantStatus?: Array<{ Status: string; StatusMessage?: string; StartTime: number }>;
+}
+
+export interface EndpointDoc {
+  EndpointConfigName: string;
+  ProductionVariants: StoredVariant[];
+  FailureReason?: string;
+  /** While Updating: the configuration being deployed. */
+  PendingConfigName?: string;
+  PendingSince?: number;
+  LastDeploymentConfig?: DeploymentConfig;
+}
+
+interface LiveVariant {
+  readonly name: string;
+  readonly weight: number;
+  readonly deployed: DeployedVariant;
+}
+
+/** An endpoint as this replica serves it. */
+export interface LiveEndpoint {
+  readonly configName: string;
+  readonly variants: readonly LiveVariant[];
+}
+
+/** Each serverless endpoint's FailureReason is at most 1024 characters. */
+const reason = (s: string) => (s.length > 1024 ? `${s.slice(0, 1021)}...` : s);
+
+/** Desired variant summaries for a configuration, before anything is deployed. */
+export function desiredVariants(config: EndpointConfigDoc, status: string, at: number): StoredVariant[] {
+  return config.ProductionVariants.map((v) => ({
+    VariantName: v.VariantName,
+    DesiredWeight: v.InitialVariantWeight ?? 1,
+    DesiredInstanceCount: v.ServerlessConfig ? undefined : v.InitialInstanceCount,
+    DesiredServerlessConfig: v.ServerlessConfig,
+    VariantStatus: [{ Status: status, StartTime: at }],
+  }));
+}
+
+export class EndpointDeployments {
+  private readonly live = new Map<string, LiveEndpoint>();
+  /** One run per endpoint at a time; a new request for the same endpoint waits for the current run. */
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly loading = new Map<string, Promise<LiveEndpoint | undefined>>();
+  private closed = false;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly engine: InferenceEngine,
+    private readonly log: Logger,
+  ) {}
+
+  private key(p: Partition, nameKey: string): string {
+    return `${p.accountId}|${p.region}|${nameKey}`;
+  }
+
+  /** Runs the endpoint's pending transition in the background. */
+  schedule(p: Partition, nameKey: string): void {
+    const key = this.key(p, nameKey);
+    const previous = this.running.get(key) ?? Promise.resolve();
+    const run = previous
+      .then(() => this.advance(p, nameKey))
+      .catch((err) => this.log.error({ err, endpoint: nameKey }, 'endpoint deployment failed unexpectedly'))
+      .finally(() => {
+        if (this.running.get(key) === run) this.running.delete(key);
+      });
+    this.running.set(key, run);
+  }
+
+  /** Waits for every scheduled transition (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running.values()]);
+  }
+
+  /** After a restart: resume every endpoint left Creating, Updating or Deleting. */
+  async resume(): Promise<number> {
+    const rows = await this.deps.repos.endpoints.withStatus(this.deps.db, ['Creating', 'Updating', 'Deleting']);
+    for (const r of rows) this.schedule({ accountId: r.account_id, region: r.region }, r.name_key);
+    return rows.length;
+  }
+
+  /**
+   * The endpoint as this replica serves it. An endpoint InService in the database but not deployed
+   * here (after a restart, or on another replica's request) is deployed on first use; its artifact
+   * is cached by digest, so that is fast.
+   */
+  async serving(p: Partition, row: ResourceRow): Promise<LiveEndpoint | undefined> {
+    const key = this.key(p, row.name_key);
+    const doc = JSON.parse(row.doc) as EndpointDoc;
+    const have = this.live.get(key);
+    if (have && have.configName === doc.EndpointConfigName) return have;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = this.deployConfig(p, doc.EndpointConfigName, row.name)
+        .then((live) => {
+          const old = this.live.get(key);
+          this.live.set(key, live);
+          if (old) void this.stopAll(old);
+          return live;
+        })
+        .catch((err) => {
+          this.log.error({ err, endpoint: row.name }, 'could not load an InService endpoint');
+          return undefined;
+        })
+        .finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.idle();
+    await Promise.all([...this.live.values()].map((l) => this.stopAll(l)));
+    this.live.clear();
+  }
+
+  private async stopAll(l: LiveEndpoint): Promise<void> {
+    await Promise.all(l.variants.map((v) => v.deployed.stop().catch(() => undefined)));
+  }
+
+  private async deployConfig(p: Partition, configName: string, endpointName: string): Promise<LiveEndpoint> {
+    const { db, repos } = this.deps;
+    const configRow = await repos.endpointConfigs.get(db, p, configName.toLowerCase());
+    if (!configRow) {
+      throw new DeploymentError(`Could not find endpoint configuration "${sagemakerArn(p, 'endpoint-config', configName)}".`);
+    }
+    const config = JSON.parse(configRow.doc) as EndpointConfigDoc;
+    const variants: LiveVariant[] = [];
+    try {
+      for (const v of config.ProductionVariants) {
+        let containers: ResolvedContainer[];
+        try {
+          ({ containers } = await resolveModelContainers(this.deps, db, p, v.ModelName ?? ''));
+        } catch (err) {
+          throw new DeploymentError((err as Error).message);
+        }
+        const deployed = await this.engine.deploy({
+          endpointName,
+          variantName: v.VariantName,
+          containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl, environment: c.environment })),
+          serverless: v.ServerlessConfig
+            ? {
+                memorySizeInMB: v.ServerlessConfig.MemorySizeInMB,
+                maxConcurrency: v.ServerlessConfig.MaxConcurrency,
+                provisionedConcurrency: v.ServerlessConfig.ProvisionedConcurrency,
+              }
+            : // DEVIATION(aws): instance-based variants run on the same worker pool as serverless
+              // ones, with the largest serverless memory size and one warm worker per instance.
+              { memorySizeInMB: 6144, maxConcurrency: 200, provisionedConcurrency: Math.min(v.InitialInstanceCount ?? 1, 200) },
+        });
+        variants.push({ name: v.VariantName, weight: v.InitialVariantWeight ?? 1, deployed });
+      }
+    } catch (err) {
+      await Promise.all(variants.map((v) => v.deployed.stop().catch(() => undefined)));
+      throw err;
+    }
+    return { configName: configRow.name, variants };
+  }
+
+  /** Moves the endpoint one step along its lifecycle, from whatever state the database holds. */
+  private async advance(p: Partition, nameKey: string): Promise<void> {
+    if (this.closed) return;
+    const { db, repos } = this.deps;
+    const row = await repos.endpoints.get(db, p, nameKey);
+    if (!row) return;
+    const doc = JSON.parse(row.doc) as EndpointDoc;
+    const key = this.key(p, nameKey);
+
+    if (row.status === 'Deleting') {
+      const l = this.live.get(key);
+      this.live.delete(key);
+      if (l) await this.stopAll(l);
+      await db.transaction(async (tx) => {
+        await repos.endpoints.delete(tx, p, nameKey);
+        await repos.tags.removeAll(tx, row.arn);
+      });
+      return;
+    }
+    if (row.status !== 'Creating' && row.status !== 'Updating') return;
+
+    const targetConfig = row.status === 'Updating' ? doc.PendingConfigName! : doc.EndpointConfigName;
+    let live: LiveEndpoint | undefined;
+    let failure: string | undefined;
+    try {
+      live = await this.deployConfig(p, targetConfig, row.name);
+    } catch (err) {
+      if (!(err instanceof DeploymentError)) this.log.error({ err, endpoint: row.name }, 'deployment error');
+      failure = reason(err instanceof DeploymentError ? err.message : `Internal error while deploying: ${(err as Error).message}`);
+    }
+    const now = Date.now();
+    const configRow = await repos.endpointConfigs.get(db, p, targetConfig.toLowerCase());
+    const config = configRow ? (JSON.parse(configRow.doc) as EndpointConfigDoc) : undefined;
+
+    const committed = await db.transaction(async (tx) => {
+      const current = await repos.endpoints.get(tx, p, nameKey, true);
+      // Deleted or changed meanwhile (e.g. DeleteEndpoint during Creating): this result is stale.
+      if (!current || current.status !== row.status || current.doc !== row.doc) return false;
+      let next: EndpointDoc;
+      let status: string;
+      if (live && config) {
+        status = 'InService';
+        next = {
+          EndpointConfigName: configRow!.name,
+          LastDeploymentConfig: doc.LastDeploymentConfig,
+          ProductionVariants: config.ProductionVariants.map((v, i) => ({
+            VariantName: v.VariantName,
+            DeployedImages: live!.variants[i]!.deployed.deployedImages.map((d) => ({
+              SpecifiedImage: d.specifiedImage,
+              ResolvedImage: d.resolvedImage,
+              ResolutionTime: d.resolutionTime.getTime(),
+            })),
+            CurrentWeight: v.InitialVariantWeight ?? 1,
+            DesiredWeight: v.InitialVariantWeight ?? 1,
+            CurrentInstanceCount: v.ServerlessConfig ? undefined : v.InitialInstanceCount,
+            DesiredInstanceCount: v.ServerlessConfig ? undefined : v.InitialInstanceCount,
+            CurrentServerlessConfig: v.ServerlessConfig,
+            DesiredServerlessConfig: v.ServerlessConfig,
+          })),
+        };
+        const resolved = await Promise.all(
+          config.ProductionVariants.map((v) => resolveModelContainers(this.deps, tx, p, v.ModelName ?? '')),
+        );
+        const containers = resolved.flatMap((r) => r.containers);
+        await this.deps.lineage?.endpointDeployed(tx, p, {
+          name: row.name,
+          arn: row.arn,
+          modelPackageArns: [...new Set(containers.flatMap((c) => (c.modelPackageArn ? [c.modelPackageArn] : [])))],
+          containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl })),
+          at: now,
+        });
+      } else if (row.status === 'Updating') {
+        // A failed update leaves the endpoint serving its previous configuration.
+        status = 'InService';
+        next = { ...doc, PendingConfigName: undefined, PendingSince: undefined, FailureReason: failure };
+      } else {
+        status = 'Failed';
+        next = { ...doc, FailureReason: failure };
+      }
+      await repos.endpoints.update(tx, p, nameKey, { status, doc: JSON.stringify(next), last_modified_at: now });
+      return true;
+    });
+
+    if (committed && live) {
+      const old = this.live.get(key);
+      this.live.set(key, live);
+      // The new variant takes traffic first; the old one drains its in-flight requests and stops.
+      if (old) await this.stopAll(old);
+    } else if (live) {
+      await this.stopAll(live);
+    }
+    if (committed) this.log.info({ endpoint: row.name, from: row.status, failure }, 'endpoint deployment finished');
+  }
+
+  /** Forgets this replica's variants of an endpoint that is gone or changed elsewhere. */
+  forget(p: Partition, nameKey: string): void {
+    const key = this.key(p, nameKey);
+    const l = this.live.get(key);
+    this.live.delete(key);
+    if (l) void this.stopAll(l);
+  }
+}

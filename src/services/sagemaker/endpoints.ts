@@ -1,0 +1,169 @@
+// Endpoints: CreateEndpoint, DescribeEndpoint, ListEndpoints, UpdateEndpoint, DeleteEndpoint.
+// The calls record the requested transition and return at once; EndpointDeployments carries it out.
+// https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateEndpoint.html
+import { sagemakerArn, type Partition } from '../../domain/arn.js';
+import type {
+  CreateEndpointInput,
+  CreateEndpointOutput,
+  DeleteEndpointInput,
+  DescribeEndpointInput,
+  DescribeEndpointOutput,
+  EndpointStatus,
+  ListEndpointsInput,
+  ListEndpointsOutput,
+  ProductionVariantSummary,
+  UpdateEndpointInput,
+  UpdateEndpointOutput,
+} from '../../generated/sagemaker/shapes.js';
+import { ValidationException } from '../../protocol/common-errors.js';
+import type { RequestContext } from '../../protocol/context.js';
+import type { Queryable } from '../../storage/db/types.js';
+import type { ServiceDeps } from '../common/deps.js';
+import { listPage, sortKey } from '../common/listing.js';
+import { endpointConfigNotFound, type EndpointConfigDoc } from './endpoint-configs.js';
+import { desiredVariants, type EndpointDeployments, type EndpointDoc, type StoredVariant } from './endpoint-deployments.js';
+
+export const endpointNotFound = (p: Partition, name: string) =>
+  new ValidationException(`Could not find endpoint "${sagemakerArn(p, 'endpoint', name)}".`);
+
+function variantSummary(v: StoredVariant): ProductionVariantSummary {
+  return {
+    VariantName: v.VariantName,
+    DeployedImages: v.DeployedImages?.map((d) => ({ ...d, ResolutionTime: new Date(d.ResolutionTime) })),
+    CurrentWeight: v.CurrentWeight,
+    DesiredWeight: v.DesiredWeight,
+    CurrentInstanceCount: v.CurrentInstanceCount,
+    DesiredInstanceCount: v.DesiredInstanceCount,
+    CurrentServerlessConfig: v.CurrentServerlessConfig,
+    DesiredServerlessConfig: v.DesiredServerlessConfig,
+    VariantStatus: v.VariantStatus?.map((s) => ({
+      Status: s.Status as NonNullable<ProductionVariantSummary['VariantStatus']>[number]['Status'],
+      StatusMessage: s.StatusMessage,
+      StartTime: new Date(s.StartTime),
+    })),
+  };
+}
+
+export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeployments) {
+  const { db, repos, tokens } = deps;
+
+  const loadConfig = async (q: Queryable, ctx: RequestContext, name: string) => {
+    const row = await repos.endpointConfigs.get(q, ctx, name.toLowerCase());
+    if (!row) throw endpointConfigNotFound(ctx, name);
+    return { row, doc: JSON.parse(row.doc) as EndpointConfigDoc };
+  };
+
+  return {
+    async createEndpoint(input: CreateEndpointInput, ctx: RequestContext): Promise<CreateEndpointOutput> {
+      const arn = sagemakerArn(ctx, 'endpoint', input.EndpointName);
+      const nameKey = input.EndpointName.toLowerCase();
+      await db.transaction(async (tx) => {
+        const config = await loadConfig(tx, ctx, input.EndpointConfigName);
+        if (await repos.endpoints.get(tx, ctx, nameKey)) {
+          throw new ValidationException(`Cannot create already existing endpoint "${arn}".`);
+        }
+        const doc: EndpointDoc = {
+          EndpointConfigName: config.row.name,
+          ProductionVariants: desiredVariants(config.doc, 'Creating', ctx.receivedAt),
+          LastDeploymentConfig: input.DeploymentConfig,
+        };
+        await repos.endpoints.insert(tx, ctx, {
+          name_key: nameKey,
+          name: input.EndpointName,
+          arn,
+          status: 'Creating',
+          doc: JSON.stringify(doc),
+          created_at: ctx.receivedAt,
+          last_modified_at: ctx.receivedAt,
+        });
+        if (input.Tags?.length) await repos.tags.put(tx, arn, input.Tags);
+      });
+      deployments.schedule(ctx, nameKey);
+      return { EndpointArn: arn };
+    },
+
+    async describeEndpoint(input: DescribeEndpointInput, ctx: RequestContext): Promise<DescribeEndpointOutput> {
+      const row = await repos.endpoints.get(db, ctx, input.EndpointName.toLowerCase());
+      if (!row) throw endpointNotFound(ctx, input.EndpointName);
+      const doc = JSON.parse(row.doc) as EndpointDoc;
+      return {
+        EndpointName: row.name,
+        EndpointArn: row.arn,
+        EndpointConfigName: doc.EndpointConfigName,
+        ProductionVariants: doc.ProductionVariants.map(variantSummary),
+        EndpointStatus: row.status as EndpointStatus,
+        FailureReason: doc.FailureReason,
+        CreationTime: new Date(row.created_at),
+        LastModifiedTime: new Date(row.last_modified_at),
+        LastDeploymentConfig: doc.LastDeploymentConfig,
+        PendingDeploymentSummary: doc.PendingConfigName
+          ? { EndpointConfigName: doc.PendingConfigName, StartTime: doc.PendingSince ? new Date(doc.PendingSince) : undefined }
+          : undefined,
+      };
+    },
+
+    async listEndpoints(input: ListEndpointsInput, ctx: RequestContext): Promise<ListEndpointsOutput> {
+      const page = await listPage(db, tokens, ctx, repos.endpoints, input, {
+        sortBy: sortKey(input.SortBy, 'created'),
+        // ListEndpoints sorts newest first unless asked otherwise.
+        descending: input.SortOrder !== 'Ascending',
+        status: input.StatusEquals,
+      });
+      return {
+        Endpoints: page.rows.map((r) => ({
+          EndpointName: r.name,
+          EndpointArn: r.arn,
+          CreationTime: new Date(r.created_at),
+          LastModifiedTime: new Date(r.last_modified_at),
+          EndpointStatus: r.status as EndpointStatus,
+        })),
+        NextToken: page.NextToken,
+      };
+    },
+
+    async updateEndpoint(input: UpdateEndpointInput, ctx: RequestContext): Promise<UpdateEndpointOutput> {
+      const nameKey = input.EndpointName.toLowerCase();
+      let arn = '';
+      await db.transaction(async (tx) => {
+        const row = await repos.endpoints.get(tx, ctx, nameKey, true);
+        if (!row) throw endpointNotFound(ctx, input.EndpointName);
+        arn = row.arn;
+        if (row.status === 'Failed') {
+          throw new ValidationException(`Cannot update failed endpoint "${row.arn}". Delete it and create it again.`);
+        }
+        if (row.status !== 'InService') throw new ValidationException(`Cannot update in-progress endpoint "${row.arn}".`);
+        const config = await loadConfig(tx, ctx, input.EndpointConfigName);
+        const doc = JSON.parse(row.doc) as EndpointDoc;
+        const next: EndpointDoc = {
+          ...doc,
+          FailureReason: undefined,
+          PendingConfigName: config.row.name,
+          PendingSince: ctx.receivedAt,
+          LastDeploymentConfig: input.RetainDeploymentConfig ? doc.LastDeploymentConfig : input.DeploymentConfig,
+          ProductionVariants: doc.ProductionVariants.map((v) => ({
+            ...v,
+            VariantStatus: [{ Status: 'Updating', StartTime: ctx.receivedAt }],
+          })),
+        };
+        await repos.endpoints.update(tx, ctx, nameKey, {
+          status: 'Updating',
+          doc: JSON.stringify(next),
+          last_modified_at: ctx.receivedAt,
+        });
+      });
+      deployments.schedule(ctx, nameKey);
+      return { EndpointArn: arn };
+    },
+
+    async deleteEndpoint(input: DeleteEndpointInput, ctx: RequestContext): Promise<void> {
+      const nameKey = input.EndpointName.toLowerCase();
+      await db.transaction(async (tx) => {
+        const row = await repos.endpoints.get(tx, ctx, nameKey, true);
+        if (!row) throw endpointNotFound(ctx, input.EndpointName);
+        if (row.status === 'Deleting') return;
+        await repos.endpoints.update(tx, ctx, nameKey, { status: 'Deleting', last_modified_at: ctx.receivedAt });
+      });
+      deployments.schedule(ctx, nameKey);
+    },
+  };
+}
