@@ -15,6 +15,8 @@ import { createRepositories } from './services/common/deps.js';
 import { createRuntimeHandlers } from './services/runtime/index.js';
 import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
+import { EndpointDeployments } from './services/sagemaker/endpoint-deployments.js';
+import { createInferenceEngine } from './inference/create-engine.js';
 import { openBlobStorage } from './storage/blobs/index.js';
 import { openDatabase } from './storage/db/index.js';
 import { MIGRATIONS } from './storage/migrations.js';
@@ -58,14 +60,23 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     region: config.defaultRegion,
   });
   const deps = { db, tokens: new PageTokens(await pageTokenKey(db)), repos: createRepositories(), blobs: storage.blobs };
+  const engine = createInferenceEngine({
+    blobs: storage.blobs,
+    dataDir: config.dataDir,
+    idleSeconds: config.serverlessIdleSeconds,
+    containerConfigPath: config.containersFile,
+    log: logger,
+  });
+  const deployments = new EndpointDeployments(deps, engine, logger);
   const api = new AwsApi({
     accountId: config.accountId,
     defaultRegion: config.defaultRegion,
     log: logger,
-    sagemaker: new AwsJsonProtocol({ model: sagemakerModel, handlers: createSageMakerHandlers(deps) }),
-    runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deps)),
+    sagemaker: new AwsJsonProtocol({ model: sagemakerModel, handlers: createSageMakerHandlers(deps, deployments) }),
+    runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deps, deployments)),
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
+    metrics: () => engine.metrics(),
   });
   const startTime = new Date();
   const awsServer = createServer({ keepAliveTimeout: 65_000 }, api.listener);
@@ -104,6 +115,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   logger
     .child({}, { level: 'info' })
     .info({ host: config.host, port, graphPort, dataDir: config.dataDir, database: db.dialect }, 'listening');
+  // Endpoints left Creating, Updating or Deleting by a previous run carry on.
+  const resumed = await deployments.resume();
+  if (resumed > 0) logger.info({ endpoints: resumed }, 'resuming endpoint deployments');
 
   let closing: Promise<void> | undefined;
   /**
@@ -129,6 +143,8 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       closing ??= (async () => {
         api.startDraining();
         await Promise.all([closeServer(awsServer), closeServer(graphServer)]);
+        await deployments.close();
+        await engine.close();
         await graph.close();
         storage.close();
         await db.close();

@@ -19,6 +19,10 @@ export interface Config {
   readonly defaultRegion: string;
   /** A real S3 or MinIO for object storage (the embedded S3 API is then off); absent for the embedded store. */
   readonly s3Endpoint: string | undefined;
+  /** Serverless scale-in: workers stop after this many seconds without traffic. */
+  readonly serverlessIdleSeconds: number;
+  /** JSON file mapping custom container images to local commands (the process runtime). */
+  readonly containersFile: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -34,6 +38,8 @@ const OPTIONS = {
   'log-level': { type: 'string' },
   'default-region': { type: 'string' },
   's3-endpoint': { type: 'string' },
+  'serverless-idle-seconds': { type: 'string' },
+  'containers-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -49,6 +55,8 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
   --default-region NAME   region of unsigned requests (default us-east-1; env SLIPWAY_DEFAULT_REGION)
   --s3-endpoint URL       keep objects in this S3/MinIO (AWS_* credentials from the environment) instead of
                           the embedded S3 API on --port (env SLIPWAY_S3_ENDPOINT)
+  --serverless-idle-seconds N  scale a serverless endpoint to zero after N idle seconds (default 300)
+  --containers-file FILE  JSON mapping custom container images to local commands (env SLIPWAY_CONTAINERS_FILE)
   --log-level LEVEL       trace|debug|info|warn|error|silent (default info; env SLIPWAY_LOG_LEVEL)
 `;
 
@@ -56,6 +64,13 @@ function port(name: string, v: string | undefined, dflt: number): number {
   if (v === undefined || v === '') return dflt;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`--${name} must be a port number (0-65535), got '${v}'`);
+  return n;
+}
+
+function nonNegative(name: string, v: string | undefined, dflt: number): number {
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`--${name} must be a non-negative number, got '${v}'`);
   return n;
 }
 
@@ -90,5 +105,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     logLevel: str('log-level', 'SLIPWAY_LOG_LEVEL') ?? 'info',
     defaultRegion: region,
     s3Endpoint,
+    serverlessIdleSeconds: nonNegative('serverless-idle-seconds', str('serverless-idle-seconds', 'SLIPWAY_SERVERLESS_IDLE_SECONDS'), 300),
+    containersFile: str('containers-file', 'SLIPWAY_CONTAINERS_FILE') || undefined,
   });
 }

@@ -36,6 +36,8 @@ export interface AwsApiOptions {
   readonly maxInvokeBody?: number;
   /** Extra facts for /_slipway/health. */
   readonly health: () => Record<string, unknown>;
+  /** Prometheus text for GET /metrics. */
+  readonly metrics?: () => string;
 }
 
 const MiB = 1024 * 1024;
@@ -86,6 +88,13 @@ export class AwsApi {
       } else if (path === '/_slipway/health' && (req.method === 'GET' || req.method === 'HEAD')) {
         op = 'health';
         response = this.health();
+      } else if (path === '/metrics' && req.method === 'GET' && this.opts.metrics && !scope) {
+        op = 'health';
+        response = {
+          status: 200,
+          headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
+          body: this.opts.metrics(),
+        };
       } else {
         const head: WireRequest = this.wire(req, path, query, Buffer.alloc(0));
         const matched = this.opts.runtime.match(head);
