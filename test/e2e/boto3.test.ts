@@ -2,6 +2,7 @@
 // second real AWS client works unchanged against Slipway.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { python, requirePythonModule } from '../support/python.js';
 import { ACCOUNT, startServer, type TestServer } from '../support/server.js';
@@ -13,9 +14,9 @@ before(async () => {
 });
 after(() => server.close());
 
-test('boto3: model package groups, pagination, tags and errors', { skip: missing }, async () => {
-  // Run Python asynchronously: the in-process server must keep serving while it runs.
-  const child = spawn(python(), ['test/e2e/boto3_model_package_groups.py', server.endpoint, ACCOUNT], {
+/** Runs a Python script asynchronously: the in-process server must keep serving while it runs. */
+async function runPython(args: string[]): Promise<string> {
+  const child = spawn(python(), args, {
     env: { ...process.env, AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' },
   });
   let out = '';
@@ -23,5 +24,22 @@ test('boto3: model package groups, pagination, tags and errors', { skip: missing
   child.stderr.on('data', (d) => (out += d));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   assert.equal(code, 0, out);
+  return out;
+}
+
+test('boto3: model package groups, pagination, tags and errors', { skip: missing }, async () => {
+  const out = await runPython(['test/e2e/boto3_model_package_groups.py', server.endpoint, ACCOUNT]);
   assert.match(out, /ok/);
+});
+
+test('boto3: the seed workflow, from upload_file to invoke_endpoint and cleanup', { skip: missing }, async () => {
+  const seed = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')).seedRow as { prediction: number };
+  const out = await runPython([
+    'test/e2e/boto3_seed_workflow.py',
+    server.endpoint,
+    ACCOUNT,
+    'test/fixtures/xgboost/models/abalone.pkl3-cfgoffset.tar.gz',
+    String(seed.prediction),
+  ]);
+  assert.match(out, /seed workflow: ok/);
 });

@@ -1,0 +1,181 @@
+// Endpoint lifecycle: Creating → InService | Failed with a FailureReason a user can act on,
+// UpdateEndpoint (success, and failure back to InService on the old config), DeleteEndpoint,
+// the errors of the reference, and a restart while an endpoint is Creating.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateEndpointCommand,
+  CreateEndpointConfigCommand,
+  CreateModelCommand,
+  DeleteEndpointCommand,
+  DescribeEndpointCommand,
+  ListEndpointsCommand,
+  SageMakerClient,
+  SageMakerServiceException,
+  UpdateEndpointCommand,
+  waitUntilEndpointDeleted,
+  waitUntilEndpointInService,
+} from '@aws-sdk/client-sagemaker';
+import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import { ACCOUNT, CREDENTIALS, REGION, startServer, tempDir, type TestServer } from '../support/server.js';
+
+const IMAGE = `683313688378.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.0-1-cpu-py3`;
+const IMAGE_13 = `683313688378.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.7-1`;
+const ROLE = `arn:aws:iam::${ACCOUNT}:role/service-role/AmazonSageMaker-ExecutionRole`;
+const arn = (type: string, name: string) => `arn:aws:sagemaker:${REGION}:${ACCOUNT}:${type}/${name}`;
+const seed = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')).seedRow as { csv: string; prediction: number };
+
+async function rejects(p: Promise<unknown>, name: string, message: string | RegExp): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof SageMakerServiceException, `expected a service error, got ${err}`);
+    assert.equal(err.name, name, err.message);
+    if (typeof message === 'string') assert.equal(err.message, message);
+    else assert.match(err.message, message);
+    return;
+  }
+  assert.fail(`expected ${name}`);
+}
+
+async function settle(sm: SageMakerClient, name: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const d = await sm.send(new DescribeEndpointCommand({ EndpointName: name }));
+    if (d.EndpointStatus !== 'Creating' && d.EndpointStatus !== 'Updating') return d.EndpointStatus!;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`${name} did not settle`);
+}
+
+describe('endpoint lifecycle', () => {
+  let server: TestServer;
+  let sm: SageMakerClient;
+  let rt: SageMakerRuntimeClient;
+  let s3: S3Client;
+  const dataDir = tempDir();
+
+  async function model(name: string, modelDataUrl: string, image = IMAGE) {
+    await sm.send(new CreateModelCommand({ ModelName: name, ExecutionRoleArn: ROLE, PrimaryContainer: { Image: image, ModelDataUrl: modelDataUrl } }));
+    await sm.send(
+      new CreateEndpointConfigCommand({
+        EndpointConfigName: `${name}-cfg`,
+        ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: name, ServerlessConfig: { MemorySizeInMB: 2048, MaxConcurrency: 5 } }],
+      }),
+    );
+  }
+
+  before(async () => {
+    server = await startServer([], { dataDir });
+    const common = { endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS };
+    sm = new SageMakerClient(common);
+    rt = new SageMakerRuntimeClient(common);
+    s3 = new S3Client({ ...common, forcePathStyle: true });
+    await s3.send(new CreateBucketCommand({ Bucket: 'slipway-models' }));
+    const put = (Key: string, Body: Buffer) => s3.send(new PutObjectCommand({ Bucket: 'slipway-models', Key, Body }));
+    await put('abalone.tar.gz', readFileSync('test/fixtures/xgboost/models/abalone.pkl3-cfgoffset.tar.gz'));
+    await put('abalone-json.tar.gz', readFileSync('test/fixtures/xgboost/models/abalone.json.tar.gz'));
+    await put('not-an-archive.tar.gz', Buffer.from('this is not gzip'));
+    await model('good', 's3://slipway-models/abalone.tar.gz');
+    await model('good13', 's3://slipway-models/abalone-json.tar.gz', IMAGE_13);
+    await model('missing', 's3://slipway-models/nothing-here.tar.gz');
+    await model('garbage', 's3://slipway-models/not-an-archive.tar.gz');
+  });
+  after(async () => {
+    sm.destroy();
+    rt.destroy();
+    s3.destroy();
+    await server.close();
+  });
+
+  test('CreateEndpoint answers Creating at once, then InService', async () => {
+    await sm.send(new CreateEndpointCommand({ EndpointName: 'ep', EndpointConfigName: 'good-cfg', Tags: [{ Key: 'k', Value: 'v' }] }));
+    await waitUntilEndpointInService({ client: sm, maxWaitTime: 20, minDelay: 1, maxDelay: 1 }, { EndpointName: 'ep' });
+    const d = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep' }));
+    assert.equal(d.EndpointArn, arn('endpoint', 'ep'));
+    assert.equal(d.ProductionVariants?.[0]?.DesiredServerlessConfig?.MemorySizeInMB, 2048);
+    assert.ok(d.LastModifiedTime! >= d.CreationTime!);
+    await rejects(
+      sm.send(new CreateEndpointCommand({ EndpointName: 'EP', EndpointConfigName: 'good-cfg' })),
+      'ValidationException',
+      `Cannot create already existing endpoint "${arn('endpoint', 'ep')}".`,
+    );
+    await rejects(
+      sm.send(new CreateEndpointCommand({ EndpointName: 'ep2', EndpointConfigName: 'nope' })),
+      'ValidationException',
+      `Could not find endpoint configuration "${arn('endpoint-config', 'nope')}".`,
+    );
+    await rejects(
+      sm.send(new DescribeEndpointCommand({ EndpointName: 'ghost' })),
+      'ValidationException',
+      `Could not find endpoint "${arn('endpoint', 'ghost')}".`,
+    );
+  });
+
+  test('a missing artifact, a file that is not an archive: Failed, with a reason to act on', async () => {
+    await sm.send(new CreateEndpointCommand({ EndpointName: 'ep-missing', EndpointConfigName: 'missing-cfg' }));
+    await sm.send(new CreateEndpointCommand({ EndpointName: 'ep-garbage', EndpointConfigName: 'garbage-cfg' }));
+    assert.equal(await settle(sm, 'ep-missing'), 'Failed');
+    assert.equal(await settle(sm, 'ep-garbage'), 'Failed');
+    const missing = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep-missing' }));
+    assert.match(missing.FailureReason ?? '', /s3:\/\/slipway-models\/nothing-here\.tar\.gz/);
+    const garbage = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep-garbage' }));
+    assert.match(garbage.FailureReason ?? '', /not-an-archive\.tar\.gz/);
+    assert.ok((garbage.FailureReason ?? '').length <= 1024);
+    // A Failed endpoint can only be deleted.
+    await rejects(
+      sm.send(new UpdateEndpointCommand({ EndpointName: 'ep-missing', EndpointConfigName: 'good-cfg' })),
+      'ValidationException',
+      /Cannot update failed endpoint/,
+    );
+    const failed = await sm.send(new ListEndpointsCommand({ StatusEquals: 'Failed', SortBy: 'Name', SortOrder: 'Ascending' }));
+    assert.deepEqual(failed.Endpoints?.map((e) => e.EndpointName), ['ep-garbage', 'ep-missing']);
+    await sm.send(new DeleteEndpointCommand({ EndpointName: 'ep-missing' }));
+    await waitUntilEndpointDeleted({ client: sm, maxWaitTime: 20, minDelay: 1, maxDelay: 1 }, { EndpointName: 'ep-missing' });
+  });
+
+  test('UpdateEndpoint: Updating → InService on the new config; a failed update keeps the old one', async () => {
+    await sm.send(new UpdateEndpointCommand({ EndpointName: 'ep', EndpointConfigName: 'good13-cfg' }));
+    const updating = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep' }));
+    assert.ok(['Updating', 'InService'].includes(updating.EndpointStatus!));
+    assert.equal(await settle(sm, 'ep'), 'InService');
+    let d = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep' }));
+    assert.equal(d.EndpointConfigName, 'good13-cfg');
+    // Container 1.7-1 answers one prediction per line.
+    const out = await rt.send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: Buffer.from(seed.csv) }));
+    assert.match(Buffer.from(out.Body!).toString(), /^[0-9.]+\n$/);
+
+    await sm.send(new UpdateEndpointCommand({ EndpointName: 'ep', EndpointConfigName: 'garbage-cfg' }));
+    assert.equal(await settle(sm, 'ep'), 'InService');
+    d = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep' }));
+    assert.equal(d.EndpointConfigName, 'good13-cfg');
+    assert.match(d.FailureReason ?? '', /not-an-archive/);
+    const again = await rt.send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: Buffer.from(seed.csv) }));
+    assert.ok(Math.abs(Number(Buffer.from(again.Body!).toString()) - seed.prediction) < 1e-4);
+  });
+
+  test('a restart while an endpoint is Creating resumes the deployment', async () => {
+    await server.close();
+    // As if the server died right after CreateEndpoint answered: the row says Creating.
+    const db = new Database(join(dataDir, 'slipway.db'));
+    const now = Date.now();
+    db.prepare(
+      `INSERT INTO endpoints (account_id, region, name_key, name, arn, status, doc, created_at, last_modified_at)
+       VALUES (?, ?, 'resumed', 'resumed', ?, 'Creating', ?, ?, ?)`,
+    ).run(ACCOUNT, REGION, arn('endpoint', 'resumed'), JSON.stringify({ EndpointConfigName: 'good-cfg', ProductionVariants: [] }), now, now);
+    db.close();
+    server = await startServer([], { dataDir });
+    const common = { endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS };
+    sm.destroy();
+    rt.destroy();
+    sm = new SageMakerClient(common);
+    rt = new SageMakerRuntimeClient(common);
+    await waitUntilEndpointInService({ client: sm, maxWaitTime: 20, minDelay: 1, maxDelay: 1 }, { EndpointName: 'resumed' });
+    // And an endpoint that was InService before the restart serves again.
+    const out = await rt.send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: Buffer.from(seed.csv) }));
+    assert.ok(Buffer.from(out.Body!).length > 0);
+  });
+});
