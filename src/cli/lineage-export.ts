@@ -14,7 +14,7 @@ import { loadIntoNeptune } from '../lineage/export/neptune-load.js';
 import type { LineageSource } from '../lineage/export/model.js';
 import { blobOutput, directoryOutput } from '../lineage/export/outputs.js';
 import { storeLineageSource } from '../lineage/export/store-source.js';
-import { S3BlobStore } from '../storage/blobs/s3-blob-store.js';
+import type { S3BlobStore } from '../storage/blobs/s3-blob-store.js';
 import { openDatabase } from '../storage/db/index.js';
 import type { Database } from '../storage/db/types.js';
 import { MIGRATIONS } from '../storage/migrations.js';
@@ -127,6 +127,8 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
     }
     let output: ExportOutput;
     if (out.startsWith('s3://')) {
+      // Imported on demand: the S3 SDK costs start-up time and memory a directory export does not need.
+      const { S3BlobStore } = await import('../storage/blobs/s3-blob-store.js');
       s3 = new S3BlobStore({
         endpoint: s('s3-endpoint') ?? env.AWS_ENDPOINT_URL_S3 ?? `https://s3.${region}.amazonaws.com`,
         region,

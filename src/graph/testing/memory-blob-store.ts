@@ -13,6 +13,12 @@ export class MemoryBlobStore implements BlobStore {
   readonly kind = 'embedded' as const;
   readonly objects = new Map<string, Buffer>();
   readonly buckets = new Set<string>();
+  /** Small by default, so parsers see records split across chunk boundaries. */
+  readonly #chunkSize: number;
+
+  constructor(o: { chunkSize?: number } = {}) {
+    this.#chunkSize = o.chunkSize ?? 7;
+  }
 
   async put(uri: string, body: Readable | Uint8Array | string): Promise<BlobInfo> {
     const { bucket, key } = objectLocation(uri);
@@ -44,9 +50,8 @@ export class MemoryBlobStore implements BlobStore {
     const { bucket, key } = objectLocation(uri);
     const b = this.objects.get(`${bucket}/${key}`);
     if (!b) throw new BlobNotFoundError(uri, this.buckets.has(bucket) ? 'NoSuchKey' : 'NoSuchBucket');
-    // Small chunks, so parsers see records split across chunk boundaries.
     const parts: Buffer[] = [];
-    for (let i = 0; i < b.length; i += 7) parts.push(b.subarray(i, i + 7));
+    for (let i = 0; i < b.length; i += this.#chunkSize) parts.push(b.subarray(i, i + this.#chunkSize));
     return Readable.from(parts);
   }
 

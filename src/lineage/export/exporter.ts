@@ -29,14 +29,18 @@ export interface ExportResult extends ExportProgress {
 }
 
 /**
- * Node ids: a digest of the ARN, so an id is the same in every export and a second load merges
- * instead of duplicating. DEVIATION(seed): the notebook numbers nodes (0.., t0.., ac0.., ctx0..)
- * per run, which makes two exports collide in one graph and needs an ARN → id map for edges.
+ * Node ids: the ARN's resource part (`artifact/<id>`, `action/<name>`, ...), unique within the
+ * exported account and region, so an id is the same in every export and a second load merges
+ * instead of duplicating; ARN order is id order, so a load appends to its indexes.
+ * DEVIATION(seed): the notebook numbers nodes (0.., t0.., ac0.., ctx0..) per run, which makes two
+ * exports collide in one graph and needs an ARN → id map in memory to write the edges.
  */
 export function nodeId(arn: string): string {
-  return createHash('sha1').update(arn).digest('base64url').slice(0, 16);
+  const i = arn.indexOf(':', arn.indexOf(':', arn.indexOf(':', arn.indexOf(':', arn.indexOf(':') + 1) + 1) + 1) + 1);
+  return i < 0 ? arn : arn.slice(i + 1);
 }
 
+/** Edge ids: a short digest of both ends (an association is unique per source and destination). */
 export function edgeId(e: LineageEdge): string {
   return createHash('sha1')
     .update(e.sourceArn)

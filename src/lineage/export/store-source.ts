@@ -4,7 +4,6 @@
 import type { Partition } from '../../domain/arn.js';
 import type { EntityKind } from '../entities.js';
 import type { Queryable } from '../../storage/db/types.js';
-import { LineageAssociationRepository } from '../../storage/repositories/lineage-associations.js';
 import { type LineageEntityRow, LineageEntityRepository } from '../../storage/repositories/lineage-entities.js';
 import type { LineageNode, LineageSource, NodeKind } from './model.js';
 
@@ -58,19 +57,32 @@ export function nodeOf(kind: NodeKind, row: LineageEntityRow): LineageNode {
 
 export function storeLineageSource(q: Queryable, partition: Partition, pageSize = 5000): LineageSource {
   const entities = new LineageEntityRepository();
-  const associations = new LineageAssociationRepository();
   return {
     async *nodes(kind) {
       for await (const rows of entities.iterate(q, partition, [KINDS[kind]], pageSize))
         yield rows.map((r) => nodeOf(kind, r));
     },
     async *edges() {
-      for await (const rows of associations.iterate(q, partition, pageSize)) {
+      // Keyset pages in primary-key order. The `+` keeps SQLite from choosing the (account,
+      // region, created_at) index and sorting every association for each page; the repository's
+      // iterate() has that plan today (see the report), so the export reads the table itself.
+      let after: [string, string] = ['', ''];
+      for (;;) {
+        const rows = await q.all<{ source_arn: string; destination_arn: string; association_type: string | null }>(
+          `SELECT source_arn, destination_arn, association_type FROM lineage_associations
+           WHERE +account_id = ? AND +region = ? AND (source_arn > ? OR (source_arn = ? AND destination_arn > ?))
+           ORDER BY source_arn, destination_arn LIMIT ?`,
+          [partition.accountId, partition.region, after[0], after[0], after[1], pageSize],
+        );
+        if (rows.length === 0) return;
         yield rows.map((r) => ({
           sourceArn: r.source_arn,
           destinationArn: r.destination_arn,
           associationType: r.association_type ?? undefined,
         }));
+        if (rows.length < pageSize) return;
+        const last = rows[rows.length - 1]!;
+        after = [last.source_arn, last.destination_arn];
       }
     },
   };

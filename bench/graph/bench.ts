@@ -1,0 +1,213 @@
+// Issue 8 figures. With 200,000 lineage entities and 1,000,000 associations in SQLite:
+//  1. `slipway lineage export` (Gremlin CSV to a directory) in its own process: time and peak RSS;
+//  2. the reference notebook's method, one ListAssociations(DestinationArn) per node through HTTP
+//     against `slipway serve`, on 10,000 nodes, and the same-size export for the ratio;
+//  3. bulk load of the export into the graph store (graph.db): Neptune records per second.
+// Run: npm run build && node dist/bench/graph/bench.js [--units 20000] [--reference-nodes 10000]
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { LoadJobs } from '../../src/graph/loader/load-jobs.js';
+import { GraphReader, openGraphDatabase } from '../../src/graph/store/graph-store.js';
+import { MemoryBlobStore } from '../../src/graph/testing/memory-blob-store.js';
+import { openDatabase } from '../../src/storage/db/index.js';
+import { MIGRATIONS } from '../../src/storage/migrations.js';
+import { seedSyntheticAccount } from '../lineage/seed.js';
+
+const { values } = parseArgs({
+  options: {
+    units: { type: 'string', default: '20000' },
+    'reference-nodes': { type: 'string', default: '10000' },
+  },
+});
+const units = Number(values.units);
+const refNodes = Number(values['reference-nodes']);
+const ACCOUNT = '000000000000';
+const REGION = 'us-east-1';
+const secs = (ms: number) => (ms / 1000).toFixed(2);
+
+async function seed(dir: string, n: number): Promise<{ entities: number; associations: number }> {
+  const db = await openDatabase({ dataDir: dir, migrations: MIGRATIONS });
+  const s = await seedSyntheticAccount(db, { accountId: ACCOUNT, region: REGION }, n);
+  await db.run('ANALYZE');
+  await db.close();
+  return s;
+}
+
+/** Runs the CLI in a child process; returns wall time and its peak RSS (GNU time's %M, KiB). */
+function exportProcess(dataDir: string, out: string): { ms: number; rssMb: number; stdout: string } {
+  const t = performance.now();
+  const r = spawnSync(
+    '/usr/bin/time',
+    [
+      '-f',
+      '%M',
+      process.execPath,
+      'bin/slipway.js',
+      'lineage',
+      'export',
+      '--out',
+      out,
+      '--data-dir',
+      dataDir,
+      '--account-id',
+      ACCOUNT,
+      '--region',
+      REGION,
+    ],
+    { encoding: 'utf8' },
+  );
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`export failed: ${r.stderr}`);
+  const rssKb = Number(r.stderr.trim().split('\n').pop());
+  return { ms, rssMb: rssKb / 1024, stdout: r.stdout.trim() };
+}
+
+// 1. Full-size export.
+const dataDir = mkdtempSync(join(tmpdir(), 'slipway-bench-graph-'));
+const out = join(dataDir, 'export');
+try {
+  let t = performance.now();
+  const seeded = await seed(dataDir, units);
+  console.log(
+    `seeded ${seeded.entities} entities and ${seeded.associations} associations in ${secs(performance.now() - t)} s`,
+  );
+  const full = exportProcess(dataDir, out);
+  console.log(`export: ${full.stdout}`);
+  console.log(`export wall time ${secs(full.ms)} s (process start included), peak RSS ${full.rssMb.toFixed(0)} MB`);
+
+  // 3. Bulk load of that export into an empty graph.db.
+  const blobs = new MemoryBlobStore({ chunkSize: 64 * 1024 });
+  await blobs.ensureBucket('export');
+  for (const f of readdirSync(out)) await blobs.put(`s3://export/lineage/${f}`, readFileSync(join(out, f)));
+  const graphDir = join(dataDir, 'graph');
+  const gdb = await openGraphDatabase({ dataDir: graphDir });
+  const jobs = new LoadJobs({ db: gdb, blobs, log: pino({ level: 'silent' }) });
+  await jobs.init();
+  t = performance.now();
+  const id = await jobs.start({
+    source: 's3://export/lineage/',
+    format: 'csv',
+    region: REGION,
+    iamRoleArn: '',
+    mode: 'NEW',
+    failOnError: true,
+    parallelism: 'OVERSUBSCRIBE',
+    parserConfiguration: {},
+    updateSingleCardinalityProperties: false,
+    queueRequest: false,
+    dependencies: [],
+  });
+  let overall: Record<string, number | string>;
+  for (;;) {
+    const p = (await jobs.status(id, { details: false, errors: true, page: 1, errorsPerPage: 5 })) as {
+      overallStatus: Record<string, number | string>;
+    };
+    overall = p.overallStatus;
+    if (!['LOAD_NOT_STARTED', 'LOAD_IN_QUEUE', 'LOAD_IN_PROGRESS'].includes(overall.status as string)) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const loadMs = performance.now() - t;
+  const counts = await new GraphReader(gdb).counts();
+  await jobs.close();
+  await gdb.close();
+  const records = Number(overall.totalRecords);
+  console.log(
+    `bulk load: ${overall.status}, ${records} records (${counts.vertices} vertices, ${counts.edges} edges, ${counts.vertexProperties} vertex properties) ` +
+      `in ${secs(loadMs)} s = ${Math.round(records / (loadMs / 1000)).toLocaleString('en-US')} records/s`,
+  );
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+// 2. The reference notebook's method on `refNodes` nodes: one ListAssociations per node, in order.
+const refDir = mkdtempSync(join(tmpdir(), 'slipway-bench-graph-ref-'));
+try {
+  const refSeed = await seed(refDir, Math.ceil(refNodes / 10));
+  const small = exportProcess(refDir, join(refDir, 'export'));
+  const db = await openDatabase({ dataDir: refDir, migrations: MIGRATIONS });
+  const arns = (
+    await db.all<{ arn: string }>(
+      "SELECT arn FROM lineage_entities WHERE kind IN ('artifact','action','context','experiment-trial-component') ORDER BY arn",
+    )
+  ).map((r) => r.arn);
+  await db.close();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      'bin/slipway.js',
+      'serve',
+      '--port',
+      '0',
+      '--graph-port',
+      '0',
+      '--data-dir',
+      refDir,
+      '--account-id',
+      ACCOUNT,
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      try {
+        const rec = JSON.parse(l);
+        if (rec.msg === 'listening') resolve(rec.port);
+      } catch {}
+    });
+    child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const call = (body: unknown) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/',
+          agent,
+          headers: {
+            'content-type': 'application/x-amz-json-1.1',
+            'x-amz-target': 'SageMaker.ListAssociations',
+            'content-length': Buffer.byteLength(payload),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString() || '{}')));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  const t = performance.now();
+  let edges = 0;
+  for (const arn of arns.slice(0, refNodes)) {
+    let token: string | undefined;
+    do {
+      const r = await call({ DestinationArn: arn, NextToken: token });
+      edges += ((r.AssociationSummaries as unknown[]) ?? []).length;
+      token = r.NextToken as string | undefined;
+    } while (token);
+  }
+  const refMs = performance.now() - t;
+  child.kill('SIGTERM');
+  agent.destroy();
+  console.log(
+    `reference method: ${Math.min(refNodes, arns.length)} ListAssociations calls (${edges} edges) in ${secs(refMs)} s; ` +
+      `export of the same ${refSeed.entities} entities and ${refSeed.associations} associations: ${secs(small.ms)} s (${small.stdout}); ` +
+      `ratio ${(refMs / small.ms).toFixed(1)}x`,
+  );
+} finally {
+  rmSync(refDir, { recursive: true, force: true });
+}
