@@ -32,7 +32,10 @@ const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.to
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'slipway-bench-'));
   const blobs = new MemoryBlobStore();
-  await blobs.put('s3://bench/abalone.tar.gz', readFileSync('test/fixtures/xgboost/models/abalone.pkl3-cfgoffset.tar.gz'));
+  await blobs.put(
+    's3://bench/abalone.tar.gz',
+    readFileSync('test/fixtures/xgboost/models/abalone.pkl3-cfgoffset.tar.gz'),
+  );
   const engine = createInferenceEngine({ blobs, dataDir, idleSeconds: 0.05 });
   const spec = (name: string) => ({
     endpointName: name,
@@ -61,7 +64,9 @@ async function main(): Promise<void> {
   let t = performance.now();
   for (let i = 0; i < n; i++) await w.invoke({ body: ROW, contentType: 'text/csv' });
   const perCall = (performance.now() - t) / n;
-  console.log(`warm invoke, sequential: ${fmt(perCall)} per call (${Math.round(1000 / perCall).toLocaleString()} calls/s on one core)`);
+  console.log(
+    `warm invoke, sequential: ${fmt(perCall)} per call (${Math.round(1000 / perCall).toLocaleString()} calls/s on one core)`,
+  );
 
   // Warm, paced at 1,000 req/s for 5 s: latency of each call, event-loop included.
   const lat: number[] = [];
@@ -81,7 +86,9 @@ async function main(): Promise<void> {
       }
     }, 1);
   });
-  console.log(`warm invoke at 1,000 req/s: p50 ${fmt(pct(lat, 50))}, p99 ${fmt(pct(lat, 99))}, max ${fmt(Math.max(...lat))}`);
+  console.log(
+    `warm invoke at 1,000 req/s: p50 ${fmt(pct(lat, 50))}, p99 ${fmt(pct(lat, 99))}, max ${fmt(Math.max(...lat))}`,
+  );
 
   // A worker-thread cold start (a batch too big for the event loop), new thread vs reused thread.
   const big = Buffer.from(Array(3000).fill(ROW.toString()).join('\n'));
