@@ -1,4 +1,4 @@
-// Object bytes on disk: one file per blob under <root>/blobs/<2 hex>/<32 hex>, named by a random id
+// Object bytes on disk: one file per blob, <root>/blobs/<32 hex>, named by a random id
 // and never by the object key, so no key (`../../etc/passwd`, NUL bytes) can address a path.
 // Writes go to <root>/tmp, are fsynced and only then renamed into place: a blob exists whole or not at all.
 import { randomBytes } from 'node:crypto';
@@ -26,8 +26,12 @@ export interface BlobRange {
 export class FileStore {
   private readonly blobs: string;
   private readonly tmp: string;
-  /** The 256 fan-out directories already known to exist. */
-  private readonly dirs = new Set<string>();
+  /**
+   * Callers waiting for a directory sync. One directory (no fan-out) lets concurrent uploads share
+   * a sync: every rename done before a sync starts is covered by it.
+   */
+  private readonly dirSyncWaiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
+  private dirSyncing = false;
 
   constructor(root: string) {
     this.blobs = join(root, 'blobs');
@@ -48,7 +52,7 @@ export class FileStore {
   private pathOf(id: string): string {
     // Ids come from newId() or our own database; checking anyway keeps a corrupted row from naming a path.
     if (!BLOB_ID.test(id)) throw new Error(`not a blob id: ${JSON.stringify(id)}`);
-    return join(this.blobs, id.slice(0, 2), id);
+    return join(this.blobs, id);
   }
 
   /**
@@ -70,7 +74,8 @@ export class FileStore {
           fh.writev(bufs).then(() => cb(), cb);
         },
         final(cb) {
-          fh.sync().then(() => cb(), cb);
+          // fdatasync: the bytes and the length, without a journal commit for timestamps.
+          fh.datasync().then(() => cb(), cb);
         },
       });
       await pipeline(source, out);
@@ -80,19 +85,37 @@ export class FileStore {
       throw err;
     }
     await fh.close();
-    const dir = join(this.blobs, id.slice(0, 2));
     try {
-      if (!this.dirs.has(dir)) {
-        await mkdir(dir, { recursive: true });
-        this.dirs.add(dir);
-      }
       await rename(tmpPath, this.pathOf(id));
-      await syncDir(dir);
+      await this.syncBlobDir();
     } catch (err) {
       await unlink(tmpPath).catch(() => {});
       throw err;
     }
     return { id, size };
+  }
+
+  /** Makes renames into the blob directory durable, sharing a sync with concurrent callers. */
+  private syncBlobDir(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.dirSyncWaiters.push({ resolve, reject });
+      if (!this.dirSyncing) void this.runDirSyncs();
+    });
+  }
+
+  private async runDirSyncs(): Promise<void> {
+    this.dirSyncing = true;
+    while (this.dirSyncWaiters.length > 0) {
+      // Everyone in this group renamed before the sync below starts, so it covers them all.
+      const group = this.dirSyncWaiters.splice(0);
+      try {
+        await syncDir(this.blobs);
+        for (const w of group) w.resolve();
+      } catch (err) {
+        for (const w of group) w.reject(err);
+      }
+    }
+    this.dirSyncing = false;
   }
 
   /** Writes a buffer as a blob (small objects written by Slipway itself). */
@@ -130,9 +153,7 @@ export class FileStore {
   /** Every blob id on disk (for tests and garbage collection). */
   async list(): Promise<string[]> {
     const out: string[] = [];
-    for (const d of await readdir(this.blobs)) {
-      for (const f of await readdir(join(this.blobs, d)).catch(() => [] as string[])) if (BLOB_ID.test(f)) out.push(f);
-    }
+    for (const f of await readdir(this.blobs)) if (BLOB_ID.test(f)) out.push(f);
     return out;
   }
 

@@ -37,7 +37,16 @@ for (const dialect of DIALECTS) {
 
     const put = async (key: string, data = key): Promise<StoredObject> => {
       const blob = await store.writeBlob(Readable.from([Buffer.from(data)]));
-      const o: StoredObject = { bucket: 'bkt', key, size: blob.size, etag: '"x"', lastModified: 1, headers: {}, userMetadata: {}, segments: [[blob.id, blob.size]] };
+      const o: StoredObject = {
+        bucket: 'bkt',
+        key,
+        size: blob.size,
+        etag: '"x"',
+        lastModified: 1,
+        headers: {},
+        userMetadata: {},
+        segments: [[blob.id, blob.size]],
+      };
       assert.ok(await store.commitObject(o));
       return o;
     };
@@ -63,7 +72,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([inA.objects.map((o) => o.key), inA.commonPrefixes], [['a/1', 'a/2'], ['a/b/']]);
       // A v1 marker equal to a common prefix continues after everything under it.
       const afterA = await store.listObjects('bkt', { delimiter: '/', from: { after: 'a/' }, maxKeys: 1 });
-      assert.deepEqual(afterA.objects.map((o) => o.key), ['b']);
+      assert.deepEqual(
+        afterA.objects.map((o) => o.key),
+        ['b'],
+      );
     });
 
     test('concurrent overwrites of one key keep exactly the last blob', async () => {
@@ -80,11 +92,15 @@ for (const dialect of DIALECTS) {
       const blobs = new EmbeddedBlobStore(store, { accountId: '111122223333', region: 'us-east-1' });
       await blobs.ensureBucket('exports');
       await blobs.ensureBucket('exports');
-      const info = await blobs.put('s3://exports/lineage/graph.csv', 'id,label\n1,x\n', { contentType: 'text/csv', metadata: { run: '7' } });
+      const info = await blobs.put('s3://exports/lineage/graph.csv', 'id,label\n1,x\n', {
+        contentType: 'text/csv',
+        metadata: { run: '7' },
+      });
       assert.equal(info.size, 13);
       assert.equal((await blobs.stat('s3://exports/lineage/graph.csv'))?.contentType, 'text/csv');
       const chunks: Buffer[] = [];
-      for await (const c of await blobs.get('s3://exports/lineage/graph.csv', { start: 3, end: 7 })) chunks.push(c as Buffer);
+      for await (const c of await blobs.get('s3://exports/lineage/graph.csv', { start: 3, end: 7 }))
+        chunks.push(c as Buffer);
       assert.equal(Buffer.concat(chunks).toString(), 'label');
       await blobs.put('s3://exports/lineage/other.csv', Readable.from([Buffer.from('a'), Buffer.from('b')]));
       const listed: string[] = [];
@@ -93,8 +109,14 @@ for (const dialect of DIALECTS) {
       await blobs.delete('s3://exports/lineage/graph.csv');
       await blobs.delete('s3://exports/lineage/graph.csv');
       assert.equal(await blobs.stat('s3://exports/lineage/graph.csv'), undefined);
-      await assert.rejects(blobs.get('s3://exports/nope'), (e) => e instanceof BlobNotFoundError && e.reason === 'NoSuchKey');
-      await assert.rejects(blobs.get('s3://nobucket/x'), (e) => e instanceof BlobNotFoundError && e.reason === 'NoSuchBucket');
+      await assert.rejects(
+        blobs.get('s3://exports/nope'),
+        (e) => e instanceof BlobNotFoundError && e.reason === 'NoSuchKey',
+      );
+      await assert.rejects(
+        blobs.get('s3://nobucket/x'),
+        (e) => e instanceof BlobNotFoundError && e.reason === 'NoSuchBucket',
+      );
       await assert.rejects(blobs.put('s3://exports/../x', 'x'), /not allowed/);
     });
   });
