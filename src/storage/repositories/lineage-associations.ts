@@ -2,6 +2,7 @@
 // ends copied in so ListAssociations filters and sorts without joins.
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_AddAssociation.html
 import type { Partition } from '../../domain/arn.js';
+import { dialectSql } from '../db/dialect.js';
 import type { Queryable, SqlValue } from '../db/types.js';
 import { IN_CHUNK } from './lineage-entities.js';
 
@@ -175,9 +176,15 @@ export class LineageAssociationRepository {
    */
   async *iterate(q: Queryable, p: Partition, pageSize = 1000): AsyncGenerator<AssociationRow[], void, undefined> {
     let after: [string, string] | undefined;
+    // SQLite would otherwise walk lineage_associations_by_time and sort every association for each
+    // page; `+` makes the partition test a plain filter so the primary key gives the order.
+    const partition = dialectSql(q, {
+      sqlite: '+account_id = ? AND +region = ?',
+      postgres: 'account_id = ? AND region = ?',
+    });
     for (;;) {
       const rows = await q.all<AssociationRow & Record<string, unknown>>(
-        `SELECT ${COLUMNS} FROM lineage_associations WHERE account_id = ? AND region = ?${after ? ' AND (source_arn, destination_arn) > (?, ?)' : ''}
+        `SELECT ${COLUMNS} FROM lineage_associations WHERE ${partition}${after ? ' AND (source_arn, destination_arn) > (?, ?)' : ''}
          ORDER BY source_arn, destination_arn LIMIT ?`,
         [p.accountId, p.region, ...(after ?? []), pageSize],
       );
