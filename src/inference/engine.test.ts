@@ -54,7 +54,7 @@ describe('XGBoost deployments', () => {
     await v.invoke({ body: body(ABALONE_ROW), contentType: 'text/csv' });
     assert.equal(metric(h.engine.metrics(), 'slipway_model_setup_time_seconds_count', labels), 1);
     assert.equal(metric(h.engine.metrics(), 'slipway_workers', { ...labels, state: 'idle' }), 1);
-    await sleep(450);
+    await sleep(800); // idle period 300 ms, with room for a busy machine
     assert.equal(metric(h.engine.metrics(), 'slipway_workers', { ...labels, state: 'idle' }), 0, 'scaled to zero');
     const r = await v.invoke({ body: body(ABALONE_ROW), contentType: 'text/csv' });
     assert.equal(text(r.body), ABALONE_PREDICTION);
@@ -298,7 +298,7 @@ describe('misbehaving models in worker threads', () => {
       assert.equal((e.extraFields() as { OriginalStatusCode: number }).OriginalStatusCode, 0);
       return true;
     });
-    assert.ok(Date.now() - t0 < 2000);
+    assert.ok(Date.now() - t0 < 5000);
     assert.equal(text((await v.invoke({ body: body('next') })).body), 'v1:next');
     assert.equal(
       metric(h.engine.metrics(), 'slipway_worker_failures_total', { endpoint: 'hang', reason: 'timeout' }),

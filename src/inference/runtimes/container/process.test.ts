@@ -66,6 +66,13 @@ describe('process runtime', () => {
   });
 
   it('kills a container that goes over MemorySizeInMB and answers ModelError', async () => {
+    // its own engine: filling 300 MB on a busy machine can outlast the suite's 500 ms timeout
+    const h = harness({
+      containerConfigPath: join(FIXTURES, 'containers', 'containers.json'),
+      invocationTimeoutMs: 20_000,
+      memoryPollMs: 50,
+    });
+    after(() => h.close());
     const v = await h.engine.deploy(variant({ image: IMAGE }, { memorySizeInMB: 128 }, 'proc-oom'));
     await assert.rejects(
       v.invoke({ body: body('alloc:300') }),
