@@ -57,31 +57,62 @@ export function nodeOf(kind: NodeKind, row: LineageEntityRow): LineageNode {
 
 export function storeLineageSource(q: Queryable, partition: Partition, pageSize = 5000): LineageSource {
   const entities = new LineageEntityRepository();
+  const { accountId, region } = partition;
   return {
     async *nodes(kind) {
-      for await (const rows of entities.iterate(q, partition, [KINDS[kind]], pageSize))
+      if (q.dialect === 'postgres') {
+        for await (const rows of entities.iterate(q, partition, [KINDS[kind]], pageSize))
+          yield rows.map((r) => nodeOf(kind, r));
+        return;
+      }
+      // SQLite: pages in rowid order, the table's physical order. Key (ARN) order would read the
+      // table's pages at random, which stops fitting the page cache long before a million rows.
+      let after = 0;
+      for (;;) {
+        const rows = await q.all<LineageEntityRow & Record<string, unknown> & { rid: number }>(
+          `SELECT rowid AS rid, arn, kind, name_key, name, entity_type, source_key, unique_source, parent_key, doc, created_at, last_modified_at
+           FROM lineage_entities WHERE rowid > ? AND account_id = ? AND region = ? AND kind = ? ORDER BY rowid LIMIT ?`,
+          [after, accountId, region, KINDS[kind], pageSize],
+        );
+        if (rows.length === 0) return;
         yield rows.map((r) => nodeOf(kind, r));
+        after = rows[rows.length - 1]!.rid;
+      }
     },
     async *edges() {
-      // Keyset pages in primary-key order. The `+` keeps SQLite from choosing the (account,
-      // region, created_at) index and sorting every association for each page; the repository's
-      // iterate() has that plan today (see the report), so the export reads the table itself.
+      // Keyset pages: rowid order on SQLite (sequential reads, see above); primary-key order on
+      // PostgreSQL. The repository's iterate() is not used: on SQLite its query picks the
+      // (account, region, created_at) index and sorts every association for each page.
+      type Row = {
+        rid?: number;
+        source_arn: string;
+        destination_arn: string;
+        association_type: string | null;
+      } & Record<string, unknown>;
+      let afterRow = 0;
       let after: [string, string] = ['', ''];
       for (;;) {
-        const rows = await q.all<{ source_arn: string; destination_arn: string; association_type: string | null }>(
-          `SELECT source_arn, destination_arn, association_type FROM lineage_associations
-           WHERE +account_id = ? AND +region = ? AND (source_arn > ? OR (source_arn = ? AND destination_arn > ?))
-           ORDER BY source_arn, destination_arn LIMIT ?`,
-          [partition.accountId, partition.region, after[0], after[0], after[1], pageSize],
-        );
+        const rows =
+          q.dialect === 'sqlite'
+            ? await q.all<Row>(
+                `SELECT rowid AS rid, source_arn, destination_arn, association_type FROM lineage_associations
+                 WHERE rowid > ? AND account_id = ? AND region = ? ORDER BY rowid LIMIT ?`,
+                [afterRow, accountId, region, pageSize],
+              )
+            : await q.all<Row>(
+                `SELECT source_arn, destination_arn, association_type FROM lineage_associations
+                 WHERE account_id = ? AND region = ? AND (source_arn, destination_arn) > (?, ?)
+                 ORDER BY source_arn, destination_arn LIMIT ?`,
+                [accountId, region, after[0], after[1], pageSize],
+              );
         if (rows.length === 0) return;
         yield rows.map((r) => ({
           sourceArn: r.source_arn,
           destinationArn: r.destination_arn,
           associationType: r.association_type ?? undefined,
         }));
-        if (rows.length < pageSize) return;
         const last = rows[rows.length - 1]!;
+        afterRow = last.rid ?? 0;
         after = [last.source_arn, last.destination_arn];
       }
     },
