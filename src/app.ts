@@ -17,6 +17,7 @@ import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
 import { EndpointDeployments } from './services/sagemaker/endpoint-deployments.js';
 import { createInferenceEngine } from './inference/create-engine.js';
+import { createLineageHooks } from './lineage/hooks.js';
 import { openBlobStorage } from './storage/blobs/index.js';
 import { openDatabase } from './storage/db/index.js';
 import { MIGRATIONS } from './storage/migrations.js';
@@ -59,7 +60,13 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     accountId: config.accountId,
     region: config.defaultRegion,
   });
-  const deps = { db, tokens: new PageTokens(await pageTokenKey(db)), repos: createRepositories(), blobs: storage.blobs };
+  const deps = {
+    db,
+    tokens: new PageTokens(await pageTokenKey(db)),
+    repos: createRepositories(),
+    blobs: storage.blobs,
+    lineage: createLineageHooks(),
+  };
   const engine = createInferenceEngine({
     blobs: storage.blobs,
     dataDir: config.dataDir,
