@@ -1,0 +1,125 @@
+// Shared by the HTTP benchmarks: run Slipway (or a bare node:http baseline) as a child process,
+// load it with autocannon, read its RSS, call its API.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+
+export interface Proc {
+  readonly child: ChildProcess;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export async function spawnAndWait(args: string[], portOf: (line: string) => number | undefined): Promise<Proc> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    lines.on('line', (l) => {
+      const p = portOf(l);
+      if (p) resolve(p);
+    });
+    child.once('exit', (c) => reject(new Error(`exited ${c}`)));
+  });
+  return {
+    child,
+    port,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Slipway as `npm start` runs it, on free ports, in `dataDir`. */
+export function slipway(dataDir: string, extra: string[] = []): Promise<Proc> {
+  return spawnAndWait(
+    ['bin/slipway.js', 'serve', '--port', '0', '--graph-port', '0', '--data-dir', dataDir, ...extra],
+    (l) => {
+      try {
+        const r = JSON.parse(l);
+        return r.msg === 'listening' ? r.port : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  );
+}
+
+/** A bare node:http server answering `body` to every request: the ceiling any framework is measured against. */
+export function bareServer(body: string, contentType: string): Promise<Proc> {
+  const script = `
+const http = require('node:http');
+const body = ${JSON.stringify(body)};
+const s = http.createServer((req, res) => { req.resume(); req.on('end', () => {
+  res.writeHead(200, { 'content-type': ${JSON.stringify(contentType)}, 'content-length': Buffer.byteLength(body) }); res.end(body); }); });
+s.listen(0, '127.0.0.1', () => console.log('port=' + s.address().port));
+process.on('SIGTERM', () => process.exit(0));`;
+  return spawnAndWait(['-e', script], (l) => (l.startsWith('port=') ? Number(l.slice(5)) : undefined));
+}
+
+export function rssMB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Math.round(Number(m![1]) / 1024);
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  bad: number;
+}
+
+export async function load(
+  url: string,
+  request: { method?: 'POST' | 'GET'; headers?: Record<string, string>; body?: () => string },
+  opts: { seconds: number; connections: number; rate?: number },
+): Promise<LoadResult> {
+  const r = await autocannon({
+    url,
+    connections: opts.connections,
+    duration: opts.seconds,
+    overallRate: opts.rate,
+    requests: [
+      {
+        method: request.method ?? 'POST',
+        headers: request.headers,
+        setupRequest: (req) => (request.body ? { ...req, body: request.body() } : req),
+      },
+    ],
+  });
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    bad: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+/** Calls a SageMaker operation over AWS JSON 1.1 and returns the parsed answer. */
+export async function sagemaker(port: number, op: string, input: unknown): Promise<Record<string, unknown>> {
+  const r = await fetch(`http://127.0.0.1:${port}/`, {
+    method: 'POST',
+    headers: { 'x-amz-target': `SageMaker.${op}`, 'content-type': 'application/x-amz-json-1.1' },
+    body: JSON.stringify(input),
+  });
+  const text = await r.text();
+  if (r.status !== 200) throw new Error(`${op}: ${r.status} ${text}`);
+  return JSON.parse(text);
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+export const SAGEMAKER_HEADERS = (op: string) => ({
+  'content-type': 'application/x-amz-json-1.1',
+  'x-amz-target': `SageMaker.${op}`,
+  authorization: 'AWS4-HMAC-SHA256 Credential=AKIDBENCH/20260101/us-east-1/sagemaker/aws4_request, SignedHeaders=host, Signature=0',
+});
