@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { algorithmOfHeader, checksumOf, compositeChecksum, createChecksum, isWellFormedChecksum } from './checksums.js';
 
-const hex = (alg: Parameters<typeof checksumOf>[0], data: Buffer) => Buffer.from(checksumOf(alg, data), 'base64').toString('hex');
+const hex = (alg: Parameters<typeof checksumOf>[0], data: Buffer) =>
+  Buffer.from(checksumOf(alg, data), 'base64').toString('hex');
 
 test('check values of the CRC catalogue for "123456789"', () => {
   const data = Buffer.from('123456789');

@@ -32,7 +32,9 @@ const md5 = createHash('md5').update(data).digest('hex');
 
 function chunked(trailer?: string, signed = false): Buffer {
   const ext = signed ? `;chunk-signature=${'0'.repeat(64)}` : '';
-  const parts = [data.subarray(0, 10), data.subarray(10)].map((c) => Buffer.concat([Buffer.from(`${c.length.toString(16)}${ext}\r\n`), c, Buffer.from('\r\n')]));
+  const parts = [data.subarray(0, 10), data.subarray(10)].map((c) =>
+    Buffer.concat([Buffer.from(`${c.length.toString(16)}${ext}\r\n`), c, Buffer.from('\r\n')]),
+  );
   return Buffer.concat([...parts, Buffer.from(`0${ext}\r\n${trailer ? `${trailer}\r\n` : ''}\r\n`)]);
 }
 
@@ -61,11 +63,20 @@ test('unsigned trailer: verified checksum, mismatch is BadDigest, missing traile
 
 test('plain bodies: Content-MD5, x-amz-checksum-*, x-amz-content-sha256 and sizes', async () => {
   const b64md5 = Buffer.from(md5, 'hex').toString('base64');
-  assert.equal((await read(data, { 'content-md5': b64md5, 'content-length': String(data.length) }, 8)).digest.size, data.length);
+  assert.equal(
+    (await read(data, { 'content-md5': b64md5, 'content-length': String(data.length) }, 8)).digest.size,
+    data.length,
+  );
   assert.equal(await code(() => read(Buffer.from('other'), { 'content-md5': b64md5 })), 'BadDigest');
   assert.equal(await code(() => read(data, { 'content-md5': 'abc' })), 'InvalidDigest');
-  assert.equal(await code(() => read(data, { 'x-amz-checksum-sha256': checksumOf('SHA256', Buffer.from('x')) })), 'BadDigest');
-  assert.equal(await code(() => read(data, { 'x-amz-checksum-crc32': 'AAAAAA==', 'x-amz-checksum-sha1': 'AAAAAA==' })), 'InvalidRequest');
+  assert.equal(
+    await code(() => read(data, { 'x-amz-checksum-sha256': checksumOf('SHA256', Buffer.from('x')) })),
+    'BadDigest',
+  );
+  assert.equal(
+    await code(() => read(data, { 'x-amz-checksum-crc32': 'AAAAAA==', 'x-amz-checksum-sha1': 'AAAAAA==' })),
+    'InvalidRequest',
+  );
   assert.equal(await code(() => read(data, { 'x-amz-content-sha256': 'a'.repeat(64) })), 'XAmzContentSHA256Mismatch');
   assert.equal(await code(() => read(data, { 'content-length': '99999999' }, 8, 1000)), 'EntityTooLarge');
   assert.equal(await code(() => read(data, {}, 8, 10)), 'EntityTooLarge');

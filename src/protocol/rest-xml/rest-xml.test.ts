@@ -9,7 +9,8 @@ const req = (method: string, url: string, headers: Record<string, string> = {}) 
   const [path, query] = url.split('?');
   return { method, path: path!, query: new URLSearchParams(query ?? ''), headers };
 };
-const op = (method: string, url: string, headers?: Record<string, string>) => protocol.match(req(method, url, headers)).op.name;
+const op = (method: string, url: string, headers?: Record<string, string>) =>
+  protocol.match(req(method, url, headers)).op.name;
 
 test('routes by method, path, sub-resource and the required members the model declares', () => {
   assert.equal(op('GET', '/'), 'ListBuckets');
@@ -45,10 +46,22 @@ test('unserved sub-resources and methods are refused, not mistaken for plain ope
     }
     return 'none';
   };
-  assert.equal(code(() => op('GET', '/b?acl')), 'NotImplemented');
-  assert.equal(code(() => op('PUT', '/b/k?tagging')), 'NotImplemented');
-  assert.equal(code(() => op('POST', '/b/k')), 'MethodNotAllowed');
-  assert.equal(code(() => op('GET', '/b/%E0%A4%A')), 'InvalidURI');
+  assert.equal(
+    code(() => op('GET', '/b?acl')),
+    'NotImplemented',
+  );
+  assert.equal(
+    code(() => op('PUT', '/b/k?tagging')),
+    'NotImplemented',
+  );
+  assert.equal(
+    code(() => op('POST', '/b/k')),
+    'MethodNotAllowed',
+  );
+  assert.equal(
+    code(() => op('GET', '/b/%E0%A4%A')),
+    'InvalidURI',
+  );
 });
 
 test('binds headers, header maps and typed query values; serialises flattened lists', () => {
@@ -56,7 +69,11 @@ test('binds headers, header maps and typed query values; serialises flattened li
   const input = protocol.bindInput(m.op, req('GET', '/b?list-type=2&max-keys=5&fetch-owner=true'), m.labels);
   assert.deepEqual(input, { Bucket: 'b', MaxKeys: 5, FetchOwner: true });
   const put = protocol.match(req('PUT', '/b/k'));
-  const putInput = protocol.bindInput(put.op, req('PUT', '/b/k', { 'x-amz-meta-a': '1', 'content-type': 'text/plain' }), put.labels);
+  const putInput = protocol.bindInput(
+    put.op,
+    req('PUT', '/b/k', { 'x-amz-meta-a': '1', 'content-type': 'text/plain' }),
+    put.labels,
+  );
   assert.deepEqual(putInput.Metadata, { a: '1' });
   assert.equal(putInput.ContentType, 'text/plain');
   assert.throws(() => protocol.bindInput(m.op, req('GET', '/b?list-type=2&max-keys=x'), m.labels), /not an integer/);
@@ -78,7 +95,14 @@ test('binds headers, header maps and typed query values; serialises flattened li
   );
   const parsed = protocol.parsePayload(
     model.operations.CompleteMultipartUpload,
-    Buffer.from('<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"e"</ETag></Part><Part><PartNumber>2</PartNumber><ETag>"f"</ETag></Part></CompleteMultipartUpload>'),
+    Buffer.from(
+      '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"e"</ETag></Part><Part><PartNumber>2</PartNumber><ETag>"f"</ETag></Part></CompleteMultipartUpload>',
+    ),
   );
-  assert.deepEqual(parsed, { Parts: [{ PartNumber: 1, ETag: '"e"' }, { PartNumber: 2, ETag: '"f"' }] });
+  assert.deepEqual(parsed, {
+    Parts: [
+      { PartNumber: 1, ETag: '"e"' },
+      { PartNumber: 2, ETag: '"f"' },
+    ],
+  });
 });
