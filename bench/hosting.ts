@@ -105,7 +105,7 @@ try {
     cold.push(performance.now() - t0);
   }
   const metrics = await (await fetch(`${base}/metrics`)).text();
-  const setup = metrics.split('\n').filter((l) => /ModelSetupTime/i.test(l) && /ep-1/.test(l) && !l.startsWith('#'));
+  const setup = metrics.split('\n').filter((l) => /model_setup_time_seconds_(sum|count)/.test(l) && /ep-1/.test(l) && !l.startsWith('#'));
   report(
     `cold start (first invoke after scale to zero, 10 times, whole HTTP round trip): median ${percentile(cold, 50).toFixed(1)} ms, max ${Math.max(...cold).toFixed(1)} ms`,
   );
