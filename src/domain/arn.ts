@@ -42,7 +42,7 @@ export function parseArn(arn: string): ParsedArn | undefined {
 export function nameFromArnOrName(p: Partition, value: string, resourceType: string): string | undefined {
   if (!value.startsWith('arn:')) return value;
   const a = parseArn(value);
-  if (!a || a.service !== 'sagemaker' || a.resourceType !== resourceType) return undefined;
+  if (a?.service !== 'sagemaker' || a.resourceType !== resourceType) return undefined;
   if (a.region !== p.region || a.accountId !== p.accountId) return undefined;
   return a.resource;
 }

@@ -120,7 +120,9 @@ describe('InvokeEndpoint', () => {
     const out = await invoke('onnx', inputs.csv, { Accept: 'application/json' });
     const got = JSON.parse(Buffer.from(out.Body!).toString()) as { predictions: number[][] };
     assert.equal(got.predictions.length, ref.probabilities.length);
-    got.predictions.forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - ref.probabilities[i]![j]!) < 1e-5)));
+    for (const [i, row] of got.predictions.entries()) {
+      for (const [j, v] of row.entries()) assert.ok(Math.abs(v - ref.probabilities[i]![j]!) < 1e-5);
+    }
   });
 
   test('serverless payloads over 4 MB are refused with SageMaker\'s message', async () => {

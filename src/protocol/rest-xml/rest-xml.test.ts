@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { model } from '../../generated/s3/model.js';
 import { RestXmlProtocol } from './rest-xml.js';
-import { S3Error } from './s3-errors.js';
+import type { S3Error } from './s3-errors.js';
 
 const protocol = new RestXmlProtocol(model, { ListObjectsV2: 'ListBucketResult' });
 const req = (method: string, url: string, headers: Record<string, string> = {}) => {

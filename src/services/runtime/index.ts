@@ -64,7 +64,13 @@ export function createRuntimeHandlers(deps: ServiceDeps, deployments: EndpointDe
         // Traffic splits by variant weight, as SageMaker routes it.
         const total = live.variants.reduce((s, v) => s + v.weight, 0);
         let r = Math.random() * total;
-        variant = live.variants.find((v) => (r -= v.weight) < 0) ?? variant;
+        for (const v of live.variants) {
+          r -= v.weight;
+          if (r < 0) {
+            variant = v;
+            break;
+          }
+        }
       }
       const result = await variant.deployed.invoke({
         body: input.Body,

@@ -263,7 +263,7 @@ export function modelPackageHandlers(deps: ServiceDeps) {
       const errors: NonNullable<BatchDescribeModelPackageOutput['BatchDescribeModelPackageErrorMap']> = {};
       for (const arn of input.ModelPackageArnList) {
         const row = await findModelPackage(deps, db, ctx, arn);
-        if (!row || row.package_type !== 'Versioned') {
+        if (row?.package_type !== 'Versioned') {
           errors[arn] = { ErrorCode: 'ValidationException', ErrorResponse: notFound(ctx, arn).message };
           continue;
         }
