@@ -4,13 +4,18 @@
 //     against `slipway serve`, on 10,000 nodes, and the same-size export for the ratio;
 //  3. bulk load of the export into the graph store (graph.db): Neptune records per second.
 // Run: npm run build && node dist/bench/graph/bench.js [--units 20000] [--reference-nodes 10000]
+//   [--export-dir DIR]  keep the export in DIR, and reuse it (no seeding, no export) when DIR exists
+//   [--load-only]       skip the reference method (part 2); with --export-dir, measures just the load
+//   [--postgres URL]    load into PostgreSQL (a fresh schema, dropped afterwards) instead of graph.db
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import pino from 'pino';
 import { LoadJobs } from '../../src/graph/loader/load-jobs.js';
 import { GraphReader, openGraphDatabase } from '../../src/graph/store/graph-store.js';
@@ -23,6 +28,9 @@ const { values } = parseArgs({
   options: {
     units: { type: 'string', default: '20000' },
     'reference-nodes': { type: 'string', default: '10000' },
+    'export-dir': { type: 'string' },
+    'load-only': { type: 'boolean', default: false },
+    postgres: { type: 'string' },
   },
 });
 const units = Number(values.units);
@@ -70,23 +78,30 @@ function exportProcess(dataDir: string, out: string): { ms: number; rssMb: numbe
 
 // 1. Full-size export.
 const dataDir = mkdtempSync(join(tmpdir(), 'slipway-bench-graph-'));
-const out = join(dataDir, 'export');
+const out = values['export-dir'] ?? join(dataDir, 'export');
 try {
   let t = performance.now();
-  const seeded = await seed(dataDir, units);
-  console.log(
-    `seeded ${seeded.entities} entities and ${seeded.associations} associations in ${secs(performance.now() - t)} s`,
-  );
-  const full = exportProcess(dataDir, out);
-  console.log(`export: ${full.stdout}`);
-  console.log(`export wall time ${secs(full.ms)} s (process start included), peak RSS ${full.rssMb.toFixed(0)} MB`);
+  if (values['export-dir'] && existsSync(out)) {
+    console.log(`reusing the export in ${out}`);
+  } else {
+    const seeded = await seed(dataDir, units);
+    console.log(
+      `seeded ${seeded.entities} entities and ${seeded.associations} associations in ${secs(performance.now() - t)} s`,
+    );
+    const full = exportProcess(dataDir, out);
+    console.log(`export: ${full.stdout}`);
+    console.log(`export wall time ${secs(full.ms)} s (process start included), peak RSS ${full.rssMb.toFixed(0)} MB`);
+  }
 
   // 3. Bulk load of that export into an empty graph.db.
   const blobs = new MemoryBlobStore({ chunkSize: 64 * 1024 });
   await blobs.ensureBucket('export');
   for (const f of readdirSync(out)) await blobs.put(`s3://export/lineage/${f}`, readFileSync(join(out, f)));
   const graphDir = join(dataDir, 'graph');
-  const gdb = await openGraphDatabase({ dataDir: graphDir });
+  const pgSchema = `bench_${randomBytes(4).toString('hex')}`;
+  const gdb = await openGraphDatabase(
+    values.postgres ? { url: values.postgres, schema: pgSchema } : { dataDir: graphDir },
+  );
   const jobs = new LoadJobs({ db: gdb, blobs, log: pino({ level: 'silent' }) });
   await jobs.init();
   t = performance.now();
@@ -116,6 +131,12 @@ try {
   const counts = await new GraphReader(gdb).counts();
   await jobs.close();
   await gdb.close();
+  if (values.postgres) {
+    const client = new pg.Client({ connectionString: values.postgres });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${pgSchema}_graph" CASCADE`);
+    await client.end();
+  }
   const records = Number(overall.totalRecords);
   console.log(
     `bulk load: ${overall.status}, ${records} records (${counts.vertices} vertices, ${counts.edges} edges, ${counts.vertexProperties} vertex properties) ` +
@@ -126,88 +147,92 @@ try {
 }
 
 // 2. The reference notebook's method on `refNodes` nodes: one ListAssociations per node, in order.
-const refDir = mkdtempSync(join(tmpdir(), 'slipway-bench-graph-ref-'));
-try {
-  const refSeed = await seed(refDir, Math.ceil(refNodes / 10));
-  const small = exportProcess(refDir, join(refDir, 'export'));
-  const db = await openDatabase({ dataDir: refDir, migrations: MIGRATIONS });
-  const arns = (
-    await db.all<{ arn: string }>(
-      "SELECT arn FROM lineage_entities WHERE kind IN ('artifact','action','context','experiment-trial-component') ORDER BY arn",
-    )
-  ).map((r) => r.arn);
-  await db.close();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      'bin/slipway.js',
-      'serve',
-      '--port',
-      '0',
-      '--graph-port',
-      '0',
-      '--data-dir',
-      refDir,
-      '--account-id',
-      ACCOUNT,
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      try {
-        const rec = JSON.parse(l);
-        if (rec.msg === 'listening') resolve(rec.port);
-      } catch {}
+if (!values['load-only']) await referenceMethod();
+
+async function referenceMethod(): Promise<void> {
+  const refDir = mkdtempSync(join(tmpdir(), 'slipway-bench-graph-ref-'));
+  try {
+    const refSeed = await seed(refDir, Math.ceil(refNodes / 10));
+    const small = exportProcess(refDir, join(refDir, 'export'));
+    const db = await openDatabase({ dataDir: refDir, migrations: MIGRATIONS });
+    const arns = (
+      await db.all<{ arn: string }>(
+        "SELECT arn FROM lineage_entities WHERE kind IN ('artifact','action','context','experiment-trial-component') ORDER BY arn",
+      )
+    ).map((r) => r.arn);
+    await db.close();
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        'bin/slipway.js',
+        'serve',
+        '--port',
+        '0',
+        '--graph-port',
+        '0',
+        '--data-dir',
+        refDir,
+        '--account-id',
+        ACCOUNT,
+        '--log-level',
+        'warn',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const port = await new Promise<number>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (l) => {
+        try {
+          const rec = JSON.parse(l);
+          if (rec.msg === 'listening') resolve(rec.port);
+        } catch {}
+      });
+      child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     });
-    child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
-  });
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const call = (body: unknown) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const payload = JSON.stringify(body);
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          method: 'POST',
-          path: '/',
-          agent,
-          headers: {
-            'content-type': 'application/x-amz-json-1.1',
-            'x-amz-target': 'SageMaker.ListAssociations',
-            'content-length': Buffer.byteLength(payload),
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const call = (body: unknown) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const payload = JSON.stringify(body);
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/',
+            agent,
+            headers: {
+              'content-type': 'application/x-amz-json-1.1',
+              'x-amz-target': 'SageMaker.ListAssociations',
+              'content-length': Buffer.byteLength(payload),
+            },
           },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString() || '{}')));
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  const t = performance.now();
-  let edges = 0;
-  for (const arn of arns.slice(0, refNodes)) {
-    let token: string | undefined;
-    do {
-      const r = await call({ DestinationArn: arn, NextToken: token });
-      edges += ((r.AssociationSummaries as unknown[]) ?? []).length;
-      token = r.NextToken as string | undefined;
-    } while (token);
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c) => chunks.push(c));
+            res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString() || '{}')));
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    const t = performance.now();
+    let edges = 0;
+    for (const arn of arns.slice(0, refNodes)) {
+      let token: string | undefined;
+      do {
+        const r = await call({ DestinationArn: arn, NextToken: token });
+        edges += ((r.AssociationSummaries as unknown[]) ?? []).length;
+        token = r.NextToken as string | undefined;
+      } while (token);
+    }
+    const refMs = performance.now() - t;
+    child.kill('SIGTERM');
+    agent.destroy();
+    console.log(
+      `reference method: ${Math.min(refNodes, arns.length)} ListAssociations calls (${edges} edges) in ${secs(refMs)} s; ` +
+        `export of the same ${refSeed.entities} entities and ${refSeed.associations} associations: ${secs(small.ms)} s (${small.stdout}); ` +
+        `ratio ${(refMs / small.ms).toFixed(1)}x`,
+    );
+  } finally {
+    rmSync(refDir, { recursive: true, force: true });
   }
-  const refMs = performance.now() - t;
-  child.kill('SIGTERM');
-  agent.destroy();
-  console.log(
-    `reference method: ${Math.min(refNodes, arns.length)} ListAssociations calls (${edges} edges) in ${secs(refMs)} s; ` +
-      `export of the same ${refSeed.entities} entities and ${refSeed.associations} associations: ${secs(small.ms)} s (${small.stdout}); ` +
-      `ratio ${(refMs / small.ms).toFixed(1)}x`,
-  );
-} finally {
-  rmSync(refDir, { recursive: true, force: true });
 }
