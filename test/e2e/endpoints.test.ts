@@ -15,12 +15,12 @@ import {
   DescribeEndpointCommand,
   ListEndpointsCommand,
   SageMakerClient,
-  SageMakerServiceException,
   UpdateEndpointCommand,
   waitUntilEndpointDeleted,
   waitUntilEndpointInService,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import { rejects } from '../support/errors.js';
 import { ACCOUNT, CREDENTIALS, REGION, startServer, tempDir, type TestServer } from '../support/server.js';
 
 const IMAGE = `683313688378.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.0-1-cpu-py3`;
@@ -29,18 +29,6 @@ const ROLE = `arn:aws:iam::${ACCOUNT}:role/service-role/AmazonSageMaker-Executio
 const arn = (type: string, name: string) => `arn:aws:sagemaker:${REGION}:${ACCOUNT}:${type}/${name}`;
 const seed = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')).seedRow as { csv: string; prediction: number };
 
-async function rejects(p: Promise<unknown>, name: string, message: string | RegExp): Promise<void> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof SageMakerServiceException, `expected a service error, got ${err}`);
-    assert.equal(err.name, name, err.message);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return;
-  }
-  assert.fail(`expected ${name}`);
-}
 
 async function settle(sm: SageMakerClient, name: string): Promise<string> {
   for (let i = 0; i < 200; i++) {

@@ -22,27 +22,15 @@ import {
   ListTrialsCommand,
   QueryLineageCommand,
   SageMakerClient,
-  SageMakerServiceException,
   UpdateExperimentCommand,
   UpdateTrialCommand,
   UpdateTrialComponentCommand,
   paginateListExperiments,
   paginateListTrialComponents,
 } from '@aws-sdk/client-sagemaker';
+import { rejects } from '../support/errors.js';
 import { ACCOUNT, CREDENTIALS, REGION, databaseArgs, startServer, type TestServer } from '../support/server.js';
 
-async function rejects(p: Promise<unknown>, name: string, message: string | RegExp): Promise<void> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof SageMakerServiceException, `expected a service error, got ${err}`);
-    assert.equal(err.name, name, err.message);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return;
-  }
-  assert.fail(`expected ${name}`);
-}
 
 const arnOf = (type: string, name: string) => `arn:aws:sagemaker:${REGION}:${ACCOUNT}:${type}/${name}`;
 

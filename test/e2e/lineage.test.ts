@@ -23,7 +23,6 @@ import {
   QueryLineageCommand,
   type QueryLineageCommandInput,
   SageMakerClient,
-  SageMakerServiceException,
   UpdateActionCommand,
   UpdateArtifactCommand,
   UpdateContextCommand,
@@ -31,21 +30,9 @@ import {
   paginateListAssociations,
   paginateListContexts,
 } from '@aws-sdk/client-sagemaker';
+import { rejects } from '../support/errors.js';
 import { ACCOUNT, CREDENTIALS, REGION, databaseArgs, startServer, type TestServer } from '../support/server.js';
 
-async function rejects(p: Promise<unknown>, name: string, message: string | RegExp): Promise<void> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof SageMakerServiceException, `expected a service error, got ${err}`);
-    assert.equal(err.name, name, err.message);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    assert.equal(err.$metadata.httpStatusCode, 400);
-    return;
-  }
-  assert.fail(`expected ${name}`);
-}
 
 const arnOf = (type: string, name: string) => `arn:aws:sagemaker:${REGION}:${ACCOUNT}:${type}/${name}`;
 const ARTIFACT_ARN = new RegExp(`^arn:aws:sagemaker:${REGION}:${ACCOUNT}:artifact/[0-9a-f]{32}$`);

@@ -11,23 +11,11 @@ import {
   ListModelPackageGroupsCommand,
   ListTagsCommand,
   SageMakerClient,
-  SageMakerServiceException,
   paginateListModelPackageGroups,
 } from '@aws-sdk/client-sagemaker';
+import { rejects } from '../support/errors.js';
 import { ACCOUNT, CREDENTIALS, REGION, databaseArgs, startServer, type TestServer } from '../support/server.js';
 
-async function rejects(p: Promise<unknown>, name: string, message: string | RegExp): Promise<SageMakerServiceException> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof SageMakerServiceException, `expected a service error, got ${err}`);
-    assert.equal(err.name, name);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return err;
-  }
-  assert.fail(`expected ${name}`);
-}
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`model package groups (${dialect})`, () => {

@@ -20,10 +20,10 @@ import {
   ListModelsCommand,
   ListTagsCommand,
   SageMakerClient,
-  SageMakerServiceException,
   UpdateModelPackageCommand,
   paginateListModelPackages,
 } from '@aws-sdk/client-sagemaker';
+import { rejects } from '../support/errors.js';
 import { ACCOUNT, CREDENTIALS, REGION, databaseArgs, startServer, type TestServer } from '../support/server.js';
 
 const IMAGE = `683313688378.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.0-1-cpu-py3`;
@@ -35,18 +35,6 @@ const SPEC = {
 };
 const arn = (type: string, name: string) => `arn:aws:sagemaker:${REGION}:${ACCOUNT}:${type}/${name}`;
 
-async function rejects(p: Promise<unknown>, name: string, message: string | RegExp): Promise<void> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof SageMakerServiceException, `expected a service error, got ${err}`);
-    assert.equal(err.name, name, err.message);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return;
-  }
-  assert.fail(`expected ${name}`);
-}
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`registry (${dialect})`, () => {
