@@ -4,7 +4,7 @@
 import { SerializationException, UnknownOperationException } from '../common-errors.js';
 import type { RequestContext } from '../context.js';
 import type { OperationMeta, ServiceModel } from '../model.js';
-import { ServiceError } from '../service-error.js';
+import { toServiceError } from '../service-error.js';
 import { validateInput } from '../validation/validate.js';
 import { headerValue, toAwsJson, type WireRequest, type WireResponse } from '../wire.js';
 
@@ -75,10 +75,4 @@ export function awsJsonError(err: unknown, ctx: RequestContext): WireResponse {
     headers: { 'content-type': CONTENT_TYPE, 'x-amzn-errortype': e.code },
     body: toAwsJson({ __type: e.code, message: e.message, ...e.extraFields() }),
   };
-}
-
-export function toServiceError(err: unknown, ctx: RequestContext): ServiceError {
-  if (err instanceof ServiceError) return err;
-  ctx.log.error({ err }, 'unhandled error');
-  return new ServiceError('InternalFailure', 'We encountered an internal error. Please try again.', 500, 'server');
 }

@@ -4,9 +4,9 @@
 import { SerializationException, UnknownOperationException } from '../common-errors.js';
 import type { RequestContext } from '../context.js';
 import type { OperationMeta, ServiceModel, ShapeMeta } from '../model.js';
+import { toServiceError } from '../service-error.js';
 import { validateInput } from '../validation/validate.js';
 import { toAwsJson, type WireRequest, type WireResponse } from '../wire.js';
-import { toServiceError } from '../aws-json/aws-json.js';
 import type { Handler } from '../aws-json/aws-json.js';
 
 interface Route {
