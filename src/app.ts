@@ -80,7 +80,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     defaultRegion: config.defaultRegion,
     log: logger,
     sagemaker: new AwsJsonProtocol({ model: sagemakerModel, handlers: createSageMakerHandlers(deps, deployments) }),
-    runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deps, deployments)),
+    runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deployments)),
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
     metrics: () => engine.metrics(),

@@ -126,10 +126,29 @@ describe('endpoint lifecycle', () => {
   });
 
   test('UpdateEndpoint: Updating → InService on the new config; a failed update keeps the old one', async () => {
+    // Invocations keep flowing through the swap, and none fails.
+    let stop = false;
+    let served = 0;
+    const failures: unknown[] = [];
+    const traffic = (async () => {
+      while (!stop) {
+        try {
+          await rt.send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: Buffer.from(seed.csv) }));
+          served++;
+        } catch (err) {
+          failures.push(err);
+        }
+      }
+    })();
     await sm.send(new UpdateEndpointCommand({ EndpointName: 'ep', EndpointConfigName: 'good13-cfg' }));
     const updating = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep' }));
     assert.ok(['Updating', 'InService'].includes(updating.EndpointStatus!));
     assert.equal(await settle(sm, 'ep'), 'InService');
+    await new Promise((r) => setTimeout(r, 200));
+    stop = true;
+    await traffic;
+    assert.deepEqual(failures, []);
+    assert.ok(served > 0);
     let d = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep' }));
     assert.equal(d.EndpointConfigName, 'good13-cfg');
     // Container 1.7-1 answers one prediction per line.

@@ -44,7 +44,22 @@ interface LiveVariant {
 export interface LiveEndpoint {
   readonly configName: string;
   readonly variants: readonly LiveVariant[];
+  /** last_modified_at of the endpoint row this deployment matches. */
+  readonly asOf: number;
 }
+
+/** An endpoint row as the invoke path sees it (read through a short cache). */
+export interface EndpointState {
+  readonly row: ResourceRow;
+  readonly doc: EndpointDoc;
+}
+
+/**
+ * How long an endpoint row read for invocations is trusted. Invocations are the hot path, so they
+ * do not read the row every time; changes made by this replica invalidate the cache at once, and
+ * changes made by another replica are seen within this time.
+ */
+const ROW_TTL_MS = 1000;
 
 /** Each serverless endpoint's FailureReason is at most 1024 characters. */
 const reason = (s: string) => (s.length > 1024 ? `${s.slice(0, 1021)}...` : s);
@@ -65,6 +80,7 @@ export class EndpointDeployments {
   /** One run per endpoint at a time; a new request for the same endpoint waits for the current run. */
   private readonly running = new Map<string, Promise<void>>();
   private readonly loading = new Map<string, Promise<LiveEndpoint | undefined>>();
+  private readonly rows = new Map<string, { state: EndpointState | undefined; at: number }>();
   private closed = false;
 
   constructor(
@@ -77,9 +93,23 @@ export class EndpointDeployments {
     return `${p.accountId}|${p.region}|${nameKey}`;
   }
 
+  /** The endpoint's row for an invocation, from a cache this replica keeps current. */
+  async endpointState(p: Partition, nameKey: string): Promise<EndpointState | undefined> {
+    const key = this.key(p, nameKey);
+    const now = Date.now();
+    const hit = this.rows.get(key);
+    if (hit && now - hit.at <= ROW_TTL_MS) return hit.state;
+    const row = await this.deps.repos.endpoints.get(this.deps.db, p, nameKey);
+    const state = row ? { row, doc: JSON.parse(row.doc) as EndpointDoc } : undefined;
+    if (this.rows.size > 10_000) this.rows.clear();
+    this.rows.set(key, { state, at: now });
+    return state;
+  }
+
   /** Runs the endpoint's pending transition in the background. */
   schedule(p: Partition, nameKey: string): void {
     const key = this.key(p, nameKey);
+    this.rows.delete(key);
     const previous = this.running.get(key) ?? Promise.resolve();
     const run = previous
       .then(() => this.advance(p, nameKey))
@@ -111,10 +141,11 @@ export class EndpointDeployments {
     const key = this.key(p, row.name_key);
     const doc = JSON.parse(row.doc) as EndpointDoc;
     const have = this.live.get(key);
-    if (have && have.configName === doc.EndpointConfigName) return have;
+    // What this replica deployed is current unless the row changed since (e.g. on another replica).
+    if (have && (have.asOf >= row.last_modified_at || have.configName === doc.EndpointConfigName)) return have;
     let pending = this.loading.get(key);
     if (!pending) {
-      pending = this.deployConfig(p, doc.EndpointConfigName, row.name)
+      pending = this.deployConfig(p, doc.EndpointConfigName, row.name, row.last_modified_at)
         .then((live) => {
           const old = this.live.get(key);
           this.live.set(key, live);
@@ -142,7 +173,7 @@ export class EndpointDeployments {
     await Promise.all(l.variants.map((v) => v.deployed.stop().catch(() => undefined)));
   }
 
-  private async deployConfig(p: Partition, configName: string, endpointName: string): Promise<LiveEndpoint> {
+  private async deployConfig(p: Partition, configName: string, endpointName: string, asOf: number): Promise<LiveEndpoint> {
     const { db, repos } = this.deps;
     const configRow = await repos.endpointConfigs.get(db, p, configName.toLowerCase());
     if (!configRow) {
@@ -178,7 +209,7 @@ export class EndpointDeployments {
       await Promise.all(variants.map((v) => v.deployed.stop().catch(() => undefined)));
       throw err;
     }
-    return { configName: configRow.name, variants };
+    return { configName: configRow.name, variants, asOf };
   }
 
   /** Moves the endpoint one step along its lifecycle, from whatever state the database holds. */
@@ -198,6 +229,7 @@ export class EndpointDeployments {
         await repos.endpoints.delete(tx, p, nameKey);
         await repos.tags.removeAll(tx, row.arn);
       });
+      this.rows.delete(key);
       return;
     }
     if (row.status !== 'Creating' && row.status !== 'Updating') return;
@@ -206,7 +238,7 @@ export class EndpointDeployments {
     let live: LiveEndpoint | undefined;
     let failure: string | undefined;
     try {
-      live = await this.deployConfig(p, targetConfig, row.name);
+      live = await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER);
     } catch (err) {
       if (!(err instanceof DeploymentError)) this.log.error({ err, endpoint: row.name }, 'deployment error');
       failure = reason(err instanceof DeploymentError ? err.message : `Internal error while deploying: ${(err as Error).message}`);
@@ -264,9 +296,10 @@ export class EndpointDeployments {
       return true;
     });
 
+    this.rows.delete(key);
     if (committed && live) {
       const old = this.live.get(key);
-      this.live.set(key, live);
+      this.live.set(key, { ...live, asOf: now });
       // The new variant takes traffic first; the old one drains its in-flight requests and stops.
       if (old) await this.stopAll(old);
     } else if (live) {
@@ -275,11 +308,4 @@ export class EndpointDeployments {
     if (committed) this.log.info({ endpoint: row.name, from: row.status, failure }, 'endpoint deployment finished');
   }
 
-  /** Forgets this replica's variants of an endpoint that is gone or changed elsewhere. */
-  forget(p: Partition, nameKey: string): void {
-    const key = this.key(p, nameKey);
-    const l = this.live.get(key);
-    this.live.delete(key);
-    if (l) void this.stopAll(l);
-  }
 }
