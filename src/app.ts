@@ -107,6 +107,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     throw err;
   }
   const graphServer = createServer({ keepAliveTimeout: 65_000 }, graph.listener);
+  graphServer.on('upgrade', graph.upgrade);
   let port: number;
   let graphPort: number;
   try {
@@ -149,6 +150,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     close() {
       closing ??= (async () => {
         api.startDraining();
+        graph.closeSockets();
         await Promise.all([closeServer(awsServer), closeServer(graphServer)]);
         await deployments.close();
         await engine.close();

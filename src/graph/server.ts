@@ -2,9 +2,13 @@
 // loader's job queue and the fast-reset tokens, and serves them with Neptune's wire format.
 // https://docs.aws.amazon.com/neptune/latest/userguide/access-graph-http.html
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Database } from '../storage/db/types.js';
+import { gremlinHttpListener, isGremlinPath } from './gremlin/http.js';
+import { GremlinService } from './gremlin/service.js';
+import { gremlinWebSocket } from './gremlin/websocket.js';
 import { createGraphHandlers } from './handlers.js';
 import { neptuneListener } from './http/neptune-http.js';
 import { LoadJobs } from './loader/load-jobs.js';
@@ -31,6 +35,10 @@ export interface GraphService {
   readonly db: Database;
   readonly jobs: LoadJobs;
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The graph port's `upgrade` listener: the Gremlin WebSocket endpoint (ws://host:port/gremlin). */
+  readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** Closes the Gremlin WebSocket connections (before the port stops, which waits for them). */
+  closeSockets(): void;
   /** Lets a running load roll back (it runs again at the next start), then closes the database. */
   close(): Promise<void>;
 }
@@ -57,10 +65,16 @@ export async function openGraphService(o: GraphServiceOptions): Promise<GraphSer
     startTime: o.startTime,
     version: o.version,
   });
+  const neptune = neptuneListener({ handlers, log, accountId: o.accountId, defaultRegion: o.defaultRegion });
+  const gremlin = new GremlinService(db);
+  const gremlinHttp = gremlinHttpListener(gremlin, log);
+  const gremlinWs = gremlinWebSocket(gremlin, log);
   return {
     db,
     jobs,
-    listener: neptuneListener({ handlers, log, accountId: o.accountId, defaultRegion: o.defaultRegion }),
+    listener: (req, res) => (isGremlinPath(req.url) ? gremlinHttp(req, res) : neptune(req, res)),
+    upgrade: gremlinWs.upgrade,
+    closeSockets: () => gremlinWs.close(),
     async close() {
       await jobs.close();
       await db.close();

@@ -72,6 +72,11 @@ export function readArg(j: Json): Arg {
       // DEVIATION(neptune): like Neptune, lambdas are not accepted.
       throw new MalformedQueryException('Lambdas are not supported');
     default: {
+      if (type.endsWith('Strategy')) {
+        // withStrategies(OptionsStrategy{...}) from g.with_(): its configuration as a map.
+        const conf = ((v as { conf?: Record<string, Json> } | null)?.conf ?? {}) as Record<string, Json>;
+        return GMap.of(Object.entries(conf).map(([k, x]) => [k, readArg(x) as Value]));
+      }
       const enumType = ENUM_TYPES[type];
       if (enumType) return new Token(enumType, String(v));
       throw new MalformedQueryException(`Unsupported GraphSON type in bytecode: ${type}`);
