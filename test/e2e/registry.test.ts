@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  AddTagsCommand,
   BatchDescribeModelPackageCommand,
   CreateEndpointConfigCommand,
   CreateModelCommand,
@@ -208,7 +209,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     test('a group cannot be deleted while it holds versions', async () => {
       await sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: 'holder' }));
       await sm.send(new CreateModelPackageCommand({ ModelPackageGroupName: 'holder', InferenceSpecification: SPEC }));
-      await rejects(sm.send(new DeleteModelPackageGroupCommand({ ModelPackageGroupName: 'holder' })), 'ValidationException', /contains model packages/);
+      await rejects(sm.send(new DeleteModelPackageGroupCommand({ ModelPackageGroupName: 'holder' })), 'ConflictException', /contains model packages/);
       await sm.send(new DeleteModelPackageCommand({ ModelPackageName: 'holder/1' }));
       await sm.send(new DeleteModelPackageGroupCommand({ ModelPackageGroupName: 'holder' }));
     });
@@ -238,6 +239,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         /does not exist/,
       );
       await rejects(sm.send(new DescribeModelCommand({ ModelName: 'ghost' })), 'ValidationException', `Could not find model "${arn('model', 'ghost')}".`);
+      // Tags follow the resource, whatever case its ARN is written in.
+      const mixedCase = `arn:aws:sagemaker:${REGION}:${ACCOUNT}:model/Abalone-Model`;
+      await sm.send(new AddTagsCommand({ ResourceArn: mixedCase, Tags: [{ Key: 'stage', Value: 'prod' }] }));
+      const tags = await sm.send(new ListTagsCommand({ ResourceArn: created.ModelArn }));
+      assert.deepEqual(tags.Tags, [{ Key: 'stage', Value: 'prod' }]);
       await sm.send(new CreateModelCommand({ ModelName: 'img-model', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://b/k' } }));
       const models = await sm.send(new ListModelsCommand({}));
       // Newest first by default.
@@ -297,6 +303,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         'ValidationException',
         /only one production variant/,
       );
+      await sm.send(new AddTagsCommand({ ResourceArn: c.EndpointConfigArn, Tags: [{ Key: 'k', Value: 'v' }] }));
+      assert.deepEqual((await sm.send(new ListTagsCommand({ ResourceArn: c.EndpointConfigArn }))).Tags, [{ Key: 'k', Value: 'v' }]);
       const list = await sm.send(new ListEndpointConfigsCommand({ NameContains: 'cf' }));
       assert.deepEqual(list.EndpointConfigs?.map((e) => e.EndpointConfigName), ['Cfg']);
       await sm.send(new DeleteEndpointConfigCommand({ EndpointConfigName: 'cfg' }));

@@ -22,11 +22,11 @@ export function createSageMakerHandlers(deps: ServiceDeps, deployments: Endpoint
   const { repos } = deps;
   // Resource types AddTags/ListTags/DeleteTags accept, and how to tell that one exists.
   const taggable = new Map<string, ResourceExists>([
-    ['model-package-group', async (q, p, name) => (await repos.modelPackageGroups.get(q, p, name)) !== undefined],
-    ['model-package', async (q, p, name) => (await findModelPackage(deps, q, p, name)) !== undefined],
-    ['model', async (q, p, name) => (await repos.models.get(q, p, name.toLowerCase())) !== undefined],
-    ['endpoint-config', async (q, p, name) => (await repos.endpointConfigs.get(q, p, name.toLowerCase())) !== undefined],
-    ['endpoint', async (q, p, name) => (await repos.endpoints.get(q, p, name.toLowerCase())) !== undefined],
+    ['model-package-group', async (q, p, name) => (await repos.modelPackageGroups.get(q, p, name))?.arn],
+    ['model-package', async (q, p, name) => (await findModelPackage(deps, q, p, name))?.arn],
+    ['model', async (q, p, name) => (await repos.models.get(q, p, name.toLowerCase()))?.arn],
+    ['endpoint-config', async (q, p, name) => (await repos.endpointConfigs.get(q, p, name.toLowerCase()))?.arn],
+    ['endpoint', async (q, p, name) => (await repos.endpoints.get(q, p, name.toLowerCase()))?.arn],
     ...lineageTaggable(deps),
   ]);
   return {

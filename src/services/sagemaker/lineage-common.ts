@@ -158,7 +158,7 @@ export async function listEntities(
 /** Taggable lineage and experiment resource types for the `taggable` map of AddTags/ListTags/DeleteTags. */
 export function lineageTaggable(
   deps: ServiceDeps,
-): Array<[string, (q: Queryable, p: Partition, resource: string) => Promise<boolean>]> {
+): Array<[string, (q: Queryable, p: Partition, resource: string) => Promise<string | undefined>]> {
   const kinds: EntityKind[] = [
     'artifact',
     'action',
@@ -169,7 +169,9 @@ export function lineageTaggable(
   ];
   return kinds.map((kind) => [
     kind,
-    async (q, p, resource) =>
-      (await deps.repos.lineageEntities.getByArn(q, p, entityArn(p, kind, resource)))?.kind === kind,
+    async (q, p, resource) => {
+      const row = await deps.repos.lineageEntities.getByArn(q, p, entityArn(p, kind, resource));
+      return row?.kind === kind ? row.arn : undefined;
+    },
   ]);
 }

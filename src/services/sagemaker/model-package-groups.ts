@@ -12,6 +12,7 @@ import type {
   ModelPackageGroupSummary,
 } from '../../generated/sagemaker/shapes.js';
 import type { RequestContext } from '../../protocol/context.js';
+import { ConflictException } from '../../generated/sagemaker/errors.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import { UniqueViolationError } from '../../storage/db/types.js';
 import type { ModelPackageGroupRow } from '../../storage/repositories/model-package-groups.js';
@@ -87,7 +88,7 @@ export function modelPackageGroupHandlers(deps: ServiceDeps) {
       await db.transaction(async (tx) => {
         if (!(await repos.modelPackageGroups.get(tx, ctx, row.name, true))) throw notFound(ctx, row.name);
         if ((await repos.modelPackages.count(tx, ctx, { group_key: row.name_key })) > 0) {
-          throw new ValidationException(
+          throw new ConflictException(
             `Model Package Group ${row.arn} contains model packages. Delete the model packages before deleting the group.`,
           );
         }
@@ -100,6 +101,9 @@ export function modelPackageGroupHandlers(deps: ServiceDeps) {
       input: ListModelPackageGroupsInput,
       ctx: RequestContext,
     ): Promise<ListModelPackageGroupsOutput> {
+      // Groups shared from other accounts would come through resource policies, which Slipway does
+      // not model: there are none to list.
+      if (input.CrossAccountFilterOption === 'CrossAccount') return { ModelPackageGroupSummaryList: [] };
       const sortBy = input.SortBy ?? 'CreationTime';
       const descending = input.SortOrder === 'Descending';
       const limit = input.MaxResults ?? 10;

@@ -17,17 +17,21 @@ import type { ServiceDeps } from '../common/deps.js';
 /** Tags per resource (https://docs.aws.amazon.com/general/latest/gr/sagemaker.html). */
 export const MAX_TAGS = 50;
 
-/** Tells whether a resource of a type exists; each resource module registers its own. */
-export type ResourceExists = (q: Queryable, p: Partition, resource: string) => Promise<boolean>;
+/**
+ * Finds a resource of a type by the resource part of its ARN and returns its canonical ARN (the
+ * one SageMaker formed: names in lower case where SageMaker lower-cases them), or undefined.
+ * Each resource module registers its own.
+ */
+export type ResourceExists = (q: Queryable, p: Partition, resource: string) => Promise<string | undefined>;
 
 export function tagHandlers({ db, repos, tokens }: ServiceDeps, taggable: ReadonlyMap<string, ResourceExists>) {
-  /** Resolves the ARN to a resource of the caller that exists; the stored key is the ARN as given. */
-  const mustExist = async (q: Queryable, ctx: RequestContext, arn: string) => {
+  /** Resolves the ARN to a resource of the caller that exists; tags are kept under its canonical ARN. */
+  const mustExist = async (q: Queryable, ctx: RequestContext, arn: string): Promise<string> => {
     const a = parseArn(arn);
-    const exists = a && a.accountId === ctx.accountId && a.region === ctx.region ? taggable.get(a.resourceType) : undefined;
-    if (!a || !exists || !(await exists(q, ctx, a.resource))) {
-      throw new ValidationException(`Resource ${arn} does not exist or cannot be tagged.`);
-    }
+    const find = a && a.accountId === ctx.accountId && a.region === ctx.region ? taggable.get(a.resourceType) : undefined;
+    const canonical = a && find ? await find(q, ctx, a.resource) : undefined;
+    if (!canonical) throw new ValidationException(`Resource ${arn} does not exist or cannot be tagged.`);
+    return canonical;
   };
 
   return {
@@ -38,22 +42,22 @@ export function tagHandlers({ db, repos, tokens }: ServiceDeps, taggable: Readon
         }
       }
       await db.transaction(async (tx) => {
-        await mustExist(tx, ctx, input.ResourceArn);
-        const added = await repos.tags.newKeys(tx, input.ResourceArn, input.Tags.map((t) => t.Key));
-        if ((await repos.tags.count(tx, input.ResourceArn)) + added.length > MAX_TAGS) {
+        const arn = await mustExist(tx, ctx, input.ResourceArn);
+        const added = await repos.tags.newKeys(tx, arn, input.Tags.map((t) => t.Key));
+        if ((await repos.tags.count(tx, arn)) + added.length > MAX_TAGS) {
           throw new ValidationException(`Resource ${input.ResourceArn} cannot have more than ${MAX_TAGS} tags.`);
         }
-        await repos.tags.put(tx, input.ResourceArn, input.Tags);
+        await repos.tags.put(tx, arn, input.Tags);
       });
       return { Tags: input.Tags };
     },
 
     async listTags(input: ListTagsInput, ctx: RequestContext): Promise<ListTagsOutput> {
-      await mustExist(db, ctx, input.ResourceArn);
+      const arn = await mustExist(db, ctx, input.ResourceArn);
       const limit = input.MaxResults ?? 50;
-      const scope = `ListTags|${input.ResourceArn}`;
+      const scope = `ListTags|${arn}`;
       const after = input.NextToken ? tokens.decode<number>(scope, input.NextToken) : undefined;
-      const rows = await repos.tags.page(db, input.ResourceArn, after, limit + 1);
+      const rows = await repos.tags.page(db, arn, after, limit + 1);
       const page = rows.slice(0, limit);
       return {
         Tags: page.map((r) => ({ Key: r.tag_key, Value: r.tag_value })),
@@ -63,8 +67,7 @@ export function tagHandlers({ db, repos, tokens }: ServiceDeps, taggable: Readon
 
     async deleteTags(input: DeleteTagsInput, ctx: RequestContext): Promise<DeleteTagsOutput> {
       await db.transaction(async (tx) => {
-        await mustExist(tx, ctx, input.ResourceArn);
-        await repos.tags.remove(tx, input.ResourceArn, input.TagKeys);
+        await repos.tags.remove(tx, await mustExist(tx, ctx, input.ResourceArn), input.TagKeys);
       });
       return {};
     },
