@@ -81,7 +81,9 @@ export class AwsApi {
         await this.serveRaw(s3, 'S3', req, res, ctx, started);
         return;
       }
-      if (typeof target === 'string' && target.startsWith(`${this.opts.sagemaker.targetPrefix}.`)) {
+      // Any X-Amz-Target is an AWS JSON request (S3 never sends one): an unknown service prefix is
+      // answered as an unknown operation, not handed to S3.
+      if (typeof target === 'string') {
         op = target.slice(target.indexOf('.') + 1);
         const body = await readBody(req, this.opts.maxJsonBody ?? 16 * MiB);
         response = await this.opts.sagemaker.handle(this.wire(req, path, query, body), ctx);

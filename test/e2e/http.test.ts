@@ -30,6 +30,12 @@ describe('HTTP surface', () => {
     assert.equal(ids.size, 3);
   });
 
+  test('an X-Amz-Target of another service is an unknown operation', async () => {
+    const r = await fetch(`${server.endpoint}/`, { method: 'POST', headers: { 'x-amz-target': 'DynamoDB_20120810.ListTables' }, body: '{}' });
+    assert.equal(r.status, 400);
+    assert.equal(((await r.json()) as { __type: string }).__type, 'UnknownOperationException');
+  });
+
   test('malformed JSON is a SerializationException and the server stays up', async () => {
     const r = await fetch(`${server.endpoint}/`, {
       method: 'POST',
