@@ -2,10 +2,9 @@
 // UpdateEndpoint (success, and failure back to InService on the old config), DeleteEndpoint,
 // the errors of the reference, and a restart while an endpoint is Creating.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CreateEndpointCommand,
@@ -14,6 +13,7 @@ import {
   DeleteEndpointCommand,
   DescribeEndpointCommand,
   ListEndpointsCommand,
+  ListTagsCommand,
   SageMakerClient,
   UpdateEndpointCommand,
   waitUntilEndpointDeleted,
@@ -21,7 +21,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { rejects } from '../support/errors.js';
-import { ACCOUNT, CREDENTIALS, REGION, startServer, tempDir, type TestServer } from '../support/server.js';
+import { ACCOUNT, CREDENTIALS, REGION, databaseArgs, spawnServer, startServer, tempDir, type TestServer } from '../support/server.js';
 
 const IMAGE = `683313688378.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.0-1-cpu-py3`;
 const IMAGE_13 = `683313688378.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.7-1`;
@@ -39,12 +39,11 @@ async function settle(sm: SageMakerClient, name: string): Promise<string> {
   throw new Error(`${name} did not settle`);
 }
 
-describe('endpoint lifecycle', () => {
+for (const dialect of ['sqlite', 'postgres'] as const) describe(`endpoint lifecycle (${dialect})`, () => {
   let server: TestServer;
   let sm: SageMakerClient;
   let rt: SageMakerRuntimeClient;
   let s3: S3Client;
-  const dataDir = tempDir();
 
   async function model(name: string, modelDataUrl: string, image = IMAGE) {
     await sm.send(new CreateModelCommand({ ModelName: name, ExecutionRoleArn: ROLE, PrimaryContainer: { Image: image, ModelDataUrl: modelDataUrl } }));
@@ -57,7 +56,7 @@ describe('endpoint lifecycle', () => {
   }
 
   before(async () => {
-    server = await startServer([], { dataDir });
+    server = await startServer(databaseArgs(dialect));
     const common = { endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS };
     sm = new SageMakerClient(common);
     rt = new SageMakerRuntimeClient(common);
@@ -81,10 +80,25 @@ describe('endpoint lifecycle', () => {
 
   test('CreateEndpoint answers Creating at once, then InService', async () => {
     await sm.send(new CreateEndpointCommand({ EndpointName: 'ep', EndpointConfigName: 'good-cfg', Tags: [{ Key: 'k', Value: 'v' }] }));
+    const creating = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep' }));
+    if (creating.EndpointStatus === 'Creating') {
+      assert.equal(creating.ProductionVariants?.[0]?.VariantStatus?.[0]?.Status, 'Creating');
+      assert.equal(creating.ProductionVariants?.[0]?.CurrentServerlessConfig, undefined);
+    }
     await waitUntilEndpointInService({ client: sm, maxWaitTime: 20, minDelay: 1, maxDelay: 1 }, { EndpointName: 'ep' });
     const d = await sm.send(new DescribeEndpointCommand({ EndpointName: 'ep' }));
     assert.equal(d.EndpointArn, arn('endpoint', 'ep'));
-    assert.equal(d.ProductionVariants?.[0]?.DesiredServerlessConfig?.MemorySizeInMB, 2048);
+    assert.equal(d.EndpointConfigName, 'good-cfg');
+    const v = d.ProductionVariants?.[0];
+    assert.equal(v?.VariantName, 'AllTraffic');
+    assert.deepEqual(v?.DesiredServerlessConfig, { MemorySizeInMB: 2048, MaxConcurrency: 5 });
+    assert.deepEqual(v?.CurrentServerlessConfig, { MemorySizeInMB: 2048, MaxConcurrency: 5 });
+    assert.equal(v?.DeployedImages?.[0]?.SpecifiedImage, IMAGE);
+    assert.ok(v?.DeployedImages?.[0]?.ResolvedImage);
+    assert.ok(v?.DeployedImages?.[0]?.ResolutionTime instanceof Date);
+    assert.equal(d.FailureReason, undefined);
+    const tags = await sm.send(new ListTagsCommand({ ResourceArn: d.EndpointArn }));
+    assert.deepEqual(tags.Tags, [{ Key: 'k', Value: 'v' }]);
     assert.ok(d.LastModifiedTime! >= d.CreationTime!);
     await rejects(
       sm.send(new CreateEndpointCommand({ EndpointName: 'EP', EndpointConfigName: 'good-cfg' })),
@@ -164,25 +178,66 @@ describe('endpoint lifecycle', () => {
     assert.ok(Math.abs(Number(Buffer.from(again.Body!).toString()) - seed.prediction) < 1e-4);
   });
 
-  test('a restart while an endpoint is Creating resumes the deployment', async () => {
-    await server.close();
-    // As if the server died right after CreateEndpoint answered: the row says Creating.
-    const db = new Database(join(dataDir, 'slipway.db'));
-    const now = Date.now();
-    db.prepare(
-      `INSERT INTO endpoints (account_id, region, name_key, name, arn, status, doc, created_at, last_modified_at)
-       VALUES (?, ?, 'resumed', 'resumed', ?, 'Creating', ?, ?, ?)`,
-    ).run(ACCOUNT, REGION, arn('endpoint', 'resumed'), JSON.stringify({ EndpointConfigName: 'good-cfg', ProductionVariants: [] }), now, now);
-    db.close();
-    server = await startServer([], { dataDir });
-    const common = { endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS };
-    sm.destroy();
-    rt.destroy();
-    sm = new SageMakerClient(common);
-    rt = new SageMakerRuntimeClient(common);
-    await waitUntilEndpointInService({ client: sm, maxWaitTime: 20, minDelay: 1, maxDelay: 1 }, { EndpointName: 'resumed' });
-    // And an endpoint that was InService before the restart serves again.
-    const out = await rt.send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: Buffer.from(seed.csv) }));
-    assert.ok(Buffer.from(out.Body!).length > 0);
-  });
 });
+
+// A restart while an endpoint is Creating: the server is killed (SIGKILL) right after CreateEndpoint
+// answered, while its container is still starting; the next server resumes the deployment.
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`restart during Creating (${dialect})`, () => {
+    const dataDir = tempDir();
+    const dbArgs = databaseArgs(dialect);
+    const containers = join(dataDir, 'containers.json');
+    const ECHO_SLOW = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/slipway-test-slow-echo:1`;
+    after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+    test('kill -9 while Creating, restart: the deployment resumes and the endpoint serves', async () => {
+      // A container that takes 1.5 s to answer /ping keeps the endpoint Creating long enough to kill the server.
+      writeFileSync(
+        containers,
+        JSON.stringify({
+          images: {
+            '*/slipway-test-slow-echo:*': {
+              command: ['node', resolve('test/fixtures/containers/echo-server.mjs')],
+              env: { STARTUP_DELAY_MS: '1500' },
+              startupTimeoutSeconds: 30,
+            },
+          },
+        }),
+      );
+      const args = ['--containers-file', containers, ...dbArgs];
+      const first = await spawnServer(args, dataDir);
+      const common = { region: REGION, credentials: CREDENTIALS, maxAttempts: 1 };
+      let sm = new SageMakerClient({ ...common, endpoint: first.endpoint });
+      const s3 = new S3Client({ ...common, endpoint: first.endpoint, forcePathStyle: true });
+      await s3.send(new CreateBucketCommand({ Bucket: 'restart-models' }));
+      await s3.send(new PutObjectCommand({ Bucket: 'restart-models', Key: 'm.tar.gz', Body: readFileSync('test/fixtures/onnx/model.tar.gz') }));
+      s3.destroy();
+      await sm.send(new CreateModelCommand({ ModelName: 'slow', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: ECHO_SLOW, ModelDataUrl: 's3://restart-models/m.tar.gz' } }));
+      await sm.send(
+        new CreateEndpointConfigCommand({
+          EndpointConfigName: 'slow',
+          ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'slow', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 } }],
+        }),
+      );
+      await sm.send(new CreateEndpointCommand({ EndpointName: 'resumed', EndpointConfigName: 'slow' }));
+      assert.equal((await sm.send(new DescribeEndpointCommand({ EndpointName: 'resumed' }))).EndpointStatus, 'Creating');
+      first.child.kill('SIGKILL');
+      assert.equal(await first.exited, 'SIGKILL');
+      sm.destroy();
+
+      const second = await spawnServer(args, dataDir);
+      sm = new SageMakerClient({ ...common, endpoint: second.endpoint });
+      const rt = new SageMakerRuntimeClient({ ...common, endpoint: second.endpoint });
+      try {
+        assert.equal((await sm.send(new DescribeEndpointCommand({ EndpointName: 'resumed' }))).EndpointStatus, 'Creating');
+        await waitUntilEndpointInService({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: 'resumed' });
+        const out = await rt.send(new InvokeEndpointCommand({ EndpointName: 'resumed', ContentType: 'text/csv', Body: Buffer.from('2,3') }));
+        assert.equal(Buffer.from(out.Body!).toString(), '2,3');
+      } finally {
+        sm.destroy();
+        rt.destroy();
+        await second.close();
+      }
+    });
+  });
+}
