@@ -46,7 +46,7 @@ describe('InvokeEndpoint', () => {
   }
 
   before(async () => {
-    server = await startServer(['--containers-file', 'test/fixtures/containers/containers.json']);
+    server = await startServer(['--containers-file', 'test/fixtures/containers/containers.json', '--serverless-idle-seconds', '1']);
     const common = { endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS };
     sm = new SageMakerClient(common);
     rt = new SageMakerRuntimeClient({ ...common, maxAttempts: 1 });
@@ -61,6 +61,21 @@ describe('InvokeEndpoint', () => {
     await deploy('narrow', ECHO, 's3://invoke-models/onnx.tar.gz', 2);
     await deploy('xgb', XGB, 's3://invoke-models/abalone.tar.gz');
     await deploy('onnx', ONNX, 's3://invoke-models/onnx.tar.gz');
+    // Two instance-based variants behind one endpoint, for TargetVariant.
+    await sm.send(
+      new CreateEndpointConfigCommand({
+        EndpointConfigName: 'two-variants',
+        ProductionVariants: ['A', 'B'].map((VariantName) => ({
+          VariantName,
+          ModelName: 'echo',
+          InstanceType: 'ml.m5.large' as const,
+          InitialInstanceCount: 1,
+          InitialVariantWeight: 1,
+        })),
+      }),
+    );
+    await sm.send(new CreateEndpointCommand({ EndpointName: 'two', EndpointConfigName: 'two-variants' }));
+    await waitUntilEndpointInService({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: 'two' });
   });
   after(async () => {
     sm.destroy();
@@ -74,6 +89,17 @@ describe('InvokeEndpoint', () => {
     assert.equal(out.ContentType, 'text/csv');
     assert.equal(out.CustomAttributes, 'trace-id=abc');
     assert.equal(out.InvokedProductionVariant, 'AllTraffic');
+  });
+
+  test('TargetVariant picks the variant; an unknown one is a ValidationError; InferenceId reaches the container', async () => {
+    for (const v of ['A', 'B', 'B', 'A']) {
+      const out = await invoke('two', '7', { TargetVariant: v });
+      assert.equal(out.InvokedProductionVariant, v);
+    }
+    const unknown = await invokeError(invoke('two', '7', { TargetVariant: 'C' }));
+    assert.equal(unknown.name, 'ValidationError');
+    const id = await invoke('echo', 'inference-id', { InferenceId: 'req-42' });
+    assert.equal(Buffer.from(id.Body!).toString(), 'req-42');
   });
 
   test("the container's errors are ModelError 424 with its status and message", async () => {
@@ -140,6 +166,23 @@ describe('InvokeEndpoint', () => {
     const notReady = await invokeError(invoke('slow', '1'));
     assert.equal(notReady.name, 'ModelNotReadyException');
     assert.equal(notReady.$metadata.httpStatusCode, 429);
+  });
+
+  test('scale to zero after the idle time; the next invoke is a cold start counted in ModelSetupTime', async () => {
+    const setups = async () => {
+      const text = await (await fetch(`${server.endpoint}/metrics`)).text();
+      const m = /slipway_model_setup_time_seconds_count\{[^}]*endpoint="xgb"[^}]*\} (\d+)/.exec(text);
+      return Number(m?.[1] ?? 0);
+    };
+    await invoke('xgb', seed.csv);
+    const before = await setups();
+    await new Promise((r) => setTimeout(r, 1600)); // --serverless-idle-seconds 1
+    const out = await invoke('xgb', seed.csv);
+    assert.ok(Math.abs(Number(Buffer.from(out.Body!).toString()) - seed.prediction) <= 1e-6 * seed.prediction);
+    assert.equal(await setups(), before + 1);
+    // Warm again: no further cold start.
+    await invoke('xgb', seed.csv);
+    assert.equal(await setups(), before + 1);
   });
 
   test('GET /metrics: SageMaker metric names per endpoint and variant, in Prometheus text', async () => {
