@@ -273,17 +273,6 @@ export class EndpointDeployments {
             DesiredServerlessConfig: v.ServerlessConfig,
           })),
         };
-        const resolved = await Promise.all(
-          config.ProductionVariants.map((v) => resolveModelContainers(this.deps, tx, p, v.ModelName ?? '')),
-        );
-        const containers = resolved.flatMap((r) => r.containers);
-        await this.deps.lineage?.endpointDeployed(tx, p, {
-          name: row.name,
-          arn: row.arn,
-          modelPackageArns: [...new Set(containers.flatMap((c) => (c.modelPackageArn ? [c.modelPackageArn] : [])))],
-          containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl })),
-          at: now,
-        });
       } else if (row.status === 'Updating') {
         // A failed update leaves the endpoint serving its previous configuration.
         status = 'InService';

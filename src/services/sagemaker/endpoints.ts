@@ -22,6 +22,7 @@ import type { ServiceDeps } from '../common/deps.js';
 import { listPage, sortKey } from '../common/listing.js';
 import { endpointConfigNotFound, type EndpointConfigDoc } from './endpoint-configs.js';
 import { desiredVariants, type EndpointDeployments, type EndpointDoc, type StoredVariant } from './endpoint-deployments.js';
+import { resolveModelContainers, type ResolvedContainer } from './models.js';
 
 export const endpointNotFound = (p: Partition, name: string) =>
   new ValidationException(`Could not find endpoint "${sagemakerArn(p, 'endpoint', name)}".`);
@@ -46,6 +47,22 @@ function variantSummary(v: StoredVariant): ProductionVariantSummary {
 
 export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeployments) {
   const { db, repos, tokens } = deps;
+
+  /** Lineage of a deployment, in the transaction of the call that asks for it (Create/UpdateEndpoint). */
+  const recordDeployment = async (tx: Queryable, ctx: RequestContext, name: string, arn: string, config: EndpointConfigDoc) => {
+    if (!deps.lineage) return;
+    const containers: ResolvedContainer[] = [];
+    for (const v of config.ProductionVariants) {
+      containers.push(...(await resolveModelContainers(deps, tx, ctx, v.ModelName ?? '')).containers);
+    }
+    await deps.lineage.endpointDeployed(tx, ctx, {
+      name,
+      arn,
+      modelPackageArns: [...new Set(containers.flatMap((c) => (c.modelPackageArn ? [c.modelPackageArn] : [])))],
+      containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl })),
+      at: ctx.receivedAt,
+    });
+  };
 
   const loadConfig = async (q: Queryable, ctx: RequestContext, name: string) => {
     const row = await repos.endpointConfigs.get(q, ctx, name.toLowerCase());
@@ -77,6 +94,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
           last_modified_at: ctx.receivedAt,
         });
         if (input.Tags?.length) await repos.tags.put(tx, arn, input.Tags);
+        await recordDeployment(tx, ctx, input.EndpointName, arn, config.doc);
       });
       deployments.schedule(ctx, nameKey);
       return { EndpointArn: arn };
@@ -150,6 +168,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
           doc: JSON.stringify(next),
           last_modified_at: ctx.receivedAt,
         });
+        await recordDeployment(tx, ctx, row.name, row.arn, config.doc);
       });
       deployments.schedule(ctx, nameKey);
       return { EndpointArn: arn };
