@@ -73,6 +73,9 @@ endpoint_ctx = sm.create_context(ContextName="boto3-endpoint", Source={"SourceUr
 sm.update_action(ActionName="boto3-deploy", Status="InProgress", Properties={"k": "v"})
 assert sm.describe_action(ActionName="boto3-deploy")["Properties"] == {"k": "v"}
 sm.update_context(ContextName="boto3-endpoint", Description="serves abalone")
+sm.update_artifact(ArtifactArn=data, ArtifactName="boto3-data-v2", Properties={"rows": "4178"}, PropertiesToRemove=[])
+ua = sm.describe_artifact(ArtifactArn=data)
+assert ua["ArtifactName"] == "boto3-data-v2" and ua["Properties"]["rows"] == "4178", ua
 assert sm.describe_context(ContextName=endpoint_ctx)["Description"] == "serves abalone"
 
 # Associations: every type SageMaker writes in this chain; both ends must exist; no duplicates.
@@ -152,6 +155,20 @@ tc = sm.create_trial_component(
     Parameters={"eta": {"NumberValue": 0.2}, "objective": {"StringValue": "reg:linear"}},
 )["TrialComponentArn"]
 sm.associate_trial_component(TrialComponentName="boto3-tc", TrialName="boto3-trial")
+sm.update_experiment(ExperimentName="boto3-exp", DisplayName="boto3-experiment-display", Description="updated")
+e = sm.describe_experiment(ExperimentName="boto3-exp")
+assert e["DisplayName"] == "boto3-experiment-display" and e["Description"] == "updated", e
+sm.update_trial(TrialName="boto3-trial", DisplayName="boto3-trial-display")
+t = sm.describe_trial(TrialName="boto3-trial")
+assert t["DisplayName"] == "boto3-trial-display" and t["ExperimentName"] == "boto3-exp", t
+for i in range(3):
+    sm.create_experiment(ExperimentName=f"boto3-exp-page-{i}")
+pages = list(sm.get_paginator("list_experiments").paginate(PaginationConfig={"PageSize": 2}))
+names = [x["ExperimentName"] for p in pages for x in p["ExperimentSummaries"]]
+assert {"boto3-exp", "boto3-exp-page-0", "boto3-exp-page-1", "boto3-exp-page-2"} <= set(names), names
+assert len(names) == len(set(names)) and len(pages) >= 2, names
+for i in range(3):
+    sm.delete_experiment(ExperimentName=f"boto3-exp-page-{i}")
 sm.update_trial_component(TrialComponentName="boto3-tc", Status={"PrimaryStatus": "Completed"}, ParametersToRemove=["eta"])
 described = sm.describe_trial_component(TrialComponentName="boto3-tc")
 assert described["Parameters"] == {"objective": {"StringValue": "reg:linear"}}, described
