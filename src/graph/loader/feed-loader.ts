@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { CsvField } from '../csv/csv-parser.js';
 import { type Column, type FilePlan, splitArray } from '../csv/headers.js';
 import type { EdgeRow, GraphWriter, PropRow } from '../store/graph-store.js';
+import type { SqlValue } from '../../storage/db/types.js';
 import { parseValue, type TypedValue } from '../store/values.js';
 
 export type LoadErrorCode =
@@ -50,6 +51,18 @@ export interface FeedOptions {
   readonly allowEmptyStrings: boolean;
 }
 
+/**
+ * Thrown by a staged feed (see FeedLoader.staged) when its result could differ from the batch
+ * path's: the caller rolls the file back and loads it again through the batch path.
+ */
+export class StagingAbandoned extends Error {
+  /** The feed that gave up (set by the caller), to forget the vertex ids it remembered. */
+  loader: { readonly remembered: readonly string[] } | undefined;
+  constructor(readonly why: string) {
+    super(`staged load abandoned: ${why}`);
+  }
+}
+
 /** Thrown to stop a load: the first error under failOnError, or a cancellation. */
 export class LoadStopped extends Error {
   constructor(readonly reason: 'error' | 'cancelled') {
@@ -90,18 +103,43 @@ export const BATCH_ROWS = 2000;
 /** Past this many remembered vertex ids, endpoints are looked up in the store instead. */
 const MAX_KNOWN_VERTICES = 5_000_000;
 
+/**
+ * Two ways to load a file, with the same outcome:
+ *
+ * - the batch path (default): every BATCH_ROWS records are inserted with ON CONFLICT DO NOTHING,
+ *   and the rows that were not new are looked up to count duplicates, merge properties and report
+ *   conflicts, in file order;
+ * - the staged path (edge files on SQLite, `staged`): edges that pass the endpoint check are
+ *   appended to staging tables, and at the end of the file moved into the graph sorted by id.
+ *   This is only the same as the batch path when every edge id of the file is new, so the
+ *   move checks that (rows inserted = rows staged) and otherwise throws StagingAbandoned; so does
+ *   the first error under failOnError (an earlier conflict might have come first). Errors are
+ *   held back until the move succeeded, then reported in the order the batch path reports them.
+ */
 export class FeedLoader {
   readonly #columns: readonly Column[];
   #vertices: PendingVertex[] = [];
   #vprops: PendingProp[] = [];
   #edges: PendingEdge[] = [];
+  readonly #staged: boolean;
+  #stagedEdges = 0;
+  #stagedProps = 0;
+  readonly #heldErrors: LoadErrorLog[] = [];
+  /** Vertex ids this feed added to ctx.knownVertices (forgotten again if the feed is rolled back). */
+  readonly remembered: string[] = [];
 
   constructor(
     private readonly plan: FilePlan,
     private readonly fileName: string,
     private readonly ctx: FeedContext,
+    staged = false,
   ) {
     this.#columns = plan.columns;
+    this.#staged = staged && plan.element === 'edge';
+  }
+
+  get staged(): boolean {
+    return this.#staged;
   }
 
   get pending(): number {
@@ -114,6 +152,12 @@ export class FeedLoader {
 
   /** Logs an error and counts it; under failOnError this ends the load. */
   fail(errorCode: LoadErrorCode, errorMessage: string, recordNum: number, counter: keyof LoadCounters): void {
+    if (this.#staged) {
+      if (this.ctx.options.failOnError) throw new StagingAbandoned('an error under failOnError');
+      this.#count(counter);
+      this.#heldErrors.push({ errorCode, errorMessage, fileName: this.fileName, recordNum });
+      return;
+    }
     this.#count(counter);
     this.ctx.error({ errorCode, errorMessage, fileName: this.fileName, recordNum });
     if (this.ctx.options.failOnError) throw new LoadStopped('error');
@@ -232,11 +276,66 @@ export class FeedLoader {
   async flush(): Promise<void> {
     this.ctx.checkCancelled();
     if (this.#vertices.length > 0) await this.#flushVertices();
-    if (this.#edges.length > 0) await this.#flushEdges();
+    if (this.#edges.length > 0) {
+      if (this.#staged) await this.#stageEdges();
+      else await this.#flushEdges();
+    }
+  }
+
+  /** Ends the file: flushes, and on the staged path moves the staged rows into the graph. */
+  async finish(): Promise<void> {
+    await this.flush();
+    if (!this.#staged) return;
+    const w = this.ctx.writer;
+    const inserted = await w.commitStagedEdges();
+    if (inserted !== this.#stagedEdges) throw new StagingAbandoned('an edge id that is not new');
+    if (this.#stagedProps > 0) {
+      const props = await w.commitStagedProps('edge');
+      this.#count('totalDuplicates', this.#stagedProps - props);
+    }
+    for (const e of this.#heldErrors) this.ctx.error(e);
   }
 
   #remember(id: string): void {
-    if (this.ctx.knownVertices.size < MAX_KNOWN_VERTICES) this.ctx.knownVertices.add(id);
+    const known = this.ctx.knownVertices;
+    if (known.size < MAX_KNOWN_VERTICES && !known.has(id)) {
+      known.add(id);
+      if (this.#staged) this.remembered.push(id);
+    }
+  }
+
+  /** Endpoint check as in #flushEdges, then the edges and their properties go to staging. */
+  async #stageEdges(): Promise<void> {
+    const edges = this.#edges;
+    this.#edges = [];
+    const w = this.ctx.writer;
+    const known = this.ctx.knownVertices;
+    const unknown = new Set<string>();
+    for (const e of edges) {
+      if (!known.has(e.from)) unknown.add(e.from);
+      if (!known.has(e.to)) unknown.add(e.to);
+    }
+    const found = unknown.size > 0 ? await w.existingVertices([...unknown]) : new Set<string>();
+    for (const id of found) this.#remember(id);
+    const rows: SqlValue[] = [];
+    const props: SqlValue[] = [];
+    for (const e of edges) {
+      if (!(known.has(e.from) || found.has(e.from)) || !(known.has(e.to) || found.has(e.to))) {
+        this.fail(
+          'FROM_OR_TO_VERTEX_ARE_MISSING',
+          `Either from vertex, '${e.from}', or to vertex, '${e.to}', is not present.`,
+          e.line,
+          'insertErrors',
+        );
+        continue;
+      }
+      rows.push(e.id, e.label, e.from, e.to);
+      for (const p of e.props) props.push(p.owner, p.name, p.type, p.value, p.num);
+    }
+    this.#stagedEdges += rows.length / 4;
+    this.#stagedProps += props.length / 5;
+    if (rows.length > 0) await w.stageEdges(rows);
+    if (props.length > 0) await w.stageProps(props);
   }
 
   async #flushVertices(): Promise<void> {

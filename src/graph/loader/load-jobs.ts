@@ -16,6 +16,7 @@ import {
   type LoadCounters,
   type LoadErrorLog,
   LoadStopped,
+  StagingAbandoned,
   zeroCounters,
 } from './feed-loader.js';
 import { listSource, readHeader, readText, type SourceFile } from './source-files.js';
@@ -445,6 +446,9 @@ export class LoadJobs {
       await this.#db.transaction(async (tx) => {
         const writer = new GraphWriter(tx);
         const knownVertices = new Set<string>();
+        let stageEdges = writer.canStage;
+        // Secondary indexes of empty tables are built once at the end (SQLite).
+        const deferred = await writer.deferIndexes(['graph_vertex_labels', 'graph_vertex_props', 'graph_edges']);
         for (const b of badHeaders) {
           b.feed.status = 'LOAD_FAILED';
           b.feed.parsingErrors++;
@@ -457,31 +461,74 @@ export class LoadJobs {
           feed.status = 'LOAD_IN_PROGRESS';
           feed.startTime = Math.floor(Date.now() / 1000);
           const feedStarted = Date.now();
-          const loader = new FeedLoader(plan, file.uri, {
-            writer,
-            options: opts,
-            knownVertices,
-            counters: [feed, job.counters],
-            error: logError,
-            checkCancelled: () => {
-              if (job.cancelRequested) throw new LoadStopped('cancelled');
-            },
-          });
-          let header = true;
-          const parser = new CsvParser({
-            record: (fields, line) => {
-              if (header) header = false;
-              else loader.record(fields, line);
-            },
-            error: (message, line) => loader.syntaxError(message, line),
-          });
-          try {
-            for await (const chunk of readText(this.#blobs, file.uri)) {
-              parser.write(chunk);
-              if (loader.pending >= BATCH_ROWS) await loader.flush();
+          const loadFile = async (staged: boolean): Promise<FeedLoader> => {
+            const loader = new FeedLoader(
+              plan,
+              file.uri,
+              {
+                writer,
+                options: opts,
+                knownVertices,
+                counters: [feed, job.counters],
+                error: logError,
+                checkCancelled: () => {
+                  if (job.cancelRequested) throw new LoadStopped('cancelled');
+                },
+              },
+              staged,
+            );
+            let header = true;
+            const parser = new CsvParser({
+              record: (fields, line) => {
+                if (header) header = false;
+                else loader.record(fields, line);
+              },
+              error: (message, line) => loader.syntaxError(message, line),
+            });
+            try {
+              for await (const chunk of readText(this.#blobs, file.uri)) {
+                parser.write(chunk);
+                if (loader.pending >= BATCH_ROWS) await loader.flush();
+              }
+              parser.end();
+              await loader.finish();
+            } catch (err) {
+              if (err instanceof StagingAbandoned) err.loader = loader;
+              throw err;
             }
-            parser.end();
-            await loader.flush();
+            return loader;
+          };
+          try {
+            if (stageEdges && plan.element === 'edge') {
+              // The staged path, inside a savepoint: if it cannot give the batch path's result
+              // (an edge id that is not new, an error under failOnError), the file is rolled back
+              // and its counters restored, and it loads again through the batch path.
+              const feedBefore = { ...feed };
+              const jobBefore = { ...job.counters };
+              await writer.resetStaging();
+              await tx.run('SAVEPOINT graph_staged_file');
+              try {
+                await loadFile(true);
+                await tx.run('RELEASE SAVEPOINT graph_staged_file');
+              } catch (err) {
+                if (!(err instanceof StagingAbandoned)) throw err;
+                this.#log.debug(
+                  { loadId: job.id, file: file.uri, why: err.why },
+                  'graph loader: staged load abandoned',
+                );
+                await tx.run('ROLLBACK TO SAVEPOINT graph_staged_file');
+                await tx.run('RELEASE SAVEPOINT graph_staged_file');
+                await writer.resetStaging();
+                for (const id of err.loader?.remembered ?? []) knownVertices.delete(id);
+                Object.assign(feed, feedBefore);
+                Object.assign(job.counters, jobBefore);
+                // A load with repeated edge ids is likely to repeat them in its other files too.
+                stageEdges = false;
+                await loadFile(false);
+              }
+            } else {
+              await loadFile(false);
+            }
           } catch (err) {
             feed.totalTimeSpent = Math.round((Date.now() - feedStarted) / 1000);
             if (err instanceof LoadStopped) {
@@ -495,6 +542,7 @@ export class LoadJobs {
           feed.status =
             feed.parsingErrors + feed.datatypeMismatchErrors + feed.insertErrors > 0 ? 'LOAD_FAILED' : 'LOAD_COMPLETED';
         }
+        await writer.restoreIndexes(deferred);
         // Success: the job's final state commits together with the data it describes; readers
         // see the final status only once the data is visible.
         final = this.#finalStatus(job);

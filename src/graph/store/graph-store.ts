@@ -3,7 +3,7 @@
 // https://docs.aws.amazon.com/neptune/latest/userguide/feature-overview-data-model.html
 import { openDatabase } from '../../storage/db/index.js';
 import type { Database, Queryable, SqlValue } from '../../storage/db/types.js';
-import { GRAPH_MIGRATIONS } from './migrations.js';
+import { GRAPH_MIGRATIONS, GRAPH_SECONDARY_INDEXES } from './migrations.js';
 import { decodeValue } from './values.js';
 
 export const GRAPH_SQLITE_FILE = 'graph.db';
@@ -43,9 +43,18 @@ function* chunks<T>(rows: readonly T[]): Generator<readonly T[]> {
   for (let i = 0; i < rows.length; i += CHUNK) yield rows.slice(i, i + CHUNK);
 }
 
+const tupleCache = new Map<number, string>();
+
+/** `(?,?),(?,?),…`: n tuples of width placeholders (cached: the same text hits the statement cache). */
 const tuples = (n: number, width: number): string => {
-  const one = `(${new Array(width).fill('?').join(',')})`;
-  return new Array(n).fill(one).join(',');
+  const key = n * 64 + width;
+  let sql = tupleCache.get(key);
+  if (sql === undefined) {
+    const one = `(${new Array(width).fill('?').join(',')})`;
+    sql = new Array(n).fill(one).join(',');
+    if (tupleCache.size < 256) tupleCache.set(key, sql);
+  }
+  return sql;
 };
 
 export interface PropRow {
@@ -63,9 +72,102 @@ export interface EdgeRow {
   readonly to: string;
 }
 
+/** Rows per staging statement: SQLite allows 32,766 parameters per statement. */
+const STAGE_PARAMS = 32_000;
+
+/**
+ * Append-only staging tables of the bulk path (SQLite temp tables: private to the writer
+ * connection, never seen by readers). Rows are appended in file order, then moved into the graph
+ * tables in key order with one INSERT … SELECT … ORDER BY: a WITHOUT ROWID table filled in key
+ * order appends to its last page, filled in file order (random ids) it splits pages all over.
+ */
+const STAGING_DDL = [
+  'CREATE TEMP TABLE IF NOT EXISTS graph_stage_edges (id TEXT NOT NULL, label TEXT NOT NULL, from_id TEXT NOT NULL, to_id TEXT NOT NULL)',
+  'CREATE TEMP TABLE IF NOT EXISTS graph_stage_props (owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, value TEXT NOT NULL, num REAL)',
+];
+
 /** Set-at-a-time writes inside one transaction; every method takes any number of rows. */
 export class GraphWriter {
   constructor(private readonly q: Queryable) {}
+
+  /**
+   * Drops the secondary indexes (of `tables`) whose table is empty, for a bulk load to create
+   * them once at its end (one sort) instead of inserting into them row by row. SQLite only: its
+   * DDL is transactional and readers keep their snapshot, with the indexes, until the load commits;
+   * PostgreSQL's DROP INDEX would lock readers out of the table for the whole load. Returns the
+   * dropped indexes, for restoreIndexes() before the commit; a rollback restores them by itself.
+   */
+  async deferIndexes(tables: readonly string[]): Promise<string[]> {
+    if (this.q.dialect !== 'sqlite') return [];
+    const dropped: string[] = [];
+    const empty = new Map<string, boolean>();
+    for (const ix of GRAPH_SECONDARY_INDEXES) {
+      if (!tables.includes(ix.table)) continue;
+      if (!empty.has(ix.table)) empty.set(ix.table, !(await this.q.get(`SELECT 1 AS x FROM ${ix.table} LIMIT 1`)));
+      if (!empty.get(ix.table)) continue;
+      await this.q.run(`DROP INDEX IF EXISTS ${ix.name}`);
+      dropped.push(ix.name);
+    }
+    return dropped;
+  }
+
+  /** Creates again the indexes deferIndexes() dropped. */
+  async restoreIndexes(names: readonly string[]): Promise<void> {
+    for (const ix of GRAPH_SECONDARY_INDEXES) if (names.includes(ix.name)) await this.q.run(ix.sql);
+  }
+
+  /** Whether the bulk path's staging tables can be used (SQLite only). */
+  get canStage(): boolean {
+    return this.q.dialect === 'sqlite';
+  }
+
+  /** Creates (once per connection) and empties the staging tables. */
+  async resetStaging(): Promise<void> {
+    for (const ddl of STAGING_DDL) await this.q.run(ddl);
+    await this.q.run('DELETE FROM temp.graph_stage_edges');
+    await this.q.run('DELETE FROM temp.graph_stage_props');
+  }
+
+  async #append(table: string, width: number, rows: readonly SqlValue[]): Promise<void> {
+    const per = Math.floor(STAGE_PARAMS / width) * width;
+    for (let i = 0; i < rows.length; i += per) {
+      const n = Math.min(per, rows.length - i);
+      const part = n === rows.length ? rows : rows.slice(i, i + n);
+      await this.q.run(`INSERT INTO temp.${table} VALUES ${tuples(n / width, width)}`, part);
+    }
+  }
+
+  /** Appends edges to the staging table: params are id, label, from, to for each edge. */
+  async stageEdges(flat: readonly SqlValue[]): Promise<void> {
+    await this.#append('graph_stage_edges', 4, flat);
+  }
+
+  /** Appends properties to the staging table: owner, name, type, value, num for each. */
+  async stageProps(flat: readonly SqlValue[]): Promise<void> {
+    await this.#append('graph_stage_props', 5, flat);
+  }
+
+  /** Moves staged edges into graph_edges in id order; returns how many were new. */
+  async commitStagedEdges(): Promise<number> {
+    const r = await this.q.run(
+      `INSERT INTO graph_edges (id, label, from_id, to_id)
+       SELECT id, label, from_id, to_id FROM temp.graph_stage_edges WHERE true ORDER BY id ON CONFLICT DO NOTHING`,
+    );
+    await this.q.run('DELETE FROM temp.graph_stage_edges');
+    return r.changes;
+  }
+
+  /** Moves staged properties into the edge or vertex property table in key order; returns how many were new. */
+  async commitStagedProps(element: 'vertex' | 'edge'): Promise<number> {
+    const table = element === 'vertex' ? 'graph_vertex_props (vertex_id' : 'graph_edge_props (edge_id';
+    const r = await this.q.run(
+      `INSERT INTO ${table}, name, type, value, num)
+       SELECT owner, name, type, value, num FROM temp.graph_stage_props WHERE true ORDER BY owner, name, type, value
+       ON CONFLICT DO NOTHING`,
+    );
+    await this.q.run('DELETE FROM temp.graph_stage_props');
+    return r.changes;
+  }
 
   /** Inserts the vertices that do not exist yet; returns the ids that were new. */
   async insertVertices(ids: readonly string[]): Promise<Set<string>> {

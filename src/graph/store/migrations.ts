@@ -24,6 +24,33 @@ function ddl(id: string, statements: readonly string[]): Migration {
   };
 }
 
+/**
+ * The secondary indexes of the graph tables, as created by 0001_property_graph (the same text on
+ * both dialects). The bulk loader drops the ones of tables that are empty when a load starts and
+ * creates them again, with this DDL, before the load commits.
+ */
+export const GRAPH_SECONDARY_INDEXES = [
+  {
+    name: 'graph_vertex_labels_by_label',
+    table: 'graph_vertex_labels',
+    sql: 'CREATE INDEX graph_vertex_labels_by_label ON graph_vertex_labels (label, vertex_id)',
+  },
+  {
+    name: 'graph_vertex_props_by_value',
+    table: 'graph_vertex_props',
+    sql: 'CREATE INDEX graph_vertex_props_by_value ON graph_vertex_props (name, value)',
+  },
+  // outE()/inE() by vertex, optionally narrowed by label.
+  {
+    name: 'graph_edges_out',
+    table: 'graph_edges',
+    sql: 'CREATE INDEX graph_edges_out ON graph_edges (from_id, label)',
+  },
+  { name: 'graph_edges_in', table: 'graph_edges', sql: 'CREATE INDEX graph_edges_in ON graph_edges (to_id, label)' },
+] as const;
+
+const indexSql = (name: string): string => GRAPH_SECONDARY_INDEXES.find((i) => i.name === name)!.sql;
+
 export const GRAPH_MIGRATIONS: readonly Migration[] = [
   ddl('0001_property_graph', [
     // Vertex ids are user-supplied strings (Neptune ids are strings); no surrogate keys, so a
@@ -35,7 +62,7 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
       label KEY_TEXT NOT NULL,
       PRIMARY KEY (vertex_id, label)
     ) WITHOUT_ROWID`,
-    `CREATE INDEX graph_vertex_labels_by_label ON graph_vertex_labels (label, vertex_id)`,
+    indexSql('graph_vertex_labels_by_label'),
     // Set cardinality: one row per distinct (type, value); single cardinality: one row per name.
     // value is the canonical text (see values.ts), num the number or epoch ms for range filters.
     `CREATE TABLE graph_vertex_props (
@@ -46,16 +73,15 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
       num REAL8,
       PRIMARY KEY (vertex_id, name, type, value)
     ) WITHOUT_ROWID`,
-    `CREATE INDEX graph_vertex_props_by_value ON graph_vertex_props (name, value)`,
+    indexSql('graph_vertex_props_by_value'),
     `CREATE TABLE graph_edges (
       id KEY_TEXT PRIMARY KEY,
       label KEY_TEXT NOT NULL,
       from_id KEY_TEXT NOT NULL,
       to_id KEY_TEXT NOT NULL
     ) WITHOUT_ROWID`,
-    // outE()/inE() by vertex, optionally narrowed by label.
-    `CREATE INDEX graph_edges_out ON graph_edges (from_id, label)`,
-    `CREATE INDEX graph_edges_in ON graph_edges (to_id, label)`,
+    indexSql('graph_edges_out'),
+    indexSql('graph_edges_in'),
     // Edge properties are always single cardinality.
     `CREATE TABLE graph_edge_props (
       edge_id KEY_TEXT NOT NULL,
