@@ -21,6 +21,8 @@ const { values } = parseArgs({
     'object-kib': { type: 'string', default: '1024' },
     'size-mib': { type: 'string', default: '1024' },
     'data-dir': { type: 'string' },
+    /** Writes a V8 CPU profile of the server into this directory (node --cpu-prof). */
+    'server-profile': { type: 'string' },
   },
 });
 const duration = Number(values.duration) * 1000;
@@ -38,7 +40,17 @@ interface Server {
 async function startSlipway(dataDir: string): Promise<Server> {
   const child = spawn(
     process.execPath,
-    ['bin/slipway.js', 'serve', '--port', '0', '--graph-port', '0', '--data-dir', dataDir],
+    [
+      ...(values['server-profile'] ? ['--cpu-prof', '--cpu-prof-dir', values['server-profile']] : []),
+      'bin/slipway.js',
+      'serve',
+      '--port',
+      '0',
+      '--graph-port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
