@@ -16,7 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import WebSocket from 'ws';
 import { gremlinHttpListener } from '../../src/graph/gremlin/http.js';
+import { gremlinWebSocket } from '../../src/graph/gremlin/websocket.js';
 import { toGraphSON } from '../../src/graph/gremlin/graphson.js';
 import { GremlinService } from '../../src/graph/gremlin/service.js';
 import { LoadJobs } from '../../src/graph/loader/load-jobs.js';
@@ -129,6 +131,8 @@ try {
     maxResponseBytes: 64 * 1024 * 1024,
   });
   const server = createServer({ keepAliveTimeout: 65_000 }, gremlinHttpListener(service, pino({ level: 'silent' })));
+  const ws = gremlinWebSocket(service, pino({ level: 'silent' }));
+  server.on('upgrade', ws.upgrade);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -215,6 +219,39 @@ try {
     http,
   );
 
+  // The same query as the driver sends it (bytecode over the WebSocket), answered in 64-result frames.
+  const client = new WebSocket(`ws://127.0.0.1:${port}/gremlin`);
+  await new Promise((r) => client.once('open', r));
+  const mime = 'application/vnd.gremlin-v3.0+json';
+  const wsRequest = {
+    requestId: '3c1f2a1e-0000-4000-8000-000000000001',
+    op: 'bytecode',
+    processor: 'traversal',
+    args: {
+      gremlin: {
+        '@type': 'g:Bytecode',
+        '@value': { step: [['V'], ['hasLabel', 'artifact'], ['outE'], ['inV'], ['path']] },
+      },
+      aliases: { g: 'g' },
+    },
+  };
+  s = performance.now();
+  const frames = await new Promise<{ frames: number; bytes: number; code: number }>((resolve) => {
+    let n = 0;
+    let bytes = 0;
+    client.on('message', (d: Buffer) => {
+      n++;
+      bytes += d.length;
+      const code = (JSON.parse(d.toString()) as { status: { code: number } }).status.code;
+      if (code !== 206) resolve({ frames: n, bytes, code });
+    });
+    client.send(Buffer.concat([Buffer.from([mime.length]), Buffer.from(mime), Buffer.from(JSON.stringify(wsRequest))]));
+  });
+  console.log(
+    `  over the WebSocket (bytecode): status ${frames.code}, ${frames.frames} frames, ${(frames.bytes / 1048576).toFixed(0)} MiB in ${ms(performance.now() - s)}`,
+  );
+  client.close();
+  ws.close();
   agent.destroy();
   server.close();
   await gdb.close();
