@@ -206,50 +206,50 @@ describe('Gremlin on an exported lineage graph', () => {
     assert.equal(((two.result as { data: GS }).data['@value'] as unknown[]).length, 2);
   });
 
-  it('runs both queries through the gremlin driver (DriverRemoteConnection, bytecode, GraphSON v3)', async () => {
-    const wsUrl = `${server.graphEndpoint.replace('http', 'ws')}/gremlin`;
-    const conn = new gremlin.driver.DriverRemoteConnection(wsUrl, { mimeType: GRAPHSON3 });
-    try {
-      const g = gremlin.process.AnonymousTraversalSource.traversal().withRemote(conn);
-      const __ = gremlin.process.statics;
-      const paths = (await g.V!().hasLabel!('artifact').outE!().inV!().path!().toList!()) as unknown as GPath[];
-      const triples = paths.map((p) => {
-        assert.ok(p instanceof gremlin.structure.Path);
-        const [v, e, w] = p.objects as GElement[];
-        return [v!.id, e!.label, w!.id];
-      });
-      assert.deepEqual(triples.sort(), expectedPaths());
+  // The driver's default serializer (GraphBinary) and GraphSON v3.
+  for (const mimeType of [undefined, GRAPHSON3]) {
+    it(`runs both queries through the gremlin driver (DriverRemoteConnection, bytecode, ${mimeType ?? 'GraphBinary'})`, async () => {
+      const wsUrl = `${server.graphEndpoint.replace('http', 'ws')}/gremlin`;
+      const conn = new gremlin.driver.DriverRemoteConnection(wsUrl, mimeType ? { mimeType } : {});
+      try {
+        const g = gremlin.process.AnonymousTraversalSource.traversal().withRemote(conn);
+        const __ = gremlin.process.statics;
+        const paths = (await g.V!().hasLabel!('artifact').outE!().inV!().path!().toList!()) as unknown as GPath[];
+        const triples = paths.map((p) => {
+          assert.ok(p instanceof gremlin.structure.Path);
+          const [v, e, w] = p.objects as GElement[];
+          return [v!.id, e!.label, w!.id];
+        });
+        assert.deepEqual(triples.sort(), expectedPaths());
 
-      const valued = (await g
-        .V!()
-        .hasLabel!('artifact')
-        .has!('type', 'DataSet')
-        .outE!()
-        .inV!()
-        .path!()
-        .by!(__.valueMap!('arn', 'type', 'sourcearn', 'status'))
-        .toList!()) as unknown as GPath[];
-      assert.equal(valued.length, 2);
-      for (const p of valued) {
-        const [from, edge, to] = p.objects as Map<string, unknown[]>[];
-        assert.deepEqual(from!.get('type'), ['DataSet']);
-        assert.equal(edge!.size, 0);
-        assert.deepEqual(to!.get('arn'), [arns.job]);
+        const valued = (await g.V!().hasLabel!('artifact').has!('type', 'DataSet').outE!().inV!().path!().by!(
+          __.valueMap!('arn', 'type', 'sourcearn', 'status'),
+        ).toList!()) as unknown as GPath[];
+        assert.equal(valued.length, 2);
+        for (const p of valued) {
+          const [from, edge, to] = p.objects as Map<string, unknown[]>[];
+          assert.deepEqual(from!.get('type'), ['DataSet']);
+          assert.equal(edge!.size, 0);
+          assert.deepEqual(to!.get('arn'), [arns.job]);
+        }
+        // Counts and limits come back as numbers; more results than one batch (64) arrive whole.
+        assert.deepEqual(await g.V!().count!().toList!(), [6]);
+        assert.deepEqual(await g.V!().hasLabel!('artifact').values!('type').dedup!().order!().toList!(), [
+          'DataSet',
+          'Model',
+        ]);
+        const many = (await g.inject!(...Array.from({ length: 150 }, (_, i) => i)).toList!()) as unknown as number[];
+        assert.equal(many.length, 150);
+        // An unsupported step is a server error naming it.
+        await assert.rejects(
+          g.V!().math!('_ + 1').toList!() as unknown as Promise<unknown>,
+          /math\(\)[\s\S]*MalformedQueryException/,
+        );
+      } finally {
+        await conn.close();
       }
-      // Counts and limits come back as numbers; more results than one batch (64) arrive whole.
-      assert.deepEqual(await g.V!().count!().toList!(), [6]);
-      assert.deepEqual(await g.V!().hasLabel!('artifact').values!('type').dedup!().order!().toList!(), [
-        'DataSet',
-        'Model',
-      ]);
-      const many = (await g.inject!(...Array.from({ length: 150 }, (_, i) => i)).toList!()) as unknown as number[];
-      assert.equal(many.length, 150);
-      // An unsupported step is a server error naming it.
-      await assert.rejects(g.V!().math!('_ + 1').toList!() as unknown as Promise<unknown>, /math\(\)[\s\S]*MalformedQueryException/);
-    } finally {
-      await conn.close();
-    }
-  });
+    });
+  }
 
   it('runs string queries through the driver Client (op eval)', async () => {
     const client = new gremlin.driver.Client(`${server.graphEndpoint.replace('http', 'ws')}/gremlin`, {

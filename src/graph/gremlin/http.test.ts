@@ -40,7 +40,9 @@ describe('gremlin HTTP endpoint', () => {
       data: { '@type': 'g:List', '@value': [{ '@type': 'g:Int64', '@value': 6 }] },
       meta: { '@type': 'g:Map', '@value': [] },
     });
-    assert.deepEqual(data((await post({ gremlin: "g.V('1').values('age')" })).body), [{ '@type': 'g:Int32', '@value': 29 }]);
+    assert.deepEqual(data((await post({ gremlin: "g.V('1').values('age')" })).body), [
+      { '@type': 'g:Int32', '@value': 29 },
+    ]);
     assert.deepEqual(data((await post({ gremlin: "g.E('7').values('weight')" })).body), [
       { '@type': 'g:Double', '@value': 0.5 },
     ]);

@@ -22,7 +22,7 @@ describe('gremlin-groovy parser', () => {
 
   it('reads literals, tokens, predicates and anonymous traversals', () => {
     const [steps] = parseGremlin(
-      'g.V(1, 2L, 3.5, -4, "x\\"y", true, null).has(\'age\', P.between(1, 9)).order().by(\'age\', Order.desc).by(T.label)' +
+      "g.V(1, 2L, 3.5, -4, \"x\\\"y\", true, null).has('age', P.between(1, 9)).order().by('age', Order.desc).by(T.label)" +
         ".where(__.in('knows').count().is(gt(1))).repeat(out()).until(hasLabel('x')).select(values).toList()",
     );
     const v = steps![0]!.args;
@@ -57,7 +57,11 @@ describe('GraphSON v3 bytecode', () => {
         step: [
           ['V'],
           ['hasLabel', 'artifact'],
-          ['has', 'age', { '@type': 'g:P', '@value': { predicate: 'within', value: [1, { '@type': 'g:Int64', '@value': 2 }] } }],
+          [
+            'has',
+            'age',
+            { '@type': 'g:P', '@value': { predicate: 'within', value: [1, { '@type': 'g:Int64', '@value': 2 }] } },
+          ],
           ['order'],
           ['by', 'age', { '@type': 'g:Order', '@value': 'desc' }],
           ['path'],

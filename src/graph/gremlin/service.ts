@@ -5,6 +5,7 @@
 import { MalformedQueryException } from '../../generated/neptunedata/errors.js';
 import type { Database } from '../../storage/db/types.js';
 import { type Bytecode, readBytecode } from './bytecode.js';
+import { BinaryBytecode } from './graphbinary.js';
 import { checkSteps, DEFAULT_LIMITS, type EngineLimits, GremlinEngine } from './engine.js';
 import { parseGremlin } from './parser.js';
 import type { Step } from './steps.js';
@@ -19,6 +20,7 @@ export const DEFAULT_GREMLIN_LIMITS: GremlinLimits = { ...DEFAULT_LIMITS, maxRes
 
 export type GremlinRequest =
   | { readonly kind: 'groovy'; readonly text: string; readonly timeoutMs?: number }
+  /** GraphSON bytecode (JSON) or bytecode already read from GraphBinary. */
   | { readonly kind: 'bytecode'; readonly bytecode: unknown; readonly timeoutMs?: number };
 
 const TIMEOUT_KEYS = new Set(['evaluationTimeout', 'scriptEvaluationTimeout']);
@@ -77,7 +79,10 @@ export class GremlinService {
         return o.steps;
       });
     } else {
-      const b = readBytecode(r.bytecode as Parameters<typeof readBytecode>[0]);
+      const b: Bytecode =
+        r.bytecode instanceof BinaryBytecode
+          ? { steps: [...r.bytecode.steps], sources: r.bytecode.sources }
+          : readBytecode(r.bytecode as Parameters<typeof readBytecode>[0]);
       timeoutMs = bytecodeTimeout(b) ?? timeoutMs;
       statements = [b.steps];
     }

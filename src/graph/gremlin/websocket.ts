@@ -1,6 +1,7 @@
 // The Gremlin Server WebSocket protocol on ws://host:8182/gremlin, as Neptune serves drivers:
-// binary frames `<mime length><mime type><request JSON>`, ops "bytecode" (traversal processor)
-// and "eval", answers in GraphSON v3 batched as 206 Partial Content then 200 (204 when empty).
+// binary frames `<mime length><mime type><request>` in GraphBinary 1.0 (the drivers' default) or
+// GraphSON v3, ops "bytecode" (traversal processor) and "eval", answers in the request's format
+// batched as 206 Partial Content then 200 (204 when empty).
 // https://tinkerpop.apache.org/docs/3.7.2/dev/provider/#_graph_driver_provider_requirements
 // https://docs.aws.amazon.com/neptune/latest/userguide/access-graph-gremlin-node-js.html
 import type { IncomingMessage } from 'node:http';
@@ -10,11 +11,13 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { MalformedQueryException } from '../../generated/neptunedata/errors.js';
 import { ServiceError } from '../../protocol/service-error.js';
 import { readArg } from './bytecode.js';
+import { readBinaryRequest, writeBinaryResponse } from './graphbinary.js';
 import { EMPTY_MAP, type GraphSON, list, toGraphSON, traverserGraphSON } from './graphson.js';
 import type { GremlinService } from './service.js';
-import { Num } from './values.js';
+import { Num, type Value } from './values.js';
 
 const GRAPHSON3 = /^application\/(vnd\.gremlin-v3\.0\+json|json)(;.*)?$/;
+const GRAPHBINARY = /^application\/vnd\.graphbinary-v1\.0(;.*)?$/;
 const DEFAULT_BATCH = 64;
 const MAX_MESSAGE = 10 * 1024 * 1024;
 
@@ -82,26 +85,55 @@ export interface GremlinWebSocket {
 export function gremlinWebSocket(service: GremlinService, log: Logger): GremlinWebSocket {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
 
-  const handle = async (ws: WebSocket, data: Buffer, isBinary: boolean) => {
+  /** A request, whatever its serializer, and how to answer it in the same one. */
+  interface Decoded {
+    readonly requestId: string;
+    readonly op: unknown;
+    readonly gremlin: unknown;
+    readonly timeoutMs?: number;
+    readonly batchSize?: number;
+    readonly reply: (code: number, message: string, data: Value[] | null, traversers: boolean) => void;
+  }
+
+  const decode = (ws: WebSocket, data: Buffer, isBinary: boolean): Decoded | undefined => {
     const { mime, json } = decodeFrame(data, isBinary);
+    if (GRAPHBINARY.test(mime)) {
+      const body = data.subarray(1 + (data[0] ?? 0));
+      let r: ReturnType<typeof readBinaryRequest>;
+      try {
+        r = readBinaryRequest(body);
+      } catch (err) {
+        ws.send(
+          writeBinaryResponse(null, MALFORMED_REQUEST, err instanceof Error ? err.message : 'bad request', null, false),
+        );
+        return undefined;
+      }
+      const n = (k: string) => {
+        const v = r.args.get(k);
+        return v instanceof Num ? v.v : undefined;
+      };
+      return {
+        requestId: r.requestId,
+        op: r.op,
+        gremlin: r.args.get('gremlin'),
+        timeoutMs: n('evaluationTimeout') ?? n('scriptEvaluationTimeout'),
+        batchSize: n('batchSize'),
+        reply: (code, message, d, traversers) =>
+          ws.send(writeBinaryResponse(r.requestId, code, message, d, traversers)),
+      };
+    }
     if (!GRAPHSON3.test(mime)) {
-      // DEVIATION(neptune): only GraphSON v3 is spoken; an answer in another format could not be
-      // read by the client, so the connection is closed with the reason.
-      ws.close(
-        1003,
-        `Slipway speaks GraphSON v3 only: connect with mimeType 'application/vnd.gremlin-v3.0+json' (got '${mime}')`.slice(
-          0,
-          120,
-        ),
-      );
-      return;
+      // DEVIATION(neptune): GraphSON v3 and GraphBinary are spoken; an answer in another format
+      // could not be read by the client, so the connection is closed with the reason.
+      ws.close(1003, `Unsupported mimeType '${mime}': use GraphBinary or GraphSON v3`.slice(0, 120));
+      return undefined;
     }
     let msg: RequestMessage;
     try {
       msg = JSON.parse(json);
     } catch {
       ws.send(response(null, MALFORMED_REQUEST, 'The request is not valid JSON', null));
-      return;
+      return undefined;
     }
     const rid = msg.requestId;
     const requestId =
@@ -112,7 +144,7 @@ export function gremlinWebSocket(service: GremlinService, log: Logger): GremlinW
           : null;
     if (!requestId) {
       ws.send(response(null, MALFORMED_REQUEST, 'The request has no requestId', null));
-      return;
+      return undefined;
     }
     const args = msg.args ?? {};
     const num = (v: unknown): number | undefined => {
@@ -120,45 +152,70 @@ export function gremlinWebSocket(service: GremlinService, log: Logger): GremlinW
       const a = readArg(v as Parameters<typeof readArg>[0]);
       return a instanceof Num ? a.v : undefined;
     };
+    return {
+      requestId,
+      op: msg.op,
+      gremlin: args.gremlin,
+      timeoutMs: num(args.evaluationTimeout) ?? num(args.scriptEvaluationTimeout),
+      batchSize: num(args.batchSize),
+      reply: (code, message, d, traversers) =>
+        ws.send(
+          response(
+            requestId,
+            code,
+            message,
+            d === null ? null : list(d.map(traversers ? traverserGraphSON : toGraphSON)),
+          ),
+        ),
+    };
+  };
+
+  const handle = async (ws: WebSocket, data: Buffer, isBinary: boolean) => {
+    let req: Decoded | undefined;
     try {
-      const timeoutMs = num(args.evaluationTimeout) ?? num(args.scriptEvaluationTimeout);
-      const batchSize = Math.max(1, num(args.batchSize) ?? DEFAULT_BATCH);
-      let bytecode = false;
-      let stream: AsyncGenerator<import('./values.js').Value[]>;
-      if (msg.op === 'bytecode') {
-        bytecode = true;
-        stream = service.stream({ kind: 'bytecode', bytecode: args.gremlin, timeoutMs });
-      } else if (msg.op === 'eval') {
-        if (typeof args.gremlin !== 'string') throw new MalformedQueryException("eval needs a 'gremlin' string");
-        stream = service.stream({ kind: 'groovy', text: args.gremlin, timeoutMs });
-      } else if (msg.op === 'close' || msg.op === 'authentication') {
-        ws.send(response(requestId, NO_CONTENT, '', null));
+      req = decode(ws, data, isBinary);
+    } catch (err) {
+      ws.send(response(null, MALFORMED_REQUEST, err instanceof Error ? err.message : 'bad request', null));
+      return;
+    }
+    if (!req) return;
+    const { requestId, reply } = req;
+    try {
+      const batchSize = Math.max(1, req.batchSize ?? DEFAULT_BATCH);
+      let stream: AsyncGenerator<Value[]>;
+      const bytecode = req.op === 'bytecode';
+      if (bytecode) {
+        stream = service.stream({ kind: 'bytecode', bytecode: req.gremlin, timeoutMs: req.timeoutMs });
+      } else if (req.op === 'eval') {
+        if (typeof req.gremlin !== 'string') throw new MalformedQueryException("eval needs a 'gremlin' string");
+        stream = service.stream({ kind: 'groovy', text: req.gremlin, timeoutMs: req.timeoutMs });
+      } else if (req.op === 'close' || req.op === 'authentication') {
+        reply(NO_CONTENT, '', null, false);
         return;
       } else {
-        ws.send(response(requestId, MALFORMED_REQUEST, `Unsupported op: ${String(msg.op)}`, null));
+        reply(MALFORMED_REQUEST, `Unsupported op: ${String(req.op)}`, null, false);
         return;
       }
       // Results go out in batches as they stream: every full batch as 206 once the next result
       // shows there is more, the last one as 200.
-      const write = bytecode ? traverserGraphSON : toGraphSON;
-      let pending: GraphSON[] = [];
+      let pending: Value[] = [];
       let sent = 0;
       for await (const batch of stream) {
         for (const v of batch) {
           if (pending.length === batchSize) {
-            ws.send(response(requestId, PARTIAL_CONTENT, '', list(pending)));
+            reply(PARTIAL_CONTENT, '', pending, bytecode);
             pending = [];
           }
-          pending.push(write(v));
+          pending.push(v);
           sent++;
         }
       }
-      if (sent === 0) ws.send(response(requestId, NO_CONTENT, '', null));
-      else ws.send(response(requestId, SUCCESS, '', list(pending)));
+      if (sent === 0) reply(NO_CONTENT, '', null, bytecode);
+      else reply(SUCCESS, '', pending, bytecode);
     } catch (err) {
       if (!(err instanceof ServiceError)) log.error({ err, requestId }, 'gremlin websocket: internal error');
       const s = errorStatus(err, requestId);
-      ws.send(response(requestId, s.code, s.message, null));
+      reply(s.code, s.message, null, false);
     }
   };
 
