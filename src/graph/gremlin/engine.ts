@@ -1354,7 +1354,7 @@ class Compiler {
         return [fresh(m, tag)];
       }
       const gs = [...groups.values()];
-      if (!valBy || valBy.kind !== 'trav') {
+      if (valBy?.kind !== 'trav') {
         for (const g of gs) {
           const vals = await this.byValues(valBy, g.members);
           m.set(

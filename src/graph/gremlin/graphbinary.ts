@@ -290,17 +290,28 @@ class Writer {
   }
 
   value(v: Value): void {
-    if (v === null) return this.nul();
-    if (typeof v === 'string') return this.fqString(v);
-    if (typeof v === 'boolean') return this.bytes(T.BOOLEAN, 0, v ? 1 : 0);
+    if (v === null) {
+      this.nul();
+      return;
+    }
+    if (typeof v === 'string') {
+      this.fqString(v);
+      return;
+    }
+    if (typeof v === 'boolean') {
+      this.bytes(T.BOOLEAN, 0, v ? 1 : 0);
+      return;
+    }
     if (v instanceof Num) {
       switch (v.t) {
         case 'int':
           this.bytes(T.INT, 0);
-          return this.int(v.v);
+          this.int(v.v);
+          return;
         case 'long':
           this.bytes(T.LONG, 0);
-          return this.long(v.v);
+          this.long(v.v);
+          return;
         case 'float': {
           this.bytes(T.FLOAT, 0);
           const b = Buffer.allocUnsafe(4);
@@ -319,13 +330,15 @@ class Writer {
     }
     if (v instanceof Date) {
       this.bytes(T.DATE, 0);
-      return this.long(v.getTime());
+      this.long(v.getTime());
+      return;
     }
     if (v instanceof Vertex) {
       this.bytes(T.VERTEX, 0);
       this.fqString(v.id);
       this.string(v.label ?? 'vertex');
-      return this.nul();
+      this.nul();
+      return;
     }
     if (v instanceof Edge) {
       this.bytes(T.EDGE, 0);
@@ -336,7 +349,8 @@ class Writer {
       this.fqString(v.outV.id);
       this.string(v.outV.label ?? 'vertex');
       this.nul();
-      return this.nul();
+      this.nul();
+      return;
     }
     if (v instanceof VertexProperty) {
       this.bytes(T.VERTEXPROPERTY, 0);
@@ -345,13 +359,15 @@ class Writer {
       this.string(v.key);
       this.value(v.value);
       this.nul();
-      return this.nul();
+      this.nul();
+      return;
     }
     if (v instanceof Property) {
       this.bytes(T.PROPERTY, 0);
       this.string(v.key);
       this.value(v.value);
-      return this.nul();
+      this.nul();
+      return;
     }
     if (v instanceof Path) {
       this.bytes(T.PATH, 0);
@@ -378,9 +394,13 @@ class Writer {
     }
     if (v instanceof Token) {
       const code = Number(Object.entries(ENUMS).find(([, name]) => name === v.type)?.[0] ?? T.STRING);
-      if (code === T.STRING) return this.fqString(v.name);
+      if (code === T.STRING) {
+        this.fqString(v.name);
+        return;
+      }
       this.bytes(code, 0);
-      return this.fqString(v.name);
+      this.fqString(v.name);
+      return;
     }
     if (Array.isArray(v)) {
       this.bytes(T.LIST, 0);

@@ -178,7 +178,7 @@ export class StoreAccess {
 
   async countEdges(labels: readonly string[] | undefined): Promise<number> {
     const r = await this.q.get<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM graph_edges${labels && labels.length ? ` WHERE label IN (${marks(labels.length)})` : ''}`,
+      `SELECT COUNT(*) AS n FROM graph_edges${labels?.length ? ` WHERE label IN (${marks(labels.length)})` : ''}`,
       labels ? [...labels] : [],
     );
     return Number(r?.n ?? 0);
