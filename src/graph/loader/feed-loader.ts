@@ -125,6 +125,8 @@ export class FeedLoader {
   #stagedEdges = 0;
   #stagedProps = 0;
   readonly #heldErrors: LoadErrorLog[] = [];
+  readonly #lastText: (string | undefined)[] = [];
+  readonly #lastValue: (TypedValue | undefined)[] = [];
   /** Vertex ids this feed added to ctx.knownVertices (forgotten again if the feed is rolled back). */
   readonly remembered: string[] = [];
 
@@ -184,7 +186,8 @@ export class FeedLoader {
     let label: string | null = null;
     let from: string | null = null;
     let to: string | null = null;
-    const props: PendingProp[] = [];
+    // One object per value; its owner is set once the ~id is known (it may come after it).
+    const props: { -readonly [K in keyof PendingProp]: PendingProp[K] }[] = [];
     for (let i = 0; i < cols.length; i++) {
       const c = cols[i]!;
       const f = fields[i]!;
@@ -209,7 +212,16 @@ export class FeedLoader {
           const texts = c.array ? splitArray(f) : [f];
           for (const t of texts) {
             if (c.array && t === '' && !(this.ctx.options.allowEmptyStrings && c.type === 'string')) continue;
-            const v: TypedValue | undefined = parseValue(c.type, t);
+            // Exports repeat values (timestamps, statuses): the column's last parse is reused.
+            let v: TypedValue | undefined;
+            if (this.#lastText[i] === t) v = this.#lastValue[i];
+            else {
+              v = parseValue(c.type, t);
+              if (v) {
+                this.#lastText[i] = t;
+                this.#lastValue[i] = v;
+              }
+            }
             if (!v) {
               this.fail(
                 'PARSING_ERROR',
@@ -249,7 +261,10 @@ export class FeedLoader {
           ]
         : [];
       this.#vertices.push({ id, line, labels });
-      for (const p of props) this.#vprops.push({ ...p, owner: id });
+      for (const p of props) {
+        p.owner = id;
+        this.#vprops.push(p);
+      }
       this.#count('totalRecords', Math.max(labels.length, 1) + props.length);
     } else {
       if (!id && this.plan.generatedIds) id = randomUUID();
@@ -266,8 +281,8 @@ export class FeedLoader {
         this.fail('PARSING_ERROR', `An edge can only have one label, got '${edgeLabel}'`, line, 'parsingErrors');
         return;
       }
-      const owned = props.map((p) => ({ ...p, owner: id! }));
-      this.#edges.push({ id, label: edgeLabel, from, to, line, props: owned });
+      for (const p of props) p.owner = id;
+      this.#edges.push({ id, label: edgeLabel, from, to, line, props });
       this.#count('totalRecords', 1 + props.length);
     }
   }
@@ -310,17 +325,25 @@ export class FeedLoader {
     this.#edges = [];
     const w = this.ctx.writer;
     const known = this.ctx.knownVertices;
+    // Edges whose endpoints are both known need no second look.
     const unknown = new Set<string>();
-    for (const e of edges) {
-      if (!known.has(e.from)) unknown.add(e.from);
-      if (!known.has(e.to)) unknown.add(e.to);
+    const check: boolean[] = new Array(edges.length).fill(false);
+    for (let i = 0; i < edges.length; i++) {
+      const e = edges[i]!;
+      const f = known.has(e.from);
+      const t = known.has(e.to);
+      if (f && t) continue;
+      check[i] = true;
+      if (!f) unknown.add(e.from);
+      if (!t) unknown.add(e.to);
     }
     const found = unknown.size > 0 ? await w.existingVertices([...unknown]) : new Set<string>();
     for (const id of found) this.#remember(id);
     const rows: SqlValue[] = [];
     const props: SqlValue[] = [];
-    for (const e of edges) {
-      if (!(known.has(e.from) || found.has(e.from)) || !(known.has(e.to) || found.has(e.to))) {
+    for (let i = 0; i < edges.length; i++) {
+      const e = edges[i]!;
+      if (check[i] && (!(known.has(e.from) || found.has(e.from)) || !(known.has(e.to) || found.has(e.to)))) {
         this.fail(
           'FROM_OR_TO_VERTEX_ARE_MISSING',
           `Either from vertex, '${e.from}', or to vertex, '${e.to}', is not present.`,
@@ -370,7 +393,8 @@ export class FeedLoader {
     const newLabels = await w.insertLabels(pairs);
     this.#count('totalDuplicates', pairs.length - newLabels + defaultDuplicates);
 
-    await this.#writeProps(vprops, created, 'vertex');
+    // No id twice in the batch: each owner's values come from one record, whose column names are unique.
+    await this.#writeProps(vprops, created, 'vertex', ids.length === vertices.length);
   }
 
   /**
@@ -382,6 +406,7 @@ export class FeedLoader {
     props: readonly PendingProp[],
     created: ReadonlySet<string>,
     element: 'vertex' | 'edge',
+    ownersOnce = false,
   ): Promise<void> {
     if (props.length === 0) return;
     const w = this.ctx.writer;
@@ -391,6 +416,11 @@ export class FeedLoader {
     for (const p of props) {
       if (!p.single) {
         direct.push(p);
+        continue;
+      }
+      if (ownersOnce) {
+        if (created.has(p.owner)) direct.push(p);
+        else checked.push(p);
         continue;
       }
       const key = `${p.owner}\u0000${p.name}`;
