@@ -72,12 +72,6 @@ async function* once(b: Batch): AsyncIterable<Batch> {
   if (b.length > 0) yield b;
 }
 
-async function collect(it: AsyncIterable<Batch>): Promise<Trav[]> {
-  const out: Trav[] = [];
-  for await (const b of it) for (const t of b) out.push(t);
-  return out;
-}
-
 const unsupported = (name: string): never => {
   throw new MalformedQueryException(
     `Unsupported Gremlin step: ${name}(). Slipway's graph store does not implement it.`,
@@ -385,7 +379,12 @@ class Compiler {
     const base = this.ctx.tags(starts.length);
     const input = starts.map((t, i) => ({ ...t, tag: base + i }));
     const scope = input.map((t) => t.tag);
-    for await (const b of pipe(once(input), scope)) for (const t of b) out[t.tag - base]!.push(t);
+    let n = 0;
+    for await (const b of pipe(once(input), scope)) {
+      n += b.length;
+      this.ctx.guardBarrier(n);
+      for (const t of b) out[t.tag - base]!.push(t);
+    }
     return out;
   }
 
@@ -1165,7 +1164,11 @@ class Compiler {
         if (startOut.length > 0) yield startOut;
         while (frontier.length > 0) {
           await ctx.tick();
-          const next = (await collect(body(once(frontier), scope))).map((t) => ({ ...t, loops: t.loops + 1 }));
+          const next: Trav[] = [];
+          for await (const nb of body(once(frontier), scope)) {
+            for (const t of nb) next.push({ ...t, loops: t.loops + 1 });
+            ctx.guardBarrier(next.length);
+          }
           const out: Trav[] = [];
           let cont: Trav[] = [];
           const done = times !== undefined ? next.map((t) => t.loops >= times) : next.map(() => false);

@@ -154,8 +154,12 @@ function lex(src: string): Tok[] {
   return out;
 }
 
+/** Nesting bound: a hostile query cannot exhaust the stack. */
+const MAX_DEPTH = 64;
+
 class Parser {
   #i = 0;
+  #depth = 0;
   constructor(
     private readonly src: string,
     private readonly toks: Tok[],
@@ -248,6 +252,15 @@ class Parser {
   }
 
   arg(): Arg {
+    if (++this.#depth > MAX_DEPTH) fail(this.src, this.peek().at, `the query nests deeper than ${MAX_DEPTH} levels`);
+    try {
+      return this.argInner();
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  argInner(): Arg {
     const t = this.peek();
     if (t.k === 'str') {
       this.next();
