@@ -70,60 +70,64 @@ export interface VertexFilter {
 export class StoreAccess {
   constructor(readonly q: Queryable) {}
 
-  #vertexWhere(f: VertexFilter, params: SqlValue[]): string {
+  /** Conditions on a vertex id expression: any of the labels, all of the property equalities. */
+  #conds(f: VertexFilter, params: SqlValue[], id: string, skipFirstProp: boolean): string[] {
     const conds: string[] = [];
     if (f.labels && f.labels.length > 0) {
       conds.push(
-        `EXISTS (SELECT 1 FROM graph_vertex_labels l WHERE l.vertex_id = v.id AND l.label IN (${marks(f.labels.length)}))`,
+        `EXISTS (SELECT 1 FROM graph_vertex_labels l WHERE l.vertex_id = ${id} AND l.label IN (${marks(f.labels.length)}))`,
       );
       params.push(...f.labels);
     }
-    for (const p of f.props ?? []) {
+    for (const p of (f.props ?? []).slice(skipFirstProp ? 1 : 0)) {
       conds.push(
-        'EXISTS (SELECT 1 FROM graph_vertex_props p WHERE p.vertex_id = v.id AND p.name = ? AND p.value = ? AND p.type = ?)',
+        `EXISTS (SELECT 1 FROM graph_vertex_props p WHERE p.vertex_id = ${id} AND p.name = ? AND p.value = ? AND p.type = ?)`,
       );
       params.push(p.name, p.value, p.type);
     }
-    return conds.join(' AND ');
+    return conds;
   }
 
   /**
-   * One page of vertex ids after `after`, in id order (keyset paging keeps every page an index
-   * range, so a scan of a million vertices never holds more than a page). With exactly one label
-   * the label index drives the scan.
+   * The query behind a filtered vertex scan, driven by the most selective index at hand: the
+   * (name, value) index for has(key, value), the (label, vertex_id) index for one label, else the
+   * vertex table. Each gives ids in order, so pages are index ranges.
    */
-  async vertexPage(f: VertexFilter, after: string | null, limit: number): Promise<string[]> {
-    const params: SqlValue[] = [];
-    if (f.labels?.length === 1 && !(f.props && f.props.length > 0)) {
+  #scan(f: VertexFilter, params: SqlValue[], after: string | null): { from: string; id: string; where: string[] } {
+    const first = f.props?.[0];
+    if (first) {
+      params.push(first.name, first.value, first.type);
+      const where = ['d.name = ?', 'd.value = ?', 'd.type = ?', ...this.#conds(f, params, 'd.vertex_id', true)];
+      if (after !== null) {
+        where.push('d.vertex_id > ?');
+        params.push(after);
+      }
+      return { from: 'graph_vertex_props d', id: 'd.vertex_id', where };
+    }
+    if (f.labels?.length === 1) {
       params.push(f.labels[0]!);
-      if (after !== null) params.push(after);
-      params.push(limit);
-      const rows = await this.q.all<{ id: string }>(
-        `SELECT vertex_id AS id FROM graph_vertex_labels WHERE label = ?${after !== null ? ' AND vertex_id > ?' : ''} ORDER BY vertex_id LIMIT ?`,
-        params,
-      );
-      return rows.map((r) => r.id);
+      const where = ['d.label = ?'];
+      if (after !== null) {
+        where.push('d.vertex_id > ?');
+        params.push(after);
+      }
+      return { from: 'graph_vertex_labels d', id: 'd.vertex_id', where };
     }
-    if (f.props && f.props.length > 0 && !(f.labels && f.labels.length > 0) && f.props.length === 1) {
-      // has(key, value) alone: the (name, value) index.
-      const p = f.props[0]!;
-      params.push(p.name, p.value, p.type);
-      if (after !== null) params.push(after);
-      params.push(limit);
-      const rows = await this.q.all<{ id: string }>(
-        `SELECT DISTINCT vertex_id AS id FROM graph_vertex_props WHERE name = ? AND value = ? AND type = ?${after !== null ? ' AND vertex_id > ?' : ''} ORDER BY vertex_id LIMIT ?`,
-        params,
-      );
-      return rows.map((r) => r.id);
-    }
-    let where = this.#vertexWhere(f, params);
+    const where = this.#conds(f, params, 'd.id', false);
     if (after !== null) {
-      where = where ? `${where} AND v.id > ?` : 'v.id > ?';
+      where.push('d.id > ?');
       params.push(after);
     }
+    return { from: 'graph_vertices d', id: 'd.id', where };
+  }
+
+  /** One page of vertex ids after `after`, in id order (keyset paging: never more than a page held). */
+  async vertexPage(f: VertexFilter, after: string | null, limit: number): Promise<string[]> {
+    const params: SqlValue[] = [];
+    const s = this.#scan(f, params, after);
     params.push(limit);
     const rows = await this.q.all<{ id: string }>(
-      `SELECT v.id AS id FROM graph_vertices v${where ? ` WHERE ${where}` : ''} ORDER BY v.id LIMIT ?`,
+      `SELECT ${s.id} AS id FROM ${s.from}${s.where.length ? ` WHERE ${s.where.join(' AND ')}` : ''} ORDER BY ${s.id} LIMIT ?`,
       params,
     );
     return rows.map((r) => r.id);
@@ -131,15 +135,9 @@ export class StoreAccess {
 
   async countVertices(f: VertexFilter): Promise<number> {
     const params: SqlValue[] = [];
-    if (f.labels?.length === 1 && !(f.props && f.props.length > 0)) {
-      const r = await this.q.get<{ n: number }>('SELECT COUNT(*) AS n FROM graph_vertex_labels WHERE label = ?', [
-        f.labels[0]!,
-      ]);
-      return Number(r?.n ?? 0);
-    }
-    const where = this.#vertexWhere(f, params);
+    const s = this.#scan(f, params, null);
     const r = await this.q.get<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM graph_vertices v${where ? ` WHERE ${where}` : ''}`,
+      `SELECT COUNT(*) AS n FROM ${s.from}${s.where.length ? ` WHERE ${s.where.join(' AND ')}` : ''}`,
       params,
     );
     return Number(r?.n ?? 0);
