@@ -240,6 +240,15 @@ describe('Gremlin on an exported lineage graph', () => {
         ]);
         const many = (await g.inject!(...Array.from({ length: 150 }, (_, i) => i)).toList!()) as unknown as number[];
         assert.equal(many.length, 150);
+        // g.with_('evaluationTimeout', ms) (OptionsStrategy) bounds a runaway traversal.
+        const slow = gremlin.process.AnonymousTraversalSource.traversal().withRemote(conn).with_!(
+          'evaluationTimeout',
+          100,
+        );
+        await assert.rejects(
+          slow.V!().repeat!(__.both!()).times!(30).count!().toList!() as unknown as Promise<unknown>,
+          /TimeLimitExceededException/,
+        );
         // An unsupported step is a server error naming it.
         await assert.rejects(
           g.V!().math!('_ + 1').toList!() as unknown as Promise<unknown>,
