@@ -958,10 +958,24 @@ class Compiler {
       });
       const vals: (Value | undefined)[][] = paths.map((ns) => new Array(ns.length));
       for (let k = 0; k < o.by.length; k++) {
-        const starts = slots[k]!.map(({ p, j }) => fresh(paths[p]![j]!.obj, 0));
+        // The modulator sees only the object (a fresh path), so each distinct object is
+        // evaluated once per batch: a vertex shared by many paths is read once.
+        const index = new Map<string, number>();
+        const starts: Trav[] = [];
+        const which = slots[k]!.map(({ p, j }) => {
+          const obj = paths[p]![j]!.obj;
+          const key = keyOf(obj);
+          let i = index.get(key);
+          if (i === undefined) {
+            i = starts.length;
+            index.set(key, i);
+            starts.push(fresh(obj, 0));
+          }
+          return i;
+        });
         const res = await this.byValues(o.by[k], starts);
-        slots[k]!.forEach(({ p, j }, i) => {
-          vals[p]![j] = res[i];
+        slots[k]!.forEach(({ p, j }, n) => {
+          vals[p]![j] = res[which[n]!];
         });
       }
       return paths.map((ns, p) =>
