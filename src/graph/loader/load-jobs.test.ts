@@ -267,6 +267,34 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await indexes(), expected);
     });
 
+    it('stores awkward text as is: quotes, backslashes, braces, commas, NULL, empty strings', async () => {
+      await reset();
+      await blobs.put(
+        's3://b/aw/v.csv',
+        '~id,~label,s:String,n:Double\n' + '"a\\""{x,y}",L,"NULL",1e21\n' + 'b,"{}",\\N,-0.5\n' + 'c,L,"",\n',
+      );
+      await blobs.put('s3://b/aw/w.csv', '~id,~from,~to,~label,s:String\n"e\\1",b,"a\\""{x,y}","{,}","x\\y"\n');
+      const p = await wait(
+        await jobs.start(request('s3://b/aw/', { parserConfiguration: { allowEmptyStrings: 'true' } })),
+      );
+      assert.equal(p.overallStatus.status, 'LOAD_COMPLETED');
+      assert.deepEqual(await reader.vertex('a\\"{x,y}'), {
+        id: 'a\\"{x,y}',
+        labels: ['L'],
+        properties: { n: [1e21], s: ['NULL'] },
+      });
+      assert.deepEqual((await reader.vertex('b'))?.labels, ['{}']);
+      assert.deepEqual((await reader.vertex('b'))?.properties, { n: [-0.5], s: ['\\N'] });
+      assert.deepEqual((await reader.vertex('c'))?.properties, { s: [''] });
+      assert.deepEqual(await reader.edge('e\\1'), {
+        id: 'e\\1',
+        label: '{,}',
+        from: 'b',
+        to: 'a\\"{x,y}',
+        properties: { s: 'x\\y' },
+      });
+    });
+
     it('pages error logs', async () => {
       await reset();
       const rows = Array.from({ length: 25 }, (_, i) => `v${i},notanumber`).join('\n');

@@ -57,6 +57,33 @@ const tuples = (n: number, width: number): string => {
   return sql;
 };
 
+/** Rows per PostgreSQL unnest() statement (its parameters are one array per column). */
+const PG_CHUNK = 5000;
+
+/** A PostgreSQL array literal of text values (NULL for null), bound as one text parameter. */
+function pgArray(values: readonly (string | number | null)[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ',';
+    if (v === null || v === undefined) out += 'NULL';
+    else {
+      const t = String(v);
+      out += `"${t.includes('"') || t.includes('\\') ? t.replace(/["\\]/g, '\\$&') : t}"`;
+    }
+  }
+  return `${out}}`;
+}
+
+/**
+ * PostgreSQL: `INSERT … SELECT * FROM unnest(?::text[], …)` with one array parameter per column.
+ * A multi-row VALUES list of thousands of parameters costs PostgreSQL more to parse and plan than
+ * to execute; this statement is the same short text for any number of rows.
+ */
+function pgUnnest(columns: readonly string[], types: readonly string[]): string {
+  return `(${columns.join(', ')}) SELECT * FROM unnest(${types.map((t) => `?::${t}[]`).join(', ')})`;
+}
+
 export interface PropRow {
   readonly owner: string;
   readonly name: string;
@@ -172,6 +199,16 @@ export class GraphWriter {
   /** Inserts the vertices that do not exist yet; returns the ids that were new. */
   async insertVertices(ids: readonly string[]): Promise<Set<string>> {
     const created = new Set<string>();
+    if (this.q.dialect === 'postgres') {
+      for (let i = 0; i < ids.length; i += PG_CHUNK) {
+        const rows = await this.q.all<{ id: string }>(
+          `INSERT INTO graph_vertices ${pgUnnest(['id'], ['text'])} ON CONFLICT DO NOTHING RETURNING id`,
+          [pgArray(ids.slice(i, i + PG_CHUNK))],
+        );
+        for (const r of rows) created.add(r.id);
+      }
+      return created;
+    }
     for (const part of chunks(ids)) {
       const rows = await this.q.all<{ id: string }>(
         `INSERT INTO graph_vertices (id) VALUES ${tuples(part.length, 1)} ON CONFLICT DO NOTHING RETURNING id`,
@@ -198,6 +235,17 @@ export class GraphWriter {
   /** Adds labels; returns how many were new (the rest were duplicates). */
   async insertLabels(pairs: readonly (readonly [string, string])[]): Promise<number> {
     let changes = 0;
+    if (this.q.dialect === 'postgres') {
+      for (let i = 0; i < pairs.length; i += PG_CHUNK) {
+        const part = pairs.slice(i, i + PG_CHUNK);
+        const r = await this.q.run(
+          `INSERT INTO graph_vertex_labels ${pgUnnest(['vertex_id', 'label'], ['text', 'text'])} ON CONFLICT DO NOTHING`,
+          [pgArray(part.map((p) => p[0])), pgArray(part.map((p) => p[1]))],
+        );
+        changes += r.changes;
+      }
+      return changes;
+    }
     for (const part of chunks(pairs)) {
       const r = await this.q.run(
         `INSERT INTO graph_vertex_labels (vertex_id, label) VALUES ${tuples(part.length, 2)} ON CONFLICT DO NOTHING`,
@@ -219,6 +267,21 @@ export class GraphWriter {
 
   async #insertProps(table: string, owner: string, rows: readonly PropRow[]): Promise<number> {
     let changes = 0;
+    if (this.q.dialect === 'postgres') {
+      const sql = `INSERT INTO ${table} ${pgUnnest([owner, 'name', 'type', 'value', 'num'], ['text', 'text', 'text', 'text', 'float8'])} ON CONFLICT DO NOTHING`;
+      for (let i = 0; i < rows.length; i += PG_CHUNK) {
+        const part = rows.slice(i, i + PG_CHUNK);
+        const r = await this.q.run(sql, [
+          pgArray(part.map((p) => p.owner)),
+          pgArray(part.map((p) => p.name)),
+          pgArray(part.map((p) => p.type)),
+          pgArray(part.map((p) => p.value)),
+          pgArray(part.map((p) => p.num)),
+        ]);
+        changes += r.changes;
+      }
+      return changes;
+    }
     for (const part of chunks(rows)) {
       const params: SqlValue[] = [];
       for (const r of part) params.push(r.owner, r.name, r.type, r.value, r.num);
@@ -270,6 +333,20 @@ export class GraphWriter {
   /** Inserts edges whose id is new; returns those ids. */
   async insertEdges(rows: readonly EdgeRow[]): Promise<Set<string>> {
     const created = new Set<string>();
+    if (this.q.dialect === 'postgres') {
+      const sql = `INSERT INTO graph_edges ${pgUnnest(['id', 'label', 'from_id', 'to_id'], ['text', 'text', 'text', 'text'])} ON CONFLICT DO NOTHING RETURNING id`;
+      for (let i = 0; i < rows.length; i += PG_CHUNK) {
+        const part = rows.slice(i, i + PG_CHUNK);
+        const res = await this.q.all<{ id: string }>(sql, [
+          pgArray(part.map((e) => e.id)),
+          pgArray(part.map((e) => e.label)),
+          pgArray(part.map((e) => e.from)),
+          pgArray(part.map((e) => e.to)),
+        ]);
+        for (const r of res) created.add(r.id);
+      }
+      return created;
+    }
     for (const part of chunks(rows)) {
       const params: SqlValue[] = [];
       for (const e of part) params.push(e.id, e.label, e.from, e.to);
