@@ -2,8 +2,20 @@
 // and never by the object key, so no key (`../../etc/passwd`, NUL bytes) can address a path.
 // A blob is written under its final name and synced (bytes and directory entry) before its object's
 // metadata row commits; only that row makes it visible, so an object exists whole or not at all.
+// Uploads take files from a pool created ahead of time, whose directory entries are already durable
+// (one directory sync per batch): a PUT then waits only for its own bytes' fdatasync.
 import { randomBytes } from 'node:crypto';
-import { close, createReadStream, fdatasync, open as openCb, writev } from 'node:fs';
+import {
+  close,
+  closeSync,
+  createReadStream,
+  fdatasync,
+  ftruncate,
+  open as openCb,
+  openSync,
+  unlinkSync,
+  writev,
+} from 'node:fs';
 import { mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough, type Readable, Writable } from 'node:stream';
@@ -12,6 +24,15 @@ import { pipeline } from 'node:stream/promises';
 const BLOB_ID = /^[0-9a-f]{32}$/;
 const READ_CHUNK = 256 * 1024;
 const WRITE_BUFFER = 1024 * 1024;
+/** Files kept ready for uploads, and the level below which more are made (in one batch). */
+const POOL_SIZE = 64;
+const POOL_LOW = 48;
+
+/** A created, empty blob file whose directory entry is durable, open for writing. */
+interface Ready {
+  readonly id: string;
+  readonly fd: number;
+}
 
 export interface WrittenBlob {
   readonly id: string;
@@ -33,6 +54,13 @@ export class FileStore {
    */
   private readonly dirSyncWaiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
   private dirSyncing = false;
+  private readonly pool: Ready[] = [];
+  /** Ids of files in the pool, being made for it, or being written: not (yet) blobs for list(). */
+  private readonly unfinished = new Set<string>();
+  /** Ids being written (for temporaryFiles()). */
+  private readonly writing = new Set<string>();
+  private refilling = false;
+  private closed = false;
 
   constructor(private readonly root: string) {
     this.blobs = join(root, 'blobs');
@@ -49,6 +77,64 @@ export class FileStore {
     await mkdir(this.tmp, { recursive: true });
     await syncDir(this.root);
     await syncDir(dirname(this.root));
+    await this.refill().catch(() => {});
+  }
+
+  /**
+   * Closes and removes the pooled files (at shutdown, when no write is running). A crash leaves
+   * them behind as empty files no metadata names: invisible, like a blob whose commit never came.
+   */
+  close(): void {
+    this.closed = true;
+    for (const r of this.pool.splice(0)) {
+      try {
+        closeSync(r.fd);
+        unlinkSync(join(this.blobs, r.id));
+      } catch {
+        // already gone
+      }
+      this.unfinished.delete(r.id);
+    }
+  }
+
+  private maybeRefill(): void {
+    if (!this.refilling && !this.closed && this.pool.length < POOL_LOW) void this.refill().catch(() => {});
+  }
+
+  /** Creates files up to POOL_SIZE, then one directory sync makes all their entries durable. */
+  private async refill(): Promise<void> {
+    if (this.refilling) return;
+    this.refilling = true;
+    const made: Ready[] = [];
+    try {
+      // Creating an empty file takes microseconds: done here, the batch costs less main-thread
+      // time than one thread-pool round trip per file. The slow part, the sync, is asynchronous.
+      for (let n = POOL_SIZE - this.pool.length; n > 0; n--) {
+        const id = FileStore.newId();
+        this.unfinished.add(id);
+        try {
+          made.push({ id, fd: openSync(join(this.blobs, id), 'wx', 0o600) });
+        } catch (err) {
+          this.unfinished.delete(id);
+          throw err;
+        }
+      }
+      await this.syncBlobDir();
+      if (this.closed) throw new Error('closed');
+      this.pool.push(...made);
+    } catch (err) {
+      await Promise.all(made.map((r) => this.drop(r)));
+      throw err;
+    } finally {
+      this.refilling = false;
+    }
+  }
+
+  /** Closes and removes a file that will never hold a blob. */
+  private async drop(r: Ready): Promise<void> {
+    await fdClose(r.fd).catch(() => {});
+    await unlink(join(this.blobs, r.id)).catch(() => {});
+    this.unfinished.delete(r.id);
   }
 
   static newId(): string {
@@ -63,46 +149,77 @@ export class FileStore {
 
   /**
    * Streams `source` into a new blob. On any error (the source's included: a failed checksum, a
-   * client that went away) the file is removed and the error rethrown.
+   * client that went away) the file is emptied and returned to the pool (or removed) and the error
+   * rethrown: a failed write leaves no blob behind.
    *
-   * The file is created under its final name: what makes an object appear is its metadata row,
+   * The file has its final name from the start: what makes an object appear is its metadata row,
    * committed only after this returns, so a blob file no row names is invisible (a crash mid-write
    * leaves such a file behind, as a crash between rename and commit did before). Before returning,
-   * both the bytes (fdatasync: data, size and block map) and the directory entry (a directory sync
-   * that started after the file was created) are durable, so a committed row never names a file
-   * a crash could lose. The directory sync runs while the body streams in, and one sync covers
-   * every file created before it started: no rename and no directory sync on the request's path.
+   * both the bytes (fdatasync: data, size and block map) and the directory entry are durable, so a
+   * committed row never names a file a crash could lose. A pooled file's entry was made durable
+   * when the pool was filled; a file created here (pool empty) waits for a directory sync that
+   * started after its creation and ran while the body streamed in.
    */
   async write(source: Readable): Promise<WrittenBlob> {
-    const id = FileStore.newId();
-    const path = join(this.blobs, id);
-    const fd = await fdOpen(path);
-    const dirSynced = this.syncBlobDir();
-    // Awaited below; a rejection before then must not count as unhandled.
-    dirSynced.catch(() => {});
+    let target = this.pool.pop();
+    let dirSynced: Promise<void> | undefined;
+    if (!target) {
+      this.maybeRefill();
+      const id = FileStore.newId();
+      this.unfinished.add(id);
+      try {
+        target = { id, fd: await fdOpen(join(this.blobs, id)) };
+      } catch (err) {
+        this.unfinished.delete(id);
+        throw err;
+      }
+      dirSynced = this.syncBlobDir();
+      // Awaited below; a rejection before then must not count as unhandled.
+      dirSynced.catch(() => {});
+    }
+    const { id, fd } = target;
+    this.writing.add(id);
     let size = 0;
+    // The write or sync in flight: a failed upload waits for it before the fd is reused or closed.
+    let busy: Promise<void> = Promise.resolve();
+    const track = (start: (done: (err?: Error | null) => void) => void, cb: (err?: Error | null) => void) => {
+      busy = new Promise((settled) =>
+        start((err) => {
+          settled();
+          cb(err);
+        }),
+      );
+    };
     try {
       // writev hands the kernel every chunk buffered while the previous write ran: few syscalls, no copies.
       const out = new Writable({
         highWaterMark: WRITE_BUFFER,
         writev(chunks, cb) {
           const bufs = chunks.map((c) => c.chunk as Buffer);
+          const at = size;
           for (const b of bufs) size += b.length;
-          writeAll(fd, bufs, cb);
+          track((done) => writeAll(fd, bufs, at, done), cb);
         },
         final(cb) {
           // fdatasync: the bytes and the length, without a journal commit for timestamps.
-          fdatasync(fd, cb);
+          track((done) => fdatasync(fd, done), cb);
         },
       });
       await pipeline(source, out);
-      await dirSynced;
+      if (dirSynced) await dirSynced;
     } catch (err) {
-      await fdClose(fd).catch(() => {});
-      await unlink(path).catch(() => {});
+      await busy;
+      this.writing.delete(id);
+      // A pooled file goes back, emptied: a failed upload changes nothing on disk.
+      if (dirSynced || this.closed || !(await fdTruncate(fd))) await this.drop(target);
+      else this.pool.push(target);
       throw err;
     }
-    await fdClose(fd);
+    this.writing.delete(id);
+    this.unfinished.delete(id);
+    this.maybeRefill();
+    // Closing a synced file is a few microseconds: not worth a thread-pool round trip.
+    closeSync(fd);
     return { id, size };
   }
 
@@ -161,16 +278,16 @@ export class FileStore {
     );
   }
 
-  /** Every blob id on disk (for tests and garbage collection). */
+  /** Every blob id on disk whose write has finished (for tests and garbage collection). */
   async list(): Promise<string[]> {
     const out: string[] = [];
-    for (const f of await readdir(this.blobs)) if (BLOB_ID.test(f)) out.push(f);
+    for (const f of await readdir(this.blobs)) if (BLOB_ID.test(f) && !this.unfinished.has(f)) out.push(f);
     return out;
   }
 
-  /** Names of the temporary files (a finished or failed write leaves none). */
+  /** Blobs being written, and files left in the old temporary directory (a finished or failed write leaves none). */
   async temporaryFiles(): Promise<string[]> {
-    return readdir(this.tmp);
+    return [...this.writing, ...(await readdir(this.tmp))];
   }
 }
 
@@ -184,16 +301,21 @@ function fdClose(fd: number): Promise<void> {
   return new Promise((resolve, reject) => close(fd, (err) => (err ? reject(err) : resolve())));
 }
 
-/** writev, continuing after a short write. */
-function writeAll(fd: number, bufs: Buffer[], cb: (err?: Error | null) => void): void {
-  writev(fd, bufs, (err, written) => {
+/** Empties a file for reuse; false when that failed. */
+function fdTruncate(fd: number): Promise<boolean> {
+  return new Promise((resolve) => ftruncate(fd, 0, (err) => resolve(!err)));
+}
+
+/** writev at `position`, continuing after a short write. */
+function writeAll(fd: number, bufs: Buffer[], position: number, cb: (err?: Error | null) => void): void {
+  writev(fd, bufs, position, (err, written) => {
     if (err) return cb(err);
     if (written === 0) return cb(new Error('writev wrote nothing'));
     let rest = written;
     let i = 0;
     while (i < bufs.length && rest >= bufs[i]!.length) rest -= bufs[i++]!.length;
     if (i === bufs.length) return cb();
-    writeAll(fd, [bufs[i]!.subarray(rest), ...bufs.slice(i + 1)], cb);
+    writeAll(fd, [bufs[i]!.subarray(rest), ...bufs.slice(i + 1)], position + written, cb);
   });
 }
 

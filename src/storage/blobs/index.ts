@@ -36,6 +36,6 @@ export async function openBlobStorage(o: BlobStorageOptions): Promise<BlobStorag
   return {
     blobs: new EmbeddedBlobStore(objects, { accountId: o.accountId, region: o.region }),
     objects,
-    close: () => {},
+    close: () => objects.files.close(),
   };
 }
