@@ -268,6 +268,38 @@ for (const dialect of DIALECTS) {
       await same("g.V().values('age').is(lte(29))", [29, 27]);
     });
 
+    it('map, flatMap, filter, sideEffect, choose', async () => {
+      await exact("g.V('1').map(outE().count())", [3]);
+      await exact("g.V('1').map(out('knows').values('name')).path()", [['v[1]', 'vadas']]);
+      await same("g.V('1').flatMap(out('knows')).values('name')", ['vadas', 'josh']);
+      await same("g.V().filter(outE('created')).values('name')", ['marko', 'josh', 'peter']);
+      await exact("g.V('1').sideEffect(out()).values('name')", ['marko']);
+      await same("g.V().hasLabel('person').choose(values('age').is(gt(30)), values('name'), constant('young'))", [
+        'young',
+        'young',
+        'josh',
+        'peter',
+      ]);
+      await same("g.V().choose(hasLabel('person'), out('created')).values('name')", [
+        'lop',
+        'lop',
+        'lop',
+        'lop',
+        'ripple',
+        'ripple',
+      ]);
+      await same("g.V().values('age').choose(P.gt(30), constant('old'), constant('young'))", [
+        'young',
+        'young',
+        'old',
+        'old',
+      ]);
+    });
+
+    it('valueMap().by(unfold())', async () => {
+      await exact("g.V('1').valueMap().by(unfold())", [{ age: 29, name: 'marko' }]);
+    });
+
     it('sum, min, max, mean (global and local)', async () => {
       await exact("g.V().values('age').sum()", [123]);
       await exact("g.V().values('age').min()", [27]);

@@ -768,6 +768,11 @@ class Compiler {
       case 'coalesce':
       case 'union':
       case 'local':
+      case 'map':
+      case 'flatMap':
+      case 'filter':
+      case 'sideEffect':
+      case 'choose':
         return this.branchStep(o);
       case 'group':
       case 'groupCount':
@@ -896,7 +901,7 @@ class Compiler {
       const props = await this.props(elems, keys.length > 0 ? keys : undefined);
       const withEnds = o.name === 'elementMap' ? elems.filter((e): e is Edge => e instanceof Edge) : [];
       await ctx.resolveLabels(withEnds.flatMap((e) => [e.inV, e.outV]));
-      return b.map((t) => {
+      const maps = b.map((t) => {
         const e = t.obj;
         if (!isElement(e)) return undefined;
         const m = new GMap();
@@ -930,6 +935,22 @@ class Compiler {
         }
         return m;
       });
+      // valueMap().by(unfold()): the modulator maps each property's value list.
+      const by = o.by[0];
+      if (by && o.name === 'valueMap') {
+        const slots: [GMap, Value][] = [];
+        for (const m of maps) if (m) for (const [k, v] of m.entries()) if (!(k instanceof Token)) slots.push([m, k]);
+        const vals = await this.byValues(
+          by,
+          slots.map(([m, k]) => fresh(m.get(k)!, 0)),
+        );
+        slots.forEach(([m, k], i) => {
+          const v = vals[i];
+          if (v === undefined) m.delete(k);
+          else m.set(k, v);
+        });
+      }
+      return maps;
     });
   }
 
@@ -1288,8 +1309,13 @@ class Compiler {
 
   branchStep(o: Op): Pipe {
     const ctx = this.ctx;
-    const pipes = o.args.map((x) => this.compile(travArg(x, `${o.name}()`).steps));
+    const cond = o.name === 'choose' && o.args[0] instanceof Pred ? o.args[0] : undefined;
+    const pipes = o.args.filter((x, i) => !(cond && i === 0)).map((x) => this.compile(travArg(x, `${o.name}()`).steps));
     if (pipes.length === 0) throw new MalformedQueryException(`${o.name}() needs a traversal`);
+    if (o.name === 'choose' && o.args.length < 2)
+      throw new MalformedQueryException(
+        'choose() takes a condition and one or two traversals (option() is not supported)',
+      );
     const self = this;
     return async function* (input) {
       for await (const b of input) {
@@ -1332,6 +1358,55 @@ class Compiler {
             }
             b.forEach((t, i) => {
               for (const r of answers[i]!) out.push(restore(t, r));
+            });
+            break;
+          }
+          case 'map':
+          case 'flatMap': {
+            // A map step appends the child's result to the path, not the child's own steps.
+            const res = await self.runChild(pipes[0]!, b);
+            b.forEach((t, i) => {
+              const rs = o.name === 'map' ? res[i]!.slice(0, 1) : res[i]!;
+              for (const r of rs) out.push(extend(t, r.obj));
+            });
+            break;
+          }
+          case 'filter':
+          case 'sideEffect': {
+            const res = await self.runChild(pipes[0]!, b);
+            b.forEach((t, i) => {
+              if (o.name === 'sideEffect' || res[i]!.length > 0) out.push(t);
+            });
+            break;
+          }
+          case 'choose': {
+            // choose(condition, whenTrue[, whenFalse]): a predicate on the object, or a traversal
+            // that yields something; without whenFalse the traverser passes unchanged.
+            const [test, yes, no] = cond ? [undefined, pipes[0]!, pipes[1]] : [pipes[0]!, pipes[1]!, pipes[2]];
+            const truth = test
+              ? (await self.runChild(test, b)).map((r) => r.length > 0)
+              : b.map((t) => cond!.test(t.obj));
+            const ti = b.flatMap((_, i) => (truth[i] ? [i] : []));
+            const fi = b.flatMap((_, i) => (truth[i] ? [] : [i]));
+            const tr = await self.runChild(
+              yes,
+              ti.map((i) => b[i]!),
+            );
+            const fr = no
+              ? await self.runChild(
+                  no,
+                  fi.map((i) => b[i]!),
+                )
+              : fi.map((i) => [b[i]!]);
+            const per: Trav[][] = b.map(() => []);
+            ti.forEach((i, k) => {
+              per[i] = tr[k]!;
+            });
+            fi.forEach((i, k) => {
+              per[i] = fr[k]!;
+            });
+            b.forEach((t, i) => {
+              for (const r of per[i]!) out.push(restore(t, r));
             });
             break;
           }
@@ -1728,6 +1803,11 @@ const KNOWN = new Set([
   'coalesce',
   'union',
   'local',
+  'map',
+  'flatMap',
+  'filter',
+  'sideEffect',
+  'choose',
   'group',
   'groupCount',
   'addV',

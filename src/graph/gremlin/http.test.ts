@@ -93,6 +93,12 @@ describe('gremlin HTTP endpoint', () => {
     ]);
   });
 
+  it("accepts Neptune's query hints", async () => {
+    const r = await post({ gremlin: "g.withSideEffect('Neptune#repeatMode', 'BFS').V().count()" });
+    assert.equal(r.status, 200);
+    assert.deepEqual(data(r.body), [{ '@type': 'g:Int64', '@value': 6 }]);
+  });
+
   it('serves GET /gremlin?gremlin=...', async () => {
     const res = await fetch(`${base}?gremlin=${encodeURIComponent("g.V().has('name','marko').values('name')")}`);
     assert.equal(res.status, 200);

@@ -35,8 +35,13 @@ function timeoutOf(v: unknown): number | undefined {
 function sourceOptions(steps: readonly Step[]): { steps: Step[]; timeoutMs?: number } {
   let timeoutMs: number | undefined;
   let i = 0;
-  for (; i < steps.length && steps[i]!.name === 'with'; i++) {
+  for (; i < steps.length; i++) {
     const [k, v] = steps[i]!.args;
+    const name = steps[i]!.name;
+    // Neptune's query hints (g.withSideEffect('Neptune#repeatMode', 'BFS'), ...) tune Neptune's
+    // own engine; they are accepted and have no effect here.
+    const hint = (name === 'withSideEffect' || name === 'with') && typeof k === 'string' && k.startsWith('Neptune#');
+    if (name !== 'with' && !hint) break;
     if (typeof k === 'string' && TIMEOUT_KEYS.has(k)) timeoutMs = timeoutOf(v);
   }
   return { steps: steps.slice(i), timeoutMs };

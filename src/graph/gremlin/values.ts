@@ -92,6 +92,9 @@ export class GMap {
     else this.#entries.set(key, [k, v]);
     return this;
   }
+  delete(k: Value): void {
+    this.#entries.delete(keyOf(k));
+  }
   entries(): IterableIterator<[Value, Value]> {
     return this.#entries.values();
   }
