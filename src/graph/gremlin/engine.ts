@@ -939,7 +939,7 @@ class Compiler {
       const by = o.by[0];
       if (by && o.name === 'valueMap') {
         const slots: [GMap, Value][] = [];
-        for (const m of maps) if (m) for (const [k, v] of m.entries()) if (!(k instanceof Token)) slots.push([m, k]);
+        for (const m of maps) if (m) for (const [k] of m.entries()) if (!(k instanceof Token)) slots.push([m, k]);
         const vals = await this.byValues(
           by,
           slots.map(([m, k]) => fresh(m.get(k)!, 0)),
@@ -1310,7 +1310,7 @@ class Compiler {
   branchStep(o: Op): Pipe {
     const ctx = this.ctx;
     const cond = o.name === 'choose' && o.args[0] instanceof Pred ? o.args[0] : undefined;
-    const pipes = o.args.filter((x, i) => !(cond && i === 0)).map((x) => this.compile(travArg(x, `${o.name}()`).steps));
+    const pipes = o.args.filter((_, i) => !(cond && i === 0)).map((x) => this.compile(travArg(x, `${o.name}()`).steps));
     if (pipes.length === 0) throw new MalformedQueryException(`${o.name}() needs a traversal`);
     if (o.name === 'choose' && o.args.length < 2)
       throw new MalformedQueryException(
