@@ -559,7 +559,7 @@ class Compiler {
             if (!injected) {
               injected = true;
               const base = b[0]!;
-              const inj = values.map((v) => (first ? fresh(v, base.tag) : fresh(v, base.tag)));
+              const inj = values.map((v) => fresh(v, base.tag));
               yield first ? inj : [...inj, ...b];
               continue;
             }
@@ -623,10 +623,8 @@ class Compiler {
           const props = await this.props(elems, keys.length > 0 ? keys : undefined);
           return b.map((t) => {
             const e = t.obj;
-            if (!isElement(e)) {
-              if (e instanceof VertexProperty || e instanceof Property) return [];
-              return [];
-            }
+            // Meta-properties are not stored: values()/properties() of a property yield nothing.
+            if (!isElement(e)) return [];
             const rows = props.get(e) ?? [];
             // values('a','b') returns a's values before b's, as the keys were asked.
             const ordered = keys.length > 1 ? keys.flatMap((k) => rows.filter((r) => r.name === k)) : rows;
@@ -1199,6 +1197,8 @@ class Compiler {
         if (startOut.length > 0) yield startOut;
         while (frontier.length > 0) {
           await ctx.tick();
+          // DEVIATION(neptune): the body runs once per loop, so a stateful step inside it
+          // (dedup(), limit()) applies per loop rather than across all loops.
           const next: Trav[] = [];
           for await (const nb of body(once(frontier), scope)) {
             for (const t of nb) next.push({ ...t, loops: t.loops + 1 });
@@ -1411,6 +1411,9 @@ class Compiler {
             break;
           }
           case 'union': {
+            // DEVIATION(neptune): branches run per traverser (each traverser's results, branch by
+            // branch, in order), so a reducing step inside a branch (union(count(), ...)) reduces
+            // that traverser's results, where TinkerPop's global branches would reduce them all.
             const res = await Promise.all(pipes.map((p) => self.runChild(p, b)));
             b.forEach((t, i) => {
               for (const branch of res) for (const r of branch[i]!) out.push(restore(t, r));
