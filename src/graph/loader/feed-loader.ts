@@ -100,6 +100,8 @@ interface PendingEdge extends EdgeRow {
 
 /** Rows collected before a flush; big enough to amortise statements, small enough for memory. */
 export const BATCH_ROWS = 2000;
+/** A staged feed with more errors than this falls back to the batch path. */
+const MAX_HELD_ERRORS = 10_000;
 /** Past this many remembered vertex ids, endpoints are looked up in the store instead. */
 const MAX_KNOWN_VERTICES = 5_000_000;
 
@@ -156,6 +158,8 @@ export class FeedLoader {
   fail(errorCode: LoadErrorCode, errorMessage: string, recordNum: number, counter: keyof LoadCounters): void {
     if (this.#staged) {
       if (this.ctx.options.failOnError) throw new StagingAbandoned('an error under failOnError');
+      // Held errors are memory the batch path would not use (it keeps the last 10,000).
+      if (this.#heldErrors.length >= MAX_HELD_ERRORS) throw new StagingAbandoned('too many errors to hold back');
       this.#count(counter);
       this.#heldErrors.push({ errorCode, errorMessage, fileName: this.fileName, recordNum });
       return;

@@ -237,6 +237,21 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await reader.edge('e3'), { id: 'e3', label: 'x', from: 'a', to: 'b', properties: { w: 3 } });
     });
 
+    it('more than 10,000 errors in an edge file without failOnError: the last 10,000 are kept', async () => {
+      await reset();
+      await blobs.put('s3://b/me/v.csv', '~id\na\nb\n');
+      const bad = Array.from({ length: 10_005 }, (_, i) => `x${i},a,ghost,l`).join('\n');
+      await blobs.put('s3://b/me/w.csv', `~id,~from,~to,~label\n${bad}\nok,a,b,l\n`);
+      const id = await jobs.start(request('s3://b/me/', { failOnError: false }));
+      const p = await wait(id, { details: false, errors: true, page: 1, errorsPerPage: 2 });
+      assert.equal(p.overallStatus.insertErrors, 10_005);
+      assert.deepEqual(
+        p.errors?.errorLogs.map((e) => e.recordNum),
+        [7, 8],
+      );
+      assert.equal((await reader.counts()).edges, 1);
+    });
+
     it('every secondary index exists after loads into an empty graph, failed or not', async () => {
       const indexes = async () =>
         (t.db.dialect === 'sqlite'
