@@ -125,6 +125,8 @@ export const MIGRATIONS: readonly Migration[] = [
     )`,
     `CREATE INDEX model_packages_by_time ON model_packages (account_id, region, created_at, name_key)`,
     `CREATE INDEX model_packages_by_arn ON model_packages (account_id, region, arn)`,
+    // The next version of a group is MAX(version) of its packages: one index probe.
+    `CREATE INDEX model_packages_by_group ON model_packages (account_id, region, group_key, version)`,
     `CREATE UNIQUE INDEX model_packages_by_token ON model_packages (account_id, region, client_token) WHERE client_token IS NOT NULL`,
   ]),
   // ML lineage (issue 7): tracking entities, their associations and trial membership. ARN columns
@@ -149,7 +151,8 @@ export const MIGRATIONS: readonly Migration[] = [
     `CREATE UNIQUE INDEX lineage_entities_by_name ON lineage_entities (account_id, region, kind, name_key)`,
     `CREATE UNIQUE INDEX lineage_entities_by_unique_source ON lineage_entities (account_id, region, unique_source)`,
     `CREATE INDEX lineage_entities_by_time ON lineage_entities (account_id, region, kind, created_at, arn)`,
-    `CREATE INDEX lineage_entities_by_source ON lineage_entities (account_id, region, kind, source_key)`,
+    // Covers getBySource's filter and order, so it never walks a partition by time instead.
+    `CREATE INDEX lineage_entities_by_source ON lineage_entities (account_id, region, kind, source_key, entity_type, created_at, arn)`,
     `CREATE INDEX lineage_entities_by_parent ON lineage_entities (account_id, region, kind, parent_key)`,
     `CREATE INDEX lineage_entities_by_arn ON lineage_entities (account_id, region, kind, arn)`,
     `CREATE TABLE lineage_associations (

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
 import pino from 'pino';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -45,8 +46,24 @@ export async function startServer(extraArgs: string[] = [], opts: { dataDir?: st
     async close() {
       await app.close();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      await dropTestSchemas(extraArgs);
     },
   };
+}
+
+/** Drops the PostgreSQL schemas a test server made with databaseArgs() (its own and the graph's). */
+async function dropTestSchemas(args: readonly string[]): Promise<void> {
+  const i = args.indexOf('--database-schema');
+  const schema = i >= 0 ? args[i + 1] : undefined;
+  if (!schema?.startsWith('t_')) return;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.query(`DROP SCHEMA IF EXISTS ${schema}_graph CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 export interface ChildServer extends TestServer {

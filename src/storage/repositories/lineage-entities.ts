@@ -94,7 +94,7 @@ export class LineageEntityRepository {
   ): Promise<LineageEntityRow | undefined> {
     return q.get<LineageEntityRow & Record<string, unknown>>(
       `SELECT ${COLUMNS} FROM lineage_entities WHERE account_id = ? AND region = ? AND kind = ? AND source_key = ? AND entity_type = ?
-       ORDER BY created_at, arn LIMIT 1`,
+       ORDER BY source_key, entity_type, created_at, arn LIMIT 1`,
       [p.accountId, p.region, kind, key, entityType],
     );
   }
@@ -118,7 +118,7 @@ export class LineageEntityRepository {
   async namesLike(q: Queryable, p: Partition, kind: EntityKind, base: string): Promise<Set<string>> {
     const key = base.toLowerCase();
     const rows = await q.all<{ name_key: string }>(
-      `SELECT name_key FROM lineage_entities WHERE account_id = ? AND region = ? AND kind = ? AND name_key >= ? AND name_key < ?`,
+      `SELECT name_key FROM lineage_entities WHERE account_id = ? AND region = ? AND kind = ? AND name_key >= ? AND name_key < ? ORDER BY name_key`,
       // Every key with the prefix `key` sorts in [key, key + U+FFFF) bytewise (SORTED_TEXT).
       [p.accountId, p.region, kind, key, `${key}\uffff`],
     );
