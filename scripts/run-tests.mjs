@@ -23,5 +23,10 @@ if (files.length === 0) {
   console.error('no test files found under dist/ (did the build run?)');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+// Tests also check that no database call is made inside a transaction through the wrong handle
+// (a guard that costs too much to run in production; see src/storage/db/transaction-scope.ts).
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, SLIPWAY_CHECK_TX_SCOPE: '1' },
+});
 process.exit(r.status ?? 1);

@@ -109,7 +109,7 @@ export class AwsApi {
             if (!(err instanceof BodyTooLargeError)) throw err;
           }
           response = body
-            ? await this.opts.runtime.handle({ ...head, body }, ctx)
+            ? await this.opts.runtime.handle({ ...head, body }, ctx, matched)
             : // What SageMaker Runtime answers for a payload over its limit.
               restJsonError(new ServiceError('ValidationError', `Request ${requestId} has oversize body.`, 400), ctx);
         } else if (s3) {

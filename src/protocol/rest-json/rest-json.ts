@@ -9,15 +9,41 @@ import { validateInput } from '../validation/validate.js';
 import { toAwsJson, type WireRequest, type WireResponse } from '../wire.js';
 import type { Handler } from '../aws-json/aws-json.js';
 
+/** How one input member is read from the request, worked out once per route. */
+interface Binding {
+  readonly name: string;
+  readonly target: ShapeMeta;
+  readonly location: 'uri' | 'header' | 'querystring' | 'payload' | 'body';
+  /** Label, query parameter, or lower-cased header name. */
+  readonly wireName: string;
+}
+
 interface Route {
   readonly op: OperationMeta;
   readonly handler: Handler;
   readonly method: string;
+  readonly bindings: readonly Binding[];
   /** Literal segments, or label names for `{Label}` / `{Label+}` segments. */
   readonly segments: ReadonlyArray<{ literal: string } | { label: string; greedy: boolean }>;
 }
 
-function compileRoute(op: OperationMeta, handler: Handler): Route {
+function bindingsOf(model: ServiceModel, op: OperationMeta): Binding[] {
+  const shape = op.input ? model.shapes[op.input] : undefined;
+  return Object.entries(shape?.members ?? {}).map(([name, m]) => {
+    const wireName = m.locationName ?? name;
+    const location =
+      m.location === 'uri' || m.location === 'querystring'
+        ? m.location
+        : m.location === 'header'
+          ? 'header'
+          : name === shape!.payload
+            ? 'payload'
+            : 'body';
+    return { name, target: model.shapes[m.shape]!, location, wireName: location === 'header' ? wireName.toLowerCase() : wireName };
+  });
+}
+
+function compileRoute(model: ServiceModel, op: OperationMeta, handler: Handler): Route {
   const [pathPart] = op.http.requestUri.split('?');
   const segments = pathPart!
     .split('/')
@@ -26,7 +52,7 @@ function compileRoute(op: OperationMeta, handler: Handler): Route {
       const m = /^\{([^}+]+)(\+)?\}$/.exec(s);
       return m ? { label: m[1]!, greedy: m[2] === '+' } : { literal: s };
     });
-  return { op, handler, method: op.http.method, segments };
+  return { op, handler, method: op.http.method, segments, bindings: bindingsOf(model, op) };
 }
 
 function matchRoute(route: Route, method: string, parts: readonly string[]): Record<string, string> | undefined {
@@ -64,7 +90,7 @@ export class RestJsonProtocol {
     this.routes = Object.values(model.operations).map((op) => {
       const fn = (handlers as Record<string, unknown>)[op.handler];
       if (typeof fn !== 'function') throw new Error(`no handler ${op.handler} for ${op.name}`);
-      return compileRoute(op, fn.bind(handlers) as Handler);
+      return compileRoute(model, op, fn.bind(handlers) as Handler);
     });
   }
 
@@ -78,12 +104,12 @@ export class RestJsonProtocol {
     return undefined;
   }
 
-  async handle(req: WireRequest, ctx: RequestContext): Promise<WireResponse> {
+  /** Serves a request; `matched` is this protocol's own match() result when the caller has it already. */
+  async handle(req: WireRequest, ctx: RequestContext, matched = this.match(req)): Promise<WireResponse> {
     try {
-      const matched = this.match(req);
       if (!matched) throw new UnknownOperationException(`No operation matches ${req.method} ${req.path}.`);
       const { route, labels } = matched;
-      const raw = route.op.input ? this.bindInput(this.model.shapes[route.op.input]!, req, labels) : {};
+      const raw = route.op.input ? this.bindInput(route, req, labels) : {};
       const input = route.op.input ? validateInput(this.model, route.op.input, raw, { blobs: 'bytes' }) : {};
       const output = (await route.handler(input, ctx)) as Record<string, unknown> | undefined;
       return this.writeOutput(route.op, output ?? {});
@@ -92,49 +118,47 @@ export class RestJsonProtocol {
     }
   }
 
-  private bindInput(shape: ShapeMeta, req: WireRequest, labels: Record<string, string>): Record<string, unknown> {
+  private bindInput(route: Route, req: WireRequest, labels: Record<string, string>): Record<string, unknown> {
     const input: Record<string, unknown> = {};
-    const members = shape.members ?? {};
     let bodyMembers = false;
-    for (const [name, m] of Object.entries(members)) {
-      const target = this.model.shapes[m.shape]!;
-      const wireName = m.locationName ?? name;
-      switch (m.location) {
+    for (const b of route.bindings) {
+      switch (b.location) {
         case 'uri':
-          if (labels[wireName] !== undefined) input[name] = labels[wireName];
+          if (labels[b.wireName] !== undefined) input[b.name] = labels[b.wireName];
           break;
         case 'header': {
-          const v = req.headers[wireName.toLowerCase()];
-          if (v !== undefined) input[name] = fromText(target, Array.isArray(v) ? v.join(',') : v);
+          const v = req.headers[b.wireName];
+          if (v !== undefined) input[b.name] = fromText(b.target, Array.isArray(v) ? v.join(',') : v);
           break;
         }
         case 'querystring': {
-          if (target.type === 'list') {
-            const all = req.query.getAll(wireName);
-            if (all.length) input[name] = all;
+          if (b.target.type === 'list') {
+            const all = req.query.getAll(b.wireName);
+            if (all.length) input[b.name] = all;
           } else {
-            const v = req.query.get(wireName);
-            if (v !== null) input[name] = fromText(target, v);
+            const v = req.query.get(b.wireName);
+            if (v !== null) input[b.name] = fromText(b.target, v);
           }
           break;
         }
+        case 'payload':
+          if (b.target.type === 'blob' || b.target.type === 'string') {
+            // A raw payload: an empty body still binds (as an empty blob), as the SDKs send it.
+            input[b.name] = b.target.type === 'blob' ? req.body : req.body.toString('utf8');
+          } else if (req.body.length > 0) input[b.name] = parseJson(req.body);
+          break;
         default:
-          if (name === shape.payload) {
-            if (target.type === 'blob' || target.type === 'string') {
-              // A raw payload: an empty body still binds (as an empty blob), as the SDKs send it.
-              input[name] = target.type === 'blob' ? req.body : req.body.toString('utf8');
-            } else if (req.body.length > 0) input[name] = parseJson(req.body);
-          } else bodyMembers = true;
+          bodyMembers = true;
       }
     }
-    if (bodyMembers && !shape.payload && req.body.length > 0) {
+    if (bodyMembers && req.body.length > 0) {
       const body = parseJson(req.body);
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new SerializationException('Request body must be a JSON object.');
       }
-      for (const [name, m] of Object.entries(members)) {
-        if (!m.location && (body as Record<string, unknown>)[name] !== undefined) {
-          input[name] = (body as Record<string, unknown>)[name];
+      for (const b of route.bindings) {
+        if (b.location === 'body' && (body as Record<string, unknown>)[b.name] !== undefined) {
+          input[b.name] = (body as Record<string, unknown>)[b.name];
         }
       }
     }

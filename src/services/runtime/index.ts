@@ -25,7 +25,7 @@ export function createRuntimeHandlers(deployments: EndpointDeployments): SageMak
       if (serverless && input.Body.length > SERVERLESS_MAX_BODY) {
         throw new ValidationError(`Request ${ctx.requestId} has oversize body.`);
       }
-      const live = await deployments.serving(ctx, row);
+      const live = await deployments.serving(ctx, state);
       if (!live || live.variants.length === 0) {
         throw new ModelNotReadyException(`Endpoint ${input.EndpointName} of account ${ctx.accountId} is not ready to serve.`);
       }

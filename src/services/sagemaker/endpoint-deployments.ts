@@ -137,9 +137,8 @@ export class EndpointDeployments {
    * here (after a restart, or on another replica's request) is deployed on first use; its artifact
    * is cached by digest, so that is fast.
    */
-  async serving(p: Partition, row: ResourceRow): Promise<LiveEndpoint | undefined> {
+  async serving(p: Partition, { row, doc }: EndpointState): Promise<LiveEndpoint | undefined> {
     const key = this.key(p, row.name_key);
-    const doc = JSON.parse(row.doc) as EndpointDoc;
     const have = this.live.get(key);
     // What this replica deployed is current unless the row changed since (e.g. on another replica).
     if (have && (have.asOf >= row.last_modified_at || have.configName === doc.EndpointConfigName)) return have;

@@ -20,6 +20,13 @@ class TxState {
   ) {}
 }
 
+/**
+ * Detecting db.* calls inside a transaction needs AsyncLocalStorage, which turns on promise hooks
+ * for the whole process and taxes every promise on hot paths (InvokeEndpoint). The check guards
+ * against programming errors, so it runs where they are caught: in tests (scripts/run-tests.mjs
+ * sets SLIPWAY_CHECK_TX_SCOPE=1) and whenever that variable is set.
+ */
+const CHECK_SCOPE = process.env.SLIPWAY_CHECK_TX_SCOPE === '1';
 const scope = new AsyncLocalStorage<TxState>();
 
 /**
@@ -28,6 +35,7 @@ const scope = new AsyncLocalStorage<TxState>();
  * transaction) and silently run outside the transaction on PostgreSQL.
  */
 export function assertNotInTransaction(owner: object, method: string): void {
+  if (!CHECK_SCOPE) return;
   for (let s = scope.getStore(); s; s = s.parent) {
     if (s.active && s.owner === owner) {
       throw new Error(
@@ -52,11 +60,11 @@ export async function runTransaction<T>(
   fn: (tx: Queryable) => Promise<T>,
   hooks: TransactionHooks,
 ): Promise<T> {
-  const state = new TxState(owner, scope.getStore());
+  const state = new TxState(owner, CHECK_SCOPE ? scope.getStore() : undefined);
   const tx = guardedQueryable(state, conn);
   let result: T;
   try {
-    result = await scope.run(state, () => fn(tx));
+    result = await (CHECK_SCOPE ? scope.run(state, () => fn(tx)) : fn(tx));
     if (state.failed) {
       // PostgreSQL cannot commit after a failed statement while SQLite could; refusing on both
       // keeps behaviour identical. Use INSERT ... ON CONFLICT instead of catching errors in a tx.
