@@ -1,8 +1,6 @@
 // CreateAction, DescribeAction, ListActions, UpdateAction, DeleteAction.
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateAction.html
 import type {
-  ActionSource,
-  ActionStatus,
   ActionSummary,
   CreateActionRequest,
   CreateActionResponse,
@@ -12,7 +10,6 @@ import type {
   DescribeActionResponse,
   ListActionsRequest,
   ListActionsResponse,
-  MetadataProperties,
   UpdateActionRequest,
   UpdateActionResponse,
 } from '../../generated/sagemaker/shapes.js';
@@ -32,15 +29,8 @@ import {
   toDate,
 } from './lineage-common.js';
 
-interface ActionDoc {
-  ActionName: string;
-  Source: ActionSource;
-  ActionType: string;
-  Description?: string;
-  Status?: ActionStatus;
-  Properties?: Record<string, string>;
-  MetadataProperties?: MetadataProperties;
-}
+/** What CreateAction was given (all but Tags), kept as is: DescribeAction echoes it. */
+type ActionDoc = Omit<CreateActionRequest, 'Tags'>;
 
 function summary(row: LineageEntityRow): ActionSummary {
   const d = parseDoc<ActionDoc>(row);
@@ -59,15 +49,7 @@ export function lineageActionHandlers(deps: ServiceDeps) {
   const { db, repos } = deps;
   return {
     async createAction(input: CreateActionRequest, ctx: RequestContext): Promise<CreateActionResponse> {
-      const doc: ActionDoc = {
-        ActionName: input.ActionName,
-        Source: input.Source,
-        ActionType: input.ActionType,
-        Description: input.Description,
-        Status: input.Status,
-        Properties: input.Properties,
-        MetadataProperties: input.MetadataProperties,
-      };
+      const { Tags, ...doc } = input;
       const arn = entityArn(ctx, 'action', input.ActionName);
       await insertNew(
         deps,
@@ -85,7 +67,7 @@ export function lineageActionHandlers(deps: ServiceDeps) {
           created_at: ctx.receivedAt,
           last_modified_at: ctx.receivedAt,
         },
-        input.Tags,
+        Tags,
       );
       return { ActionArn: arn };
     },
@@ -94,18 +76,12 @@ export function lineageActionHandlers(deps: ServiceDeps) {
       const row = await mustGetByName(db, deps, ctx, 'action', input.ActionName);
       const d = parseDoc<ActionDoc>(row);
       return {
-        ActionName: d.ActionName,
+        ...d,
         ActionArn: row.arn,
-        Source: d.Source,
-        ActionType: d.ActionType,
-        Description: d.Description,
-        Status: d.Status,
-        Properties: d.Properties,
         CreationTime: toDate(row.created_at),
         CreatedBy: NO_USER,
         LastModifiedTime: toDate(row.last_modified_at),
         LastModifiedBy: NO_USER,
-        MetadataProperties: d.MetadataProperties,
       };
     },
 

@@ -2,7 +2,6 @@
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateArtifact.html
 import { randomBytes } from 'node:crypto';
 import type {
-  ArtifactSource,
   ArtifactSummary,
   CreateArtifactRequest,
   CreateArtifactResponse,
@@ -12,7 +11,6 @@ import type {
   DescribeArtifactResponse,
   ListArtifactsRequest,
   ListArtifactsResponse,
-  MetadataProperties,
   UpdateArtifactRequest,
   UpdateArtifactResponse,
 } from '../../generated/sagemaker/shapes.js';
@@ -35,13 +33,8 @@ import {
   toDate,
 } from './lineage-common.js';
 
-interface ArtifactDoc {
-  ArtifactName?: string;
-  Source: ArtifactSource;
-  ArtifactType: string;
-  Properties?: Record<string, string>;
-  MetadataProperties?: MetadataProperties;
-}
+/** What CreateArtifact was given (all but Tags), kept as is: DescribeArtifact echoes it. */
+type ArtifactDoc = Omit<CreateArtifactRequest, 'Tags'>;
 
 function summary(row: LineageEntityRow): ArtifactSummary {
   const d = parseDoc<ArtifactDoc>(row);
@@ -59,13 +52,7 @@ export function lineageArtifactHandlers(deps: ServiceDeps) {
   const { db, repos } = deps;
   return {
     async createArtifact(input: CreateArtifactRequest, ctx: RequestContext): Promise<CreateArtifactResponse> {
-      const doc: ArtifactDoc = {
-        ArtifactName: input.ArtifactName,
-        Source: input.Source,
-        ArtifactType: input.ArtifactType,
-        Properties: input.Properties,
-        MetadataProperties: input.MetadataProperties,
-      };
+      const { Tags, ...doc } = input;
       // Artifacts are addressed by an opaque id, as SageMaker's `artifact/<32 hex digits>`.
       const arn = entityArn(ctx, 'artifact', randomBytes(16).toString('hex'));
       await insertNew(
@@ -84,7 +71,7 @@ export function lineageArtifactHandlers(deps: ServiceDeps) {
           created_at: ctx.receivedAt,
           last_modified_at: ctx.receivedAt,
         },
-        input.Tags,
+        Tags,
       );
       return { ArtifactArn: arn };
     },
@@ -93,16 +80,12 @@ export function lineageArtifactHandlers(deps: ServiceDeps) {
       const row = await mustGetByArn(db, deps, ctx, 'artifact', input.ArtifactArn);
       const d = parseDoc<ArtifactDoc>(row);
       return {
-        ArtifactName: d.ArtifactName,
+        ...d,
         ArtifactArn: row.arn,
-        Source: d.Source,
-        ArtifactType: d.ArtifactType,
-        Properties: d.Properties,
         CreationTime: toDate(row.created_at),
         CreatedBy: NO_USER,
         LastModifiedTime: toDate(row.last_modified_at),
         LastModifiedBy: NO_USER,
-        MetadataProperties: d.MetadataProperties,
       };
     },
 

@@ -1,7 +1,6 @@
 // CreateContext, DescribeContext, ListContexts, UpdateContext, DeleteContext.
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateContext.html
 import type {
-  ContextSource,
   ContextSummary,
   CreateContextRequest,
   CreateContextResponse,
@@ -30,13 +29,8 @@ import {
   toDate,
 } from './lineage-common.js';
 
-interface ContextDoc {
-  ContextName: string;
-  Source: ContextSource;
-  ContextType: string;
-  Description?: string;
-  Properties?: Record<string, string>;
-}
+/** What CreateContext was given (all but Tags), kept as is: DescribeContext echoes it. */
+type ContextDoc = Omit<CreateContextRequest, 'Tags'>;
 
 function summary(row: LineageEntityRow): ContextSummary {
   const d = parseDoc<ContextDoc>(row);
@@ -54,13 +48,7 @@ export function lineageContextHandlers(deps: ServiceDeps) {
   const { db, repos } = deps;
   return {
     async createContext(input: CreateContextRequest, ctx: RequestContext): Promise<CreateContextResponse> {
-      const doc: ContextDoc = {
-        ContextName: input.ContextName,
-        Source: input.Source,
-        ContextType: input.ContextType,
-        Description: input.Description,
-        Properties: input.Properties,
-      };
+      const { Tags, ...doc } = input;
       const arn = entityArn(ctx, 'context', input.ContextName);
       await insertNew(
         deps,
@@ -78,7 +66,7 @@ export function lineageContextHandlers(deps: ServiceDeps) {
           created_at: ctx.receivedAt,
           last_modified_at: ctx.receivedAt,
         },
-        input.Tags,
+        Tags,
       );
       return { ContextArn: arn };
     },
@@ -87,12 +75,8 @@ export function lineageContextHandlers(deps: ServiceDeps) {
       const row = await mustGetByName(db, deps, ctx, 'context', input.ContextName);
       const d = parseDoc<ContextDoc>(row);
       return {
-        ContextName: d.ContextName,
+        ...d,
         ContextArn: row.arn,
-        Source: d.Source,
-        ContextType: d.ContextType,
-        Description: d.Description,
-        Properties: d.Properties,
         CreationTime: toDate(row.created_at),
         CreatedBy: NO_USER,
         LastModifiedTime: toDate(row.last_modified_at),
