@@ -7,13 +7,12 @@
 //   [--export-dir DIR]  keep the export in DIR, and reuse it (no seeding, no export) when DIR exists
 //   [--load-only]       skip the reference method (part 2); with --export-dir, measures just the load
 //   [--postgres URL]    load into PostgreSQL (a fresh schema, dropped afterwards) instead of graph.db
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import pino from 'pino';
@@ -23,6 +22,7 @@ import { MemoryBlobStore } from '../../src/graph/testing/memory-blob-store.js';
 import { openDatabase } from '../../src/storage/db/index.js';
 import { MIGRATIONS } from '../../src/storage/migrations.js';
 import { seedSyntheticAccount } from '../lineage/seed.js';
+import { slipway } from '../support.js';
 
 const { values } = parseArgs({
   options: {
@@ -161,33 +161,9 @@ async function referenceMethod(): Promise<void> {
       )
     ).map((r) => r.arn);
     await db.close();
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [
-        'bin/slipway.js',
-        'serve',
-        '--port',
-        '0',
-        '--graph-port',
-        '0',
-        '--data-dir',
-        refDir,
-        '--account-id',
-        ACCOUNT,
-        '--log-level',
-        'warn',
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    const port = await new Promise<number>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (l) => {
-        try {
-          const rec = JSON.parse(l);
-          if (rec.msg === 'listening') resolve(rec.port);
-        } catch {}
-      });
-      child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
-    });
+    // Slipway as `npm start` runs it (bench/support.ts).
+    const server = await slipway(refDir, ['--account-id', ACCOUNT, '--log-level', 'warn']);
+    const { port } = server;
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const call = (body: unknown) =>
       new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -225,7 +201,7 @@ async function referenceMethod(): Promise<void> {
       } while (token);
     }
     const refMs = performance.now() - t;
-    child.kill('SIGTERM');
+    await server.stop();
     agent.destroy();
     console.log(
       `reference method: ${Math.min(refNodes, arns.length)} ListAssociations calls (${edges} edges) in ${secs(refMs)} s; ` +

@@ -2,16 +2,15 @@
 // through HTTP of ListAssociations by DestinationArn and of QueryLineage (Both, MaxDepth 10) from a
 // model artifact, one request at a time on a keep-alive connection to a `slipway serve` process.
 // Run: npm run build && node dist/bench/lineage/bench.js [--units 20000] [--requests 2000]
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../../src/storage/db/index.js';
 import { MIGRATIONS } from '../../src/storage/migrations.js';
 import { seedSyntheticAccount } from './seed.js';
+import { slipway } from '../support.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,33 +35,9 @@ console.log(
   `seeded ${seeded.entities} entities and ${seeded.associations} associations in ${((performance.now() - t) / 1000).toFixed(1)} s`,
 );
 
-const child: ChildProcess = spawn(
-  process.execPath,
-  [
-    'bin/slipway.js',
-    'serve',
-    '--port',
-    '0',
-    '--graph-port',
-    '0',
-    '--data-dir',
-    dataDir,
-    '--account-id',
-    ACCOUNT,
-    '--log-level',
-    'warn',
-  ],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-);
-const port = await new Promise<number>((resolve, reject) => {
-  createInterface({ input: child.stdout! }).on('line', (l) => {
-    try {
-      const rec = JSON.parse(l);
-      if (rec.msg === 'listening') resolve(rec.port);
-    } catch {}
-  });
-  child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
-});
+// Slipway as `npm start` runs it (bench/support.ts).
+const server = await slipway(dataDir, ['--account-id', ACCOUNT, '--log-level', 'warn']);
+const { port } = server;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 function call(op: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -170,7 +145,6 @@ try {
   );
 } finally {
   agent.destroy();
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await server.stop();
   if (!values['keep-data']) rmSync(dataDir, { recursive: true, force: true });
 }
