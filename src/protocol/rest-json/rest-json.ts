@@ -9,11 +9,11 @@ import { validateInput } from '../validation/validate.js';
 import { toAwsJson, type WireRequest, type WireResponse } from '../wire.js';
 import type { Handler } from '../aws-json/aws-json.js';
 
-/** How one input member is read from the request, worked out once per route. */
+/** Where one member of an input or output shape travels on the wire, worked out once per route. */
 interface Binding {
   readonly name: string;
   readonly target: ShapeMeta;
-  readonly location: 'uri' | 'header' | 'querystring' | 'payload' | 'body';
+  readonly location: 'uri' | 'header' | 'querystring' | 'statusCode' | 'payload' | 'body';
   /** Label, query parameter, or lower-cased header name. */
   readonly wireName: string;
 }
@@ -22,23 +22,24 @@ interface Route {
   readonly op: OperationMeta;
   readonly handler: Handler;
   readonly method: string;
-  readonly bindings: readonly Binding[];
+  readonly input: readonly Binding[];
+  readonly output: readonly Binding[];
+  /** Whether the output shape has a payload member (otherwise its body members form a JSON object). */
+  readonly outputPayload: boolean;
   /** Literal segments, or label names for `{Label}` / `{Label+}` segments. */
   readonly segments: ReadonlyArray<{ literal: string } | { label: string; greedy: boolean }>;
 }
 
-function bindingsOf(model: ServiceModel, op: OperationMeta): Binding[] {
-  const shape = op.input ? model.shapes[op.input] : undefined;
+function bindingsOf(model: ServiceModel, shapeName: string | null): Binding[] {
+  const shape = shapeName ? model.shapes[shapeName] : undefined;
   return Object.entries(shape?.members ?? {}).map(([name, m]) => {
     const wireName = m.locationName ?? name;
     const location =
-      m.location === 'uri' || m.location === 'querystring'
+      m.location === 'uri' || m.location === 'querystring' || m.location === 'header' || m.location === 'statusCode'
         ? m.location
-        : m.location === 'header'
-          ? 'header'
-          : name === shape!.payload
-            ? 'payload'
-            : 'body';
+        : name === shape!.payload
+          ? 'payload'
+          : 'body';
     return { name, target: model.shapes[m.shape]!, location, wireName: location === 'header' ? wireName.toLowerCase() : wireName };
   });
 }
@@ -52,7 +53,15 @@ function compileRoute(model: ServiceModel, op: OperationMeta, handler: Handler):
       const m = /^\{([^}+]+)(\+)?\}$/.exec(s);
       return m ? { label: m[1]!, greedy: m[2] === '+' } : { literal: s };
     });
-  return { op, handler, method: op.http.method, segments, bindings: bindingsOf(model, op) };
+  return {
+    op,
+    handler,
+    method: op.http.method,
+    segments,
+    input: bindingsOf(model, op.input),
+    output: bindingsOf(model, op.output),
+    outputPayload: Boolean(op.output && model.shapes[op.output]!.payload),
+  };
 }
 
 function matchRoute(route: Route, method: string, parts: readonly string[]): Record<string, string> | undefined {
@@ -112,7 +121,7 @@ export class RestJsonProtocol {
       const raw = route.op.input ? this.bindInput(route, req, labels) : {};
       const input = route.op.input ? validateInput(this.model, route.op.input, raw, { blobs: 'bytes' }) : {};
       const output = (await route.handler(input, ctx)) as Record<string, unknown> | undefined;
-      return this.writeOutput(route.op, output ?? {});
+      return writeOutput(route, output ?? {});
     } catch (err) {
       return restJsonError(err, ctx);
     }
@@ -121,7 +130,7 @@ export class RestJsonProtocol {
   private bindInput(route: Route, req: WireRequest, labels: Record<string, string>): Record<string, unknown> {
     const input: Record<string, unknown> = {};
     let bodyMembers = false;
-    for (const b of route.bindings) {
+    for (const b of route.input) {
       switch (b.location) {
         case 'uri':
           if (labels[b.wireName] !== undefined) input[b.name] = labels[b.wireName];
@@ -156,7 +165,7 @@ export class RestJsonProtocol {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new SerializationException('Request body must be a JSON object.');
       }
-      for (const b of route.bindings) {
+      for (const b of route.input) {
         if (b.location === 'body' && (body as Record<string, unknown>)[b.name] !== undefined) {
           input[b.name] = (body as Record<string, unknown>)[b.name];
         }
@@ -165,28 +174,28 @@ export class RestJsonProtocol {
     return input;
   }
 
-  private writeOutput(op: OperationMeta, output: Record<string, unknown>): WireResponse {
-    const headers: Record<string, string> = {};
-    let status = op.http.responseCode ?? 200;
-    if (!op.output) return { status, headers, body: null };
-    const shape = this.model.shapes[op.output]!;
-    let body: WireResponse['body'] = null;
-    const jsonMembers: Record<string, unknown> = {};
-    for (const [name, m] of Object.entries(shape.members ?? {})) {
-      const v = output[name];
-      if (v === undefined || v === null) continue;
-      if (m.location === 'header') headers[(m.locationName ?? name).toLowerCase()] = String(v);
-      else if (m.location === 'statusCode') status = Number(v);
-      else if (name === shape.payload) {
-        body = v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : toAwsJson(v);
-      } else jsonMembers[name] = v;
-    }
-    if (!shape.payload) {
-      body = toAwsJson(jsonMembers);
-      headers['content-type'] ??= 'application/json';
-    }
-    return { status, headers, body };
+}
+
+function writeOutput(route: Route, output: Record<string, unknown>): WireResponse {
+  const headers: Record<string, string> = {};
+  let status = route.op.http.responseCode ?? 200;
+  if (!route.op.output) return { status, headers, body: null };
+  let body: WireResponse['body'] = null;
+  const jsonMembers: Record<string, unknown> = {};
+  for (const b of route.output) {
+    const v = output[b.name];
+    if (v === undefined || v === null) continue;
+    if (b.location === 'header') headers[b.wireName] = String(v);
+    else if (b.location === 'statusCode') status = Number(v);
+    else if (b.location === 'payload') {
+      body = v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : toAwsJson(v);
+    } else jsonMembers[b.name] = v;
   }
+  if (!route.outputPayload) {
+    body = toAwsJson(jsonMembers);
+    headers['content-type'] ??= 'application/json';
+  }
+  return { status, headers, body };
 }
 
 function parseJson(body: Buffer): unknown {
