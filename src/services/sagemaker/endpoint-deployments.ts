@@ -43,6 +43,8 @@ interface LiveVariant {
 /** An endpoint as this replica serves it. */
 export interface LiveEndpoint {
   readonly configName: string;
+  /** The endpoint configuration it was deployed from. */
+  readonly config: EndpointConfigDoc;
   readonly variants: readonly LiveVariant[];
   /** last_modified_at of the endpoint row this deployment matches. */
   readonly asOf: number;
@@ -208,7 +210,7 @@ export class EndpointDeployments {
       await Promise.all(variants.map((v) => v.deployed.stop().catch(() => undefined)));
       throw err;
     }
-    return { configName: configRow.name, variants, asOf };
+    return { configName: configRow.name, config, variants, asOf };
   }
 
   /** Moves the endpoint one step along its lifecycle, from whatever state the database holds. */
@@ -243,8 +245,6 @@ export class EndpointDeployments {
       failure = reason(err instanceof DeploymentError ? err.message : `Internal error while deploying: ${(err as Error).message}`);
     }
     const now = Date.now();
-    const configRow = await repos.endpointConfigs.get(db, p, targetConfig.toLowerCase());
-    const config = configRow ? (JSON.parse(configRow.doc) as EndpointConfigDoc) : undefined;
 
     const committed = await db.transaction(async (tx) => {
       const current = await repos.endpoints.get(tx, p, nameKey, true);
@@ -252,14 +252,14 @@ export class EndpointDeployments {
       if (!current || current.status !== row.status || current.doc !== row.doc) return false;
       let next: EndpointDoc;
       let status: string;
-      if (live && config) {
+      if (live) {
         status = 'InService';
         next = {
-          EndpointConfigName: configRow!.name,
+          EndpointConfigName: live.configName,
           LastDeploymentConfig: doc.LastDeploymentConfig,
-          ProductionVariants: config.ProductionVariants.map((v, i) => ({
+          ProductionVariants: live.config.ProductionVariants.map((v, i) => ({
             VariantName: v.VariantName,
-            DeployedImages: live!.variants[i]!.deployed.deployedImages.map((d) => ({
+            DeployedImages: live.variants[i]!.deployed.deployedImages.map((d) => ({
               SpecifiedImage: d.specifiedImage,
               ResolvedImage: d.resolvedImage,
               ResolutionTime: d.resolutionTime.getTime(),
