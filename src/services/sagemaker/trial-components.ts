@@ -26,6 +26,7 @@ import type {
   UpdateTrialComponentResponse,
 } from '../../generated/sagemaker/shapes.js';
 import { entityArn, sourceKey, trialComponentType } from '../../lineage/entities.js';
+import type { Queryable } from '../../storage/db/types.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
@@ -80,6 +81,16 @@ function summary(row: LineageEntityRow): TrialComponentSummary {
 
 export function trialComponentHandlers(deps: ServiceDeps) {
   const { db, repos } = deps;
+  /** The trial component and the trial that AssociateTrialComponent / DisassociateTrialComponent name. */
+  const memberPair = async (
+    tx: Queryable,
+    ctx: RequestContext,
+    input: { TrialComponentName: string; TrialName: string },
+  ) => ({
+    component: await mustGetByName(tx, deps, ctx, 'experiment-trial-component', input.TrialComponentName, true),
+    trial: await mustGetByName(tx, deps, ctx, 'experiment-trial', input.TrialName, true),
+  });
+
   return {
     async createTrialComponent(
       input: CreateTrialComponentRequest,
@@ -225,15 +236,7 @@ export function trialComponentHandlers(deps: ServiceDeps) {
       ctx: RequestContext,
     ): Promise<AssociateTrialComponentResponse> {
       return db.transaction(async (tx) => {
-        const component = await mustGetByName(
-          tx,
-          deps,
-          ctx,
-          'experiment-trial-component',
-          input.TrialComponentName,
-          true,
-        );
-        const trial = await mustGetByName(tx, deps, ctx, 'experiment-trial', input.TrialName, true);
+        const { component, trial } = await memberPair(tx, ctx, input);
         if (await repos.lineageTrialMembers.has(tx, trial.arn, component.arn)) {
           throw new ValidationException(
             `TrialComponent '${component.arn}' is already associated with Trial '${trial.arn}'.`,
@@ -249,15 +252,7 @@ export function trialComponentHandlers(deps: ServiceDeps) {
       ctx: RequestContext,
     ): Promise<DisassociateTrialComponentResponse> {
       return db.transaction(async (tx) => {
-        const component = await mustGetByName(
-          tx,
-          deps,
-          ctx,
-          'experiment-trial-component',
-          input.TrialComponentName,
-          true,
-        );
-        const trial = await mustGetByName(tx, deps, ctx, 'experiment-trial', input.TrialName, true);
+        const { component, trial } = await memberPair(tx, ctx, input);
         if (!(await repos.lineageTrialMembers.remove(tx, trial.arn, component.arn))) {
           throw new ResourceNotFound(`TrialComponent '${component.arn}' is not associated with Trial '${trial.arn}'.`);
         }
