@@ -57,15 +57,10 @@ export function experimentHandlers(deps: ServiceDeps) {
         {
           arn,
           kind: 'experiment',
-          name_key: input.ExperimentName.toLowerCase(),
           name: input.ExperimentName,
           entity_type: null,
           source_key: null,
-          unique_source: null,
-          parent_key: null,
-          doc: JSON.stringify(doc),
-          created_at: ctx.receivedAt,
-          last_modified_at: ctx.receivedAt,
+          doc,
         },
         input.Tags,
       );

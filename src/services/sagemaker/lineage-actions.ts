@@ -57,15 +57,10 @@ export function lineageActionHandlers(deps: ServiceDeps) {
         {
           arn,
           kind: 'action',
-          name_key: input.ActionName.toLowerCase(),
           name: input.ActionName,
           entity_type: input.ActionType,
           source_key: sourceKey(input.Source.SourceUri),
-          unique_source: null,
-          parent_key: null,
-          doc: JSON.stringify(doc),
-          created_at: ctx.receivedAt,
-          last_modified_at: ctx.receivedAt,
+          doc,
         },
         Tags,
       );

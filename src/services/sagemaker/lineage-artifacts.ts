@@ -61,15 +61,11 @@ export function lineageArtifactHandlers(deps: ServiceDeps) {
         {
           arn,
           kind: 'artifact',
-          name_key: input.ArtifactName?.toLowerCase() ?? null,
           name: input.ArtifactName ?? null,
           entity_type: input.ArtifactType,
           source_key: sourceKey(input.Source.SourceUri),
           unique_source: artifactSourceKey(input.Source.SourceUri, input.Source.SourceTypes),
-          parent_key: null,
-          doc: JSON.stringify(doc),
-          created_at: ctx.receivedAt,
-          last_modified_at: ctx.receivedAt,
+          doc,
         },
         Tags,
       );

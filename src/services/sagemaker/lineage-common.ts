@@ -53,13 +53,26 @@ export function mergeMap<V>(
  * Inserts a new entity and its tags in one transaction; a taken name (any case) or, for artifacts,
  * a taken source is refused with the ARN of the entity that holds it.
  */
+/** A new entity as a Create* handler describes it; insertNew() derives the rest of the row. */
+export type NewEntity = Pick<LineageEntityRow, 'arn' | 'kind' | 'name' | 'entity_type' | 'source_key'> &
+  Partial<Pick<LineageEntityRow, 'unique_source' | 'parent_key'>> & { readonly doc: unknown };
+
 export async function insertNew(
   { db, repos }: ServiceDeps,
   ctx: RequestContext,
-  row: LineageEntityRow,
+  entity: NewEntity,
   tags: readonly { Key: string; Value: string }[] | undefined,
   after?: (tx: Queryable) => Promise<void>,
 ): Promise<void> {
+  const row: LineageEntityRow = {
+    ...entity,
+    name_key: entity.name?.toLowerCase() ?? null,
+    unique_source: entity.unique_source ?? null,
+    parent_key: entity.parent_key ?? null,
+    doc: JSON.stringify(entity.doc),
+    created_at: ctx.receivedAt,
+    last_modified_at: ctx.receivedAt,
+  };
   try {
     await db.transaction(async (tx) => {
       await repos.lineageEntities.insert(tx, ctx, row);

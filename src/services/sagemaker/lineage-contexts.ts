@@ -56,15 +56,10 @@ export function lineageContextHandlers(deps: ServiceDeps) {
         {
           arn,
           kind: 'context',
-          name_key: input.ContextName.toLowerCase(),
           name: input.ContextName,
           entity_type: input.ContextType,
           source_key: sourceKey(input.Source.SourceUri),
-          unique_source: null,
-          parent_key: null,
-          doc: JSON.stringify(doc),
-          created_at: ctx.receivedAt,
-          last_modified_at: ctx.receivedAt,
+          doc,
         },
         Tags,
       );

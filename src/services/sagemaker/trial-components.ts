@@ -114,15 +114,10 @@ export function trialComponentHandlers(deps: ServiceDeps) {
         {
           arn,
           kind: 'experiment-trial-component',
-          name_key: input.TrialComponentName.toLowerCase(),
           name: input.TrialComponentName,
           entity_type: trialComponentType(undefined),
           source_key: null,
-          unique_source: null,
-          parent_key: null,
-          doc: JSON.stringify(doc),
-          created_at: ctx.receivedAt,
-          last_modified_at: ctx.receivedAt,
+          doc,
         },
         input.Tags,
       );

@@ -60,15 +60,11 @@ export function trialHandlers(deps: ServiceDeps) {
         {
           arn,
           kind: 'experiment-trial',
-          name_key: input.TrialName.toLowerCase(),
           name: input.TrialName,
           entity_type: null,
           source_key: null,
-          unique_source: null,
           parent_key: experiment.name_key,
-          doc: JSON.stringify(doc),
-          created_at: ctx.receivedAt,
-          last_modified_at: ctx.receivedAt,
+          doc,
         },
         input.Tags,
         // The experiment may have been deleted since it was looked up: check again inside.
