@@ -2,6 +2,7 @@
 // SIGTERM stops the server cleanly (exit 0) after in-flight requests finish.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { after, describe, test } from 'node:test';
 import {
   CreateModelPackageGroupCommand,
@@ -68,9 +69,32 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const inflight = Array.from({ length: 20 }, (_, i) =>
         sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: `drain-${i}` })),
       );
-      await new Promise((r) => setTimeout(r, 1));
+      // One request is certainly in flight: its headers have arrived, its body has not.
+      const body = JSON.stringify({ ModelPackageGroupName: 'drain-slow' });
+      const slow = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(`${server.endpoint}/`, {
+          method: 'POST',
+          headers: {
+            'x-amz-target': 'SageMaker.CreateModelPackageGroup',
+            'content-length': Buffer.byteLength(body),
+            // The region comes from the credential scope, as the SDK client's does.
+            authorization: `AWS4-HMAC-SHA256 Credential=AKID/20260101/${REGION}/sagemaker/aws4_request, SignedHeaders=host, Signature=0`,
+          },
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        });
+        req.on('error', reject);
+        req.write(body.slice(0, 10));
+        setTimeout(() => req.end(body.slice(10)), 300);
+      });
+      await new Promise((r) => setTimeout(r, 50));
       server.child.kill('SIGTERM');
       const results = await Promise.allSettled(inflight);
+      const finished = await slow;
+      assert.equal(finished.status, 200, finished.text);
       assert.equal(await server.exited, 0);
       sm.destroy();
       // Whatever was acknowledged before the exit is there after a restart.
@@ -79,7 +103,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const sm2 = client(again.endpoint);
       try {
         const r = await sm2.send(new ListModelPackageGroupsCommand({ NameContains: 'drain', MaxResults: 100 }));
-        assert.ok((r.ModelPackageGroupSummaryList?.length ?? 0) >= ok);
+        const names = (r.ModelPackageGroupSummaryList ?? []).map((g) => g.ModelPackageGroupName);
+        assert.ok(names.length >= ok + 1, `${names.length} listed, ${ok} acknowledged: ${names}`);
+        assert.ok(names.includes('drain-slow'));
       } finally {
         sm2.destroy();
         await again.close();
