@@ -3,17 +3,10 @@
 // x-amz-checksum-* while they stream, so nothing unverified is ever committed and nothing is buffered.
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming.html
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming-trailers.html
-import { createHash, type Hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import {
-  algorithmOfHeader,
-  type Checksum,
-  type ChecksumAlgorithm,
-  createChecksum,
-  headerOfAlgorithm,
-  isWellFormedChecksum,
-} from './checksums.js';
+import { algorithmOfHeader, type ChecksumAlgorithm, headerOfAlgorithm, isWellFormedChecksum } from './checksums.js';
+import { createDigester, type Digester } from './digests.js';
 import { S3Error, s3Error } from './s3-errors.js';
 
 export interface PayloadOptions {
@@ -82,11 +75,12 @@ type State = 'size' | 'data' | 'data-end' | 'trailer' | 'done';
  */
 export class PayloadStream extends Readable {
   private readonly chunked: boolean;
-  private readonly md5 = createHash('md5');
-  private readonly sha256: Hash | undefined;
+  private digester: Digester | undefined;
+  /** The consumer asked for more and has not pushed back since. */
+  private wanted = false;
   private readonly expectedSha256: string | undefined;
   private readonly contentMd5: string | undefined;
-  private checksum: { algorithm: ChecksumAlgorithm; sum: Checksum; declared?: string; trailer?: string } | undefined;
+  private checksum: { algorithm: ChecksumAlgorithm; declared?: string; trailer?: string } | undefined;
   private readonly expectedLength: number | undefined;
   private readonly maxSize: number;
   private size = 0;
@@ -108,12 +102,10 @@ export class PayloadStream extends Readable {
   };
   private readonly onEnd = () => {
     this.ended = true;
-    try {
-      this.finish();
-      this.push(null);
-    } catch (err) {
-      this.destroy(err as Error);
-    }
+    this.finish().then(
+      () => this.push(null),
+      (err: Error) => this.destroy(err),
+    );
   };
   private readonly onError = (err: Error) => this.destroy(err);
   private readonly onClose = () => {
@@ -145,7 +137,6 @@ export class PayloadStream extends Readable {
     const sha = header(headers, 'x-amz-content-sha256');
     if (sha !== undefined && /^[0-9a-fA-F]{64}$/.test(sha) && !this.chunked) {
       this.expectedSha256 = sha.toLowerCase();
-      this.sha256 = createHash('sha256');
     }
 
     // One additional checksum at most: as a header, or announced in x-amz-trailer.
@@ -181,18 +172,18 @@ export class PayloadStream extends Readable {
       if (sdkAlg && sdkAlg !== algorithm) {
         throw s3Error('InvalidRequest', undefined, `Value for x-amz-sdk-checksum-algorithm header is invalid.`);
       }
-      this.checksum = { algorithm, sum: createChecksum(algorithm), declared: value };
+      this.checksum = { algorithm, declared: value };
     } else if (trailerAlg) {
-      this.checksum = { algorithm: trailerAlg, sum: createChecksum(trailerAlg), trailer: trailerName };
+      this.checksum = { algorithm: trailerAlg, trailer: trailerName };
     } else if (options.alwaysCompute) {
-      this.checksum = { algorithm: options.alwaysCompute, sum: createChecksum(options.alwaysCompute) };
+      this.checksum = { algorithm: options.alwaysCompute };
     }
   }
 
   /** Also computes `alg` when the client declared no checksum (must be called before reading). */
   computeAlso(alg: ChecksumAlgorithm): void {
     if (this.started) throw new Error('payload already started');
-    this.checksum ??= { algorithm: alg, sum: createChecksum(alg) };
+    this.checksum ??= { algorithm: alg };
   }
 
   /** The algorithm of the checksum this payload computes, if any. */
@@ -201,14 +192,24 @@ export class PayloadStream extends Readable {
   }
 
   override _read(): void {
+    this.wanted = true;
     if (!this.started) {
       this.started = true;
+      const digester = createDigester(
+        { sha256: this.expectedSha256 !== undefined, ...(this.checksum ? { checksum: this.checksum.algorithm } : {}) },
+        this.expectedLength,
+      );
+      // The hashing thread caught up: the source may flow again if the consumer wants more.
+      digester.onDrain = () => {
+        if (this.wanted && !this.destroyed) this.source.resume();
+      };
+      this.digester = digester;
       this.source.on('data', this.onData);
       this.source.on('end', this.onEnd);
       this.source.on('error', this.onError);
       this.source.on('close', this.onClose);
     }
-    this.source.resume();
+    if (!this.digester!.congested) this.source.resume();
   }
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
@@ -216,6 +217,7 @@ export class PayloadStream extends Readable {
     this.source.off('end', this.onEnd);
     this.source.off('error', this.onError);
     this.source.off('close', this.onClose);
+    this.digester?.abort();
     cb(err);
   }
 
@@ -243,11 +245,11 @@ export class PayloadStream extends Readable {
   private data(buf: Buffer): void {
     this.size += buf.length;
     if (this.size > this.maxSize) throw s3Error('EntityTooLarge', { MaxSizeAllowed: this.maxSize });
-    this.md5.update(buf);
-    this.sha256?.update(buf);
-    this.checksum?.sum.update(buf);
-    // Backpressure: stop the socket until the consumer (a file write) catches up.
-    if (!this.push(buf)) this.source.pause();
+    const digester = this.digester!;
+    digester.update(buf);
+    // Backpressure: stop the socket until the consumer (a file write) and the hashing catch up.
+    if (!this.push(buf)) this.wanted = false;
+    if (!this.wanted || digester.congested) this.source.pause();
   }
 
   /** Accumulates one CRLF-terminated line; returns it (without CRLF) and the bytes consumed, or undefined. */
@@ -326,16 +328,17 @@ export class PayloadStream extends Readable {
     }
   }
 
-  private finish(): void {
+  private async finish(): Promise<void> {
     // A missing blank line after the trailers is tolerated: the SDKs differ on it.
     if (this.chunked && this.state !== 'done' && !(this.state === 'trailer' && this.lineLength === 0)) {
       throw s3Error('IncompleteBody');
     }
     if (this.expectedLength !== undefined && this.size !== this.expectedLength) throw s3Error('IncompleteBody');
-    if (this.sha256 && this.sha256.digest('hex') !== this.expectedSha256) {
+    const digests = await this.digester!.finish();
+    if (this.expectedSha256 !== undefined && digests.sha256 !== this.expectedSha256) {
       throw s3Error('XAmzContentSHA256Mismatch', { ClientComputedContentSHA256: this.expectedSha256 });
     }
-    const md5 = this.md5.digest('hex');
+    const md5 = digests.md5;
     if (this.contentMd5 !== undefined && md5 !== this.contentMd5) {
       throw s3Error('BadDigest', {
         ExpectedDigest: this.contentMd5,
@@ -344,7 +347,7 @@ export class PayloadStream extends Readable {
     }
     let checksum: PayloadDigest['checksum'];
     if (this.checksum) {
-      const value = this.checksum.sum.digest().toString('base64');
+      const value = digests.checksum!;
       let expected = this.checksum.declared;
       if (this.checksum.trailer) {
         expected = this.trailers.get(this.checksum.trailer);
