@@ -23,6 +23,8 @@ const { values } = parseArgs({
     'data-dir': { type: 'string' },
     /** Writes a V8 CPU profile of the server into this directory (node --cpu-prof). */
     'server-profile': { type: 'string' },
+    /** Comma-separated phases to run: put, get, big (the 1 GiB upload and download). */
+    phases: { type: 'string', default: 'put,get,big' },
   },
 });
 const duration = Number(values.duration) * 1000;
@@ -30,6 +32,7 @@ const connections = Number(values.connections);
 const objectSize = Number(values['object-kib']) * 1024;
 const bigSize = Number(values['size-mib']) * 1024 * 1024;
 const MiB = 1024 * 1024;
+const phases = new Set(values.phases.split(','));
 
 interface Server {
   child: ChildProcess;
@@ -179,13 +182,14 @@ async function main(): Promise<void> {
       keysPerWorker.set(w, i + 1);
       return body.length;
     });
-    await run(`GetObject ${objectSize / 1024} KiB`, async (w, i) => {
+    if (phases.has('get')) await run(`GetObject ${objectSize / 1024} KiB`, async (w, i) => {
       const n = keysPerWorker.get(w) ?? 1;
       const r = await send(endpoint, 'GET', `/bench/w${w}/o${i % n}`);
       if (r.status !== 200) throw new Error(`GET ${r.status}`);
       return r.bytes;
     });
 
+    if (!phases.has('big')) return;
     // 1 GiB through lib-storage, sampling the server's RSS every 50 ms.
     const s3 = new S3Client({
       endpoint: endpoint.href,
