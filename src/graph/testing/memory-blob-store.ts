@@ -12,6 +12,8 @@ import {
 export class MemoryBlobStore implements BlobStore {
   readonly kind = 'embedded' as const;
   readonly objects = new Map<string, Buffer>();
+  /** ETags computed once, when an object is put (as a real store keeps them). */
+  readonly #etags = new Map<string, string>();
   readonly buckets = new Set<string>();
   /** Small by default, so parsers see records split across chunk boundaries. */
   readonly #chunkSize: number;
@@ -32,6 +34,7 @@ export class MemoryBlobStore implements BlobStore {
       bytes = Buffer.concat(chunks);
     }
     this.objects.set(`${bucket}/${key}`, bytes);
+    this.#etags.set(`${bucket}/${key}`, `"${createHash('md5').update(bytes).digest('hex')}"`);
     return this.#info(bucket, key, bytes);
   }
 
@@ -40,7 +43,7 @@ export class MemoryBlobStore implements BlobStore {
       bucket,
       key,
       size: bytes.length,
-      etag: `"${createHash('md5').update(bytes).digest('hex')}"`,
+      etag: this.#etags.get(`${bucket}/${key}`) ?? '',
       lastModified: new Date(),
       metadata: {},
     };
@@ -71,6 +74,7 @@ export class MemoryBlobStore implements BlobStore {
   async delete(uri: string): Promise<void> {
     const { bucket, key } = objectLocation(uri);
     this.objects.delete(`${bucket}/${key}`);
+    this.#etags.delete(`${bucket}/${key}`);
   }
 
   async ensureBucket(bucket: string): Promise<void> {
