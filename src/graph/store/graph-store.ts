@@ -29,6 +29,9 @@ export async function openGraphDatabase(o: GraphStoreOptions): Promise<Database>
     fileName: o.fileName ?? GRAPH_SQLITE_FILE,
     schema: o.url ? graphSchemaName(o.schema) : undefined,
     migrations: GRAPH_MIGRATIONS,
+    // 16 KiB pages: a bulk load of 2.3M records (index builds included) took 9.4 s instead of
+    // 10.2 s with 4 KiB (64 KiB: 9.0 s, but every point lookup of a traversal would read 64 KiB).
+    sqlitePageSize: 16384,
   });
   // Bulk loads touch large indexes: a 256 MiB page cache (SQLite's default is 2 MiB) keeps them
   // in memory instead of re-reading pages for every batch. The writer connection gets it.

@@ -373,3 +373,28 @@ describe('sqlite :memory:', () => {
     }
   });
 });
+
+describe('sqlite file', () => {
+  it('creates a new file with the requested page size and keeps an existing file as it is', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'slipway-pagesize-'));
+    try {
+      const pageSize = async (size: number | undefined) => {
+        const db = await openDatabase({ dataDir: dir, sqlitePageSize: size, migrations: MIGRATIONS });
+        try {
+          await db.run('INSERT INTO things (id, name) VALUES (?, ?)', [`t${size}`, `n${size}`]);
+          return (await db.get<{ page_size: number }>('PRAGMA page_size'))!.page_size;
+        } finally {
+          await db.close();
+        }
+      };
+      assert.equal(await pageSize(16384), 16384);
+      assert.equal(await pageSize(4096), 16384);
+      assert.equal(await pageSize(undefined), 16384);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -19,7 +19,11 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   const db =
     dialectOf(opts.url) === 'postgres'
       ? await openPostgres({ url: opts.url!, schema: opts.schema, poolSize: opts.poolSize })
-      : await openSqlite({ dataDir: opts.dataDir, fileName: opts.fileName });
+      : await openSqlite({
+          dataDir: opts.dataDir,
+          fileName: opts.fileName,
+          ...(opts.sqlitePageSize !== undefined ? { pageSize: opts.sqlitePageSize } : {}),
+        });
   try {
     await migrate(db, opts.migrations);
   } catch (err) {

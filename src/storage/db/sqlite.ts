@@ -35,6 +35,8 @@ export interface SqliteOptions {
   readonly busyTimeoutMs?: number;
   /** Prepared statements cached per connection (default 500). */
   readonly statementCacheSize?: number;
+  /** PRAGMA page_size of a database this call creates (an existing file keeps its own). */
+  readonly pageSize?: number;
 }
 
 export const DEFAULT_SQLITE_FILE = 'slipway.db';
@@ -140,8 +142,13 @@ class Conn implements Queryable {
   }
 }
 
-function configure(raw: Connection, o: { synchronous: string; busyTimeoutMs: number; wal: boolean }): void {
+function configure(
+  raw: Connection,
+  o: { synchronous: string; busyTimeoutMs: number; wal: boolean; pageSize?: number },
+): void {
   raw.pragma(`busy_timeout = ${Math.max(0, Math.trunc(o.busyTimeoutMs))}`);
+  // Only takes effect before the first table exists, so it must precede the switch to WAL.
+  if (o.pageSize !== undefined) raw.pragma(`page_size = ${Math.trunc(o.pageSize)}`);
   if (o.wal) raw.pragma('journal_mode = WAL');
   // FULL's syncs are done by WalSync, off the event loop (see the top of this file).
   raw.pragma('synchronous = NORMAL');
@@ -262,7 +269,11 @@ class SqliteDatabase implements Database {
     let readerRaw: Connection | undefined;
     try {
       // The writer switches the file to WAL first, so the reader opens an existing WAL database.
-      configure(writerRaw, { ...settings, wal: true });
+      configure(writerRaw, {
+        ...settings,
+        wal: true,
+        ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+      });
       readerRaw = new BetterSqlite3(path);
       configure(readerRaw, { ...settings, wal: true });
       // Belt and braces: the reader must never write (writes would bypass the mutex).

@@ -60,6 +60,8 @@ export interface OpenDatabaseOptions {
   readonly dataDir?: string;
   /** SQLite file name within dataDir (default `slipway.db`); ':memory:' for tests. */
   readonly fileName?: string;
+  /** SQLite: page size of a database file created by this open (default 4096). */
+  readonly sqlitePageSize?: number;
   /**
    * PostgreSQL: schema to use (created if missing, lower-case letters, digits and _), set as the
    * only entry of every connection's search_path. Default: the server's search_path (`public`).
