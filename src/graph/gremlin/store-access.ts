@@ -210,7 +210,7 @@ export class StoreAccess {
         params.push(...labels);
       }
       const rows = await this.q.all<EdgeRow>(
-        `SELECT id, label, from_id, to_id FROM graph_edges WHERE ${col} IN (${marks(part.length)})${labelCond} ORDER BY ${col}, label`,
+        `SELECT id, label, from_id, to_id FROM graph_edges WHERE ${col} IN (${marks(part.length)})${labelCond} ORDER BY ${col}, label, id`,
         params,
       );
       for (const r of rows) {

@@ -75,6 +75,12 @@ export interface FeedContext {
   readonly options: FeedOptions;
   /** Vertex ids known to exist (written by this load or found in the store): spares lookups. */
   readonly knownVertices: Set<string>;
+  /**
+   * The staged path's check of edge ids while graph_edges_by_id is deferred (SQLite, a load into
+   * an empty edge table): the ids this load inserted so far. Undefined when the index exists and
+   * ON CONFLICT does the check.
+   */
+  readonly edgeIds: { ids: Set<string> | undefined };
   /** Counters of the feed and of the whole load, both updated. */
   readonly counters: readonly LoadCounters[];
   error(log: LoadErrorLog): void;
@@ -104,6 +110,8 @@ export const BATCH_ROWS = 2000;
 const MAX_HELD_ERRORS = 10_000;
 /** Past this many remembered vertex ids, endpoints are looked up in the store instead. */
 const MAX_KNOWN_VERTICES = 5_000_000;
+/** Past this many edge ids checked in memory, the id index is built and checks the rest. */
+const MAX_CHECKED_EDGE_IDS = 5_000_000;
 
 /**
  * Two ways to load a file, with the same outcome:
@@ -125,6 +133,7 @@ export class FeedLoader {
   #edges: PendingEdge[] = [];
   readonly #staged: boolean;
   #stagedEdges = 0;
+  #insertedEdges = 0;
   #stagedProps = 0;
   readonly #heldErrors: LoadErrorLog[] = [];
   readonly #lastText: (string | undefined)[] = [];
@@ -306,8 +315,7 @@ export class FeedLoader {
     await this.flush();
     if (!this.#staged) return;
     const w = this.ctx.writer;
-    const inserted = await w.commitStagedEdges();
-    if (inserted !== this.#stagedEdges) throw new StagingAbandoned('an edge id that is not new');
+    if (this.#insertedEdges !== this.#stagedEdges) throw new StagingAbandoned('an edge id that is not new');
     if (this.#stagedProps > 0) {
       const props = await w.commitStagedProps('edge');
       this.#count('totalDuplicates', this.#stagedProps - props);
@@ -323,7 +331,11 @@ export class FeedLoader {
     }
   }
 
-  /** Endpoint check as in #flushEdges, then the edges and their properties go to staging. */
+  /**
+   * Endpoint check as in #flushEdges, then the edges are appended to graph_edges and their
+   * properties to staging. Edge ids are checked by the id index (ON CONFLICT: rows inserted fall
+   * short of rows staged) or, while that index is deferred, against the ids this load inserted.
+   */
   async #stageEdges(): Promise<void> {
     const edges = this.#edges;
     this.#edges = [];
@@ -356,13 +368,23 @@ export class FeedLoader {
         );
         continue;
       }
+      const seen = this.ctx.edgeIds.ids;
+      if (seen) {
+        if (seen.has(e.id)) throw new StagingAbandoned('an edge id that is not new');
+        seen.add(e.id);
+      }
       rows.push(e.id, e.label, e.from, e.to);
       for (const p of e.props) props.push(p.owner, p.name, p.type, p.value, p.num);
     }
     this.#stagedEdges += rows.length / 4;
     this.#stagedProps += props.length / 5;
-    if (rows.length > 0) await w.stageEdges(rows);
+    if (rows.length > 0) this.#insertedEdges += await w.appendEdges(rows);
     if (props.length > 0) await w.stageProps(props);
+    if ((this.ctx.edgeIds.ids?.size ?? 0) > MAX_CHECKED_EDGE_IDS) {
+      // Every id so far is unique, so the index builds; from here on ON CONFLICT checks.
+      await w.ensureEdgeIdIndex();
+      this.ctx.edgeIds.ids = undefined;
+    }
   }
 
   async #flushVertices(): Promise<void> {

@@ -106,13 +106,13 @@ export interface EdgeRow {
 const STAGE_PARAMS = 32_000;
 
 /**
- * Append-only staging tables of the bulk path (SQLite temp tables: private to the writer
- * connection, never seen by readers). Rows are appended in file order, then moved into the graph
- * tables in key order with one INSERT … SELECT … ORDER BY: a WITHOUT ROWID table filled in key
- * order appends to its last page, filled in file order (random ids) it splits pages all over.
+ * Append-only staging table of the bulk path for edge properties (a SQLite temp table: private to
+ * the writer connection, never seen by readers). Rows are appended in file order, then moved into
+ * graph_edge_props in key order with one INSERT … SELECT … ORDER BY: a WITHOUT ROWID table filled
+ * in key order appends to its last page, filled in file order (random ids) it splits pages all
+ * over. Edges themselves go straight into graph_edges, a rowid table (see migration 0002).
  */
 const STAGING_DDL = [
-  'CREATE TEMP TABLE IF NOT EXISTS graph_stage_edges (id TEXT NOT NULL, label TEXT NOT NULL, from_id TEXT NOT NULL, to_id TEXT NOT NULL)',
   'CREATE TEMP TABLE IF NOT EXISTS graph_stage_props (owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, value TEXT NOT NULL, num REAL)',
 ];
 
@@ -141,9 +141,11 @@ export class GraphWriter {
     return dropped;
   }
 
-  /** Creates again the indexes deferIndexes() dropped. */
+  /** Creates again the indexes deferIndexes() dropped (those not created again already). */
   async restoreIndexes(names: readonly string[]): Promise<void> {
-    for (const ix of GRAPH_SECONDARY_INDEXES) if (names.includes(ix.name)) await this.q.run(ix.sql);
+    for (const ix of GRAPH_SECONDARY_INDEXES) {
+      if (names.includes(ix.name)) await this.q.run(ix.sql.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '));
+    }
   }
 
   /** Whether the bulk path's staging tables can be used (SQLite only). */
@@ -154,37 +156,39 @@ export class GraphWriter {
   /** Creates (once per connection) and empties the staging tables. */
   async resetStaging(): Promise<void> {
     for (const ddl of STAGING_DDL) await this.q.run(ddl);
-    await this.q.run('DELETE FROM temp.graph_stage_edges');
     await this.q.run('DELETE FROM temp.graph_stage_props');
   }
 
-  async #append(table: string, width: number, rows: readonly SqlValue[]): Promise<void> {
+  /** Multi-row INSERTs of `rows` (flat, `width` values per row) of at most STAGE_PARAMS values; returns the rows changed. */
+  async #append(into: string, width: number, rows: readonly SqlValue[], suffix = ''): Promise<number> {
     const per = Math.floor(STAGE_PARAMS / width) * width;
+    let changes = 0;
     for (let i = 0; i < rows.length; i += per) {
       const n = Math.min(per, rows.length - i);
       const part = n === rows.length ? rows : rows.slice(i, i + n);
-      await this.q.run(`INSERT INTO temp.${table} VALUES ${tuples(n / width, width)}`, part);
+      changes += (await this.q.run(`INSERT INTO ${into} VALUES ${tuples(n / width, width)}${suffix}`, part)).changes;
     }
+    return changes;
   }
 
-  /** Appends edges to the staging table: params are id, label, from, to for each edge. */
-  async stageEdges(flat: readonly SqlValue[]): Promise<void> {
-    await this.#append('graph_stage_edges', 4, flat);
+  /**
+   * The bulk path's edge insert (SQLite): appends edges (flat id, label, from, to) to graph_edges
+   * in file order, skipping ids that conflict with graph_edges_by_id when that index exists;
+   * returns how many were inserted. Without the index (deferred), ids are not checked here.
+   */
+  async appendEdges(flat: readonly SqlValue[]): Promise<number> {
+    return this.#append('graph_edges (id, label, from_id, to_id)', 4, flat, ' ON CONFLICT DO NOTHING');
+  }
+
+  /** Creates graph_edges_by_id if a bulk load deferred it (before edges are inserted by id conflict). */
+  async ensureEdgeIdIndex(): Promise<void> {
+    if (this.q.dialect !== 'sqlite') return;
+    await this.restoreIndexes(['graph_edges_by_id']);
   }
 
   /** Appends properties to the staging table: owner, name, type, value, num for each. */
   async stageProps(flat: readonly SqlValue[]): Promise<void> {
-    await this.#append('graph_stage_props', 5, flat);
-  }
-
-  /** Moves staged edges into graph_edges in id order; returns how many were new. */
-  async commitStagedEdges(): Promise<number> {
-    const r = await this.q.run(
-      `INSERT INTO graph_edges (id, label, from_id, to_id)
-       SELECT id, label, from_id, to_id FROM temp.graph_stage_edges WHERE true ORDER BY id ON CONFLICT DO NOTHING`,
-    );
-    await this.q.run('DELETE FROM temp.graph_stage_edges');
-    return r.changes;
+    await this.#append('temp.graph_stage_props', 5, flat);
   }
 
   /** Moves staged properties into the edge or vertex property table in key order; returns how many were new. */
