@@ -449,6 +449,12 @@ export class LoadJobs {
         let stageEdges = writer.canStage;
         // Secondary indexes of empty tables are built once at the end (SQLite).
         const deferred = await writer.deferIndexes(['graph_vertex_labels', 'graph_vertex_props', 'graph_edges']);
+        const edgeIds = { ids: deferred.includes('graph_edges_by_id') ? new Set<string>() : undefined };
+        // The batch path finds existing edges through the id index.
+        const batchEdges = async () => {
+          await writer.ensureEdgeIdIndex();
+          edgeIds.ids = undefined;
+        };
         for (const b of badHeaders) {
           b.feed.status = 'LOAD_FAILED';
           b.feed.parsingErrors++;
@@ -469,6 +475,7 @@ export class LoadJobs {
                 writer,
                 options: opts,
                 knownVertices,
+                edgeIds,
                 counters: [feed, job.counters],
                 error: logError,
                 checkCancelled: () => {
@@ -524,9 +531,11 @@ export class LoadJobs {
                 Object.assign(job.counters, jobBefore);
                 // A load with repeated edge ids is likely to repeat them in its other files too.
                 stageEdges = false;
+                await batchEdges();
                 await loadFile(false);
               }
             } else {
+              if (plan.element === 'edge') await batchEdges();
               await loadFile(false);
             }
           } catch (err) {
