@@ -30,6 +30,7 @@ const { values } = parseArgs({
     'reference-nodes': { type: 'string', default: '10000' },
     'export-dir': { type: 'string' },
     'load-only': { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
     postgres: { type: 'string' },
   },
 });
@@ -102,7 +103,8 @@ try {
   const gdb = await openGraphDatabase(
     values.postgres ? { url: values.postgres, schema: pgSchema } : { dataDir: graphDir },
   );
-  const jobs = new LoadJobs({ db: gdb, blobs, log: pino({ level: 'silent' }) });
+  // --verbose: the loader's debug log (time per file, for the index builds) on stderr.
+  const jobs = new LoadJobs({ db: gdb, blobs, log: pino({ level: values.verbose ? 'debug' : 'silent' }, pino.destination(2)) });
   await jobs.init();
   t = performance.now();
   const id = await jobs.start({

@@ -547,11 +547,14 @@ export class LoadJobs {
             }
             throw err;
           }
+          this.#log.debug({ loadId: job.id, file: file.uri, ms: Date.now() - feedStarted }, 'graph loader: file done');
           feed.totalTimeSpent = Math.round((Date.now() - feedStarted) / 1000);
           feed.status =
             feed.parsingErrors + feed.datatypeMismatchErrors + feed.insertErrors > 0 ? 'LOAD_FAILED' : 'LOAD_COMPLETED';
         }
+        const indexesStarted = Date.now();
         await writer.restoreIndexes(deferred);
+        this.#log.debug({ loadId: job.id, indexes: deferred, ms: Date.now() - indexesStarted }, 'graph loader: indexes built');
         // Success: the job's final state commits together with the data it describes; readers
         // see the final status only once the data is visible.
         final = this.#finalStatus(job);
