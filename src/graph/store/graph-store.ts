@@ -1,6 +1,7 @@
 // The graph store: opens its own database next to Slipway's (graph.db, or the <schema>_graph
 // PostgreSQL schema) and offers the set-at-a-time reads and writes the loader and queries use.
 // https://docs.aws.amazon.com/neptune/latest/userguide/feature-overview-data-model.html
+import { availableParallelism } from 'node:os';
 import { openDatabase } from '../../storage/db/index.js';
 import type { Database, Queryable, SqlValue } from '../../storage/db/types.js';
 import { GRAPH_MIGRATIONS, GRAPH_SECONDARY_INDEXES } from './migrations.js';
@@ -141,10 +142,39 @@ export class GraphWriter {
     return dropped;
   }
 
-  /** Creates again the indexes deferIndexes() dropped (those not created again already). */
+  /**
+   * Creates again the indexes deferIndexes() dropped (those not created again already).
+   *
+   * SQLite sorts an index's entries in runs of at most its page cache size: with the loader's
+   * 256 MiB cache, each index was one sort of up to 100 MB, on one thread. A 4 MiB cache for the
+   * duration gives runs that sort within the CPU caches and, with PRAGMA threads, on helper threads
+   * while the table is still being read: the five indexes of a 200k-vertex, 1M-edge load took
+   * 1.4–1.5 s instead of 3.3 s (4 MiB and no threads: 2.1 s; 16 MiB and 2 threads: 2.1–2.3 s).
+   */
   async restoreIndexes(names: readonly string[]): Promise<void> {
-    for (const ix of GRAPH_SECONDARY_INDEXES) {
-      if (names.includes(ix.name)) await this.q.run(ix.sql.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '));
+    const todo = GRAPH_SECONDARY_INDEXES.filter((ix) => names.includes(ix.name));
+    if (todo.length === 0) return;
+    const sqlite = this.q.dialect === 'sqlite';
+    const before = sqlite
+      ? {
+          cache: (await this.q.get<{ cache_size: number }>('PRAGMA cache_size'))!.cache_size,
+          threads: (await this.q.get<{ threads: number }>('PRAGMA threads'))!.threads,
+        }
+      : undefined;
+    if (before) {
+      await this.q.run('PRAGMA cache_size = -4096');
+      await this.q.run(`PRAGMA threads = ${Math.min(4, availableParallelism())}`);
+    }
+    try {
+      for (const ix of todo) {
+        await this.q.run(ix.sql.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '));
+      }
+    } finally {
+      // Connection settings, not part of the transaction: restored even when it failed.
+      if (before) {
+        await this.q.run(`PRAGMA cache_size = ${Math.trunc(before.cache)}`).catch(() => {});
+        await this.q.run(`PRAGMA threads = ${Math.trunc(before.threads)}`).catch(() => {});
+      }
     }
   }
 
