@@ -398,3 +398,38 @@ describe('sqlite file', () => {
     }
   });
 });
+
+describe('sqlite checkpoints', () => {
+  it('are made off the event loop: COMMIT leaves pages in the WAL, the checkpoint thread copies them soon after', async () => {
+    const { mkdtempSync, rmSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'slipway-checkpoint-'));
+    try {
+      const db = await openDatabase({ dataDir: dir, migrations: MIGRATIONS });
+      try {
+        const file = join(dir, 'slipway.db');
+        const before = statSync(file).size;
+        const big = 'x'.repeat(4000);
+        for (let i = 0; i < 4; i++) {
+          await db.transaction(async (tx) => {
+            for (let j = 0; j < 500; j++) {
+              await tx.run('INSERT INTO things (id, name) VALUES (?, ?)', [`${i}-${j}`, `${i}-${j}-${big}`]);
+            }
+          });
+        }
+        // 8 MB written, more than SQLite's 1000-page auto-checkpoint threshold: still all in the WAL.
+        assert.ok(statSync(`${file}-wal`).size > 8_000_000);
+        assert.ok(statSync(file).size < before + 1_000_000, 'no checkpoint inside COMMIT');
+        const deadline = Date.now() + 5000;
+        while (statSync(file).size < 8_000_000 && Date.now() < deadline) await sleep(50);
+        assert.ok(statSync(file).size >= 8_000_000, 'the checkpoint thread copied the pages');
+        assert.equal((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM things'))!.n, 2000);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

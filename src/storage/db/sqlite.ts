@@ -8,9 +8,14 @@
 // under a stream of S3 uploads that was a quarter of the event loop's time. What an acknowledged
 // write survives is unchanged (power loss as well as kill -9); the difference is that between a
 // COMMIT and its sync, a few milliseconds, other readers can already see the rows.
+//
+// Checkpoints (copying committed pages from the WAL into the database file, then syncing it) run
+// on a worker thread with its own connection (Checkpointer), at most once a second, instead of
+// inside whichever COMMIT crossed SQLite's 1000-page threshold on the event loop.
 
 import { closeSync, fdatasync, mkdirSync, openSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { AsyncMutex } from './async-mutex.js';
 import { LruCache } from './lru-cache.js';
@@ -220,6 +225,86 @@ class WalSync {
   }
 }
 
+/** Least time between two checkpoints; the WAL holds what is written in between. */
+const CHECKPOINT_INTERVAL_MS = 1000;
+
+/**
+ * Checkpoints one database file from a worker thread (checkpoint-worker.ts), on request after
+ * writes, at most one at a time and one per CHECKPOINT_INTERVAL_MS. The first runs no sooner than
+ * an interval after opening, so a database open for less never starts the thread. If the thread
+ * fails, onFailure hands checkpoints back to SQLite (wal_autocheckpoint).
+ */
+class Checkpointer {
+  #worker: Worker | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #pending = false;
+  #last = Date.now();
+  #stopped = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly onFailure: () => void,
+  ) {}
+
+  request(): void {
+    if (this.#stopped) return;
+    this.#pending = true;
+    if (this.#running || this.#timer) return;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#run();
+      },
+      Math.max(0, this.#last + CHECKPOINT_INTERVAL_MS - Date.now()),
+    );
+    this.#timer.unref();
+  }
+
+  #run(): void {
+    if (this.#stopped) return;
+    this.#pending = false;
+    this.#running = true;
+    if (!this.#worker) {
+      const w = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path: this.path } });
+      w.unref();
+      w.on('message', () => {
+        this.#running = false;
+        this.#last = Date.now();
+        if (this.#pending) this.request();
+      });
+      w.on('error', () => this.#fail());
+      w.on('exit', () => {
+        if (!this.#stopped) this.#fail();
+      });
+      this.#worker = w;
+    }
+    this.#worker.postMessage('checkpoint');
+  }
+
+  #fail(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#worker = undefined;
+    this.onFailure();
+  }
+
+  /** Stops the thread, after the checkpoint it may be running. */
+  async close(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    const w = this.#worker;
+    this.#worker = undefined;
+    if (!w) return;
+    await new Promise<void>((resolve) => {
+      w.once('exit', () => resolve());
+      // Referenced while closing: the caller is waiting for the exit.
+      w.ref();
+      w.postMessage('close');
+    });
+  }
+}
+
 class SqliteDatabase implements Database {
   readonly dialect = 'sqlite' as const;
   readonly #writer: Conn;
@@ -231,6 +316,8 @@ class SqliteDatabase implements Database {
   readonly #path: string | undefined;
   /** Undefined for ':memory:' and synchronous NORMAL: writes return without a sync. */
   readonly #walSync: WalSync | undefined;
+  /** Undefined for ':memory:'. */
+  readonly #checkpointer: Checkpointer | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -240,6 +327,12 @@ class SqliteDatabase implements Database {
     this.#memory = path === undefined;
     this.#path = path;
     this.#walSync = path !== undefined && durable ? new WalSync(`${path}-wal`) : undefined;
+    if (path !== undefined) {
+      writer.raw.pragma('wal_autocheckpoint = 0');
+      this.#checkpointer = new Checkpointer(path, () => {
+        if (!this.#closed) writer.raw.pragma('wal_autocheckpoint = 1000');
+      });
+    }
     this.#mutex = path === undefined ? new AsyncMutex() : acquireFileMutex(path);
   }
 
@@ -350,7 +443,10 @@ class SqliteDatabase implements Database {
         dirty = this.#writer.takeDirty();
       }
     });
-    if (dirty && this.#walSync) await this.#walSync.sync();
+    if (dirty) {
+      if (this.#walSync) await this.#walSync.sync();
+      this.#checkpointer?.request();
+    }
     return result;
   }
 
@@ -359,7 +455,9 @@ class SqliteDatabase implements Database {
       this.#closed = true;
       // Queued on the mutex, so transactions and writes already requested finish first.
       this.#closing = this.#mutex
-        .run(() => {
+        .run(async () => {
+          // First: the writer's connection, closed last, makes the final checkpoint itself.
+          await this.#checkpointer?.close();
           if (this.#reader !== this.#writer) this.#reader.raw.close();
           this.#writer.raw.close();
           if (this.#path !== undefined) releaseFileMutex(this.#path);
