@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { CsvField } from '../csv/csv-parser.js';
 import { type Column, type FilePlan, splitArray } from '../csv/headers.js';
 import type { EdgeRow, GraphWriter, PropRow } from '../store/graph-store.js';
+import type { IdFingerprints } from './id-fingerprints.js';
 import type { SqlValue } from '../../storage/db/types.js';
 import { parseValue, type TypedValue } from '../store/values.js';
 
@@ -80,7 +81,7 @@ export interface FeedContext {
    * an empty edge table): the ids this load inserted so far. Undefined when the index exists and
    * ON CONFLICT does the check.
    */
-  readonly edgeIds: { ids: Set<string> | undefined };
+  readonly edgeIds: { ids: IdFingerprints | undefined };
   /** Counters of the feed and of the whole load, both updated. */
   readonly counters: readonly LoadCounters[];
   error(log: LoadErrorLog): void;
@@ -368,11 +369,8 @@ export class FeedLoader {
         );
         continue;
       }
-      const seen = this.ctx.edgeIds.ids;
-      if (seen) {
-        if (seen.has(e.id)) throw new StagingAbandoned('an edge id that is not new');
-        seen.add(e.id);
-      }
+      // "Maybe seen" (a repeat, or a fingerprint collision) takes the exact batch path.
+      if (this.ctx.edgeIds.ids?.addNew(e.id) === false) throw new StagingAbandoned('an edge id that may not be new');
       rows.push(e.id, e.label, e.from, e.to);
       for (const p of e.props) props.push(p.owner, p.name, p.type, p.value, p.num);
     }

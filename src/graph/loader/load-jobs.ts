@@ -20,6 +20,7 @@ import {
   zeroCounters,
 } from './feed-loader.js';
 import { listSource, readHeader, readText, type SourceFile } from './source-files.js';
+import { IdFingerprints } from './id-fingerprints.js';
 
 export type LoadStatus =
   | 'LOAD_NOT_STARTED'
@@ -449,7 +450,7 @@ export class LoadJobs {
         let stageEdges = writer.canStage;
         // Secondary indexes of empty tables are built once at the end (SQLite).
         const deferred = await writer.deferIndexes(['graph_vertex_labels', 'graph_vertex_props', 'graph_edges']);
-        const edgeIds = { ids: deferred.includes('graph_edges_by_id') ? new Set<string>() : undefined };
+        const edgeIds = { ids: deferred.includes('graph_edges_by_id') ? new IdFingerprints() : undefined };
         // The batch path finds existing edges through the id index.
         const batchEdges = async () => {
           await writer.ensureEdgeIdIndex();
@@ -554,7 +555,10 @@ export class LoadJobs {
         }
         const indexesStarted = Date.now();
         await writer.restoreIndexes(deferred);
-        this.#log.debug({ loadId: job.id, indexes: deferred, ms: Date.now() - indexesStarted }, 'graph loader: indexes built');
+        this.#log.debug(
+          { loadId: job.id, indexes: deferred, ms: Date.now() - indexesStarted },
+          'graph loader: indexes built',
+        );
         // Success: the job's final state commits together with the data it describes; readers
         // see the final status only once the data is visible.
         final = this.#finalStatus(job);
