@@ -13,7 +13,7 @@
 // on a worker thread with its own connection (Checkpointer), at most once a second, instead of
 // inside whichever COMMIT crossed SQLite's 1000-page threshold on the event loop.
 
-import { closeSync, fdatasync, mkdirSync, openSync, realpathSync } from 'node:fs';
+import { closeSync, fdatasync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
@@ -225,6 +225,14 @@ class WalSync {
   }
 }
 
+function walIsEmpty(path: string): boolean {
+  try {
+    return statSync(path).size === 0;
+  } catch {
+    return true;
+  }
+}
+
 /** Least time between two checkpoints; the WAL holds what is written in between. */
 const CHECKPOINT_INTERVAL_MS = 1000;
 
@@ -264,6 +272,12 @@ class Checkpointer {
   #run(): void {
     if (this.#stopped) return;
     this.#pending = false;
+    // A write that changed nothing (CREATE TABLE IF NOT EXISTS at start-up) leaves the WAL
+    // empty: no thread is started for a process that only reads, like `slipway lineage export`.
+    if (!this.#worker && walIsEmpty(`${this.path}-wal`)) {
+      this.#last = Date.now();
+      return;
+    }
     this.#running = true;
     if (!this.#worker) {
       const w = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path: this.path } });
