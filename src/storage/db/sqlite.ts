@@ -225,21 +225,24 @@ class WalSync {
   }
 }
 
-function walIsEmpty(path: string): boolean {
+function walBytes(path: string): number {
   try {
-    return statSync(path).size === 0;
+    return statSync(path).size;
   } catch {
-    return true;
+    return 0;
   }
 }
+
+/** WAL size from which checkpoints start being made by the thread. */
+const START_AT_WAL_BYTES = 4 * 1024 * 1024;
 
 /** Least time between two checkpoints; the WAL holds what is written in between. */
 const CHECKPOINT_INTERVAL_MS = 1000;
 
 /**
  * Checkpoints one database file from a worker thread (checkpoint-worker.ts), on request after
- * writes, at most one at a time and one per CHECKPOINT_INTERVAL_MS. The first runs no sooner than
- * an interval after opening, so a database open for less never starts the thread. If the thread
+ * writes, at most one at a time and one per CHECKPOINT_INTERVAL_MS. The thread starts when the WAL
+ * first reaches START_AT_WAL_BYTES, and no sooner than an interval after opening. If the thread
  * fails, onFailure hands checkpoints back to SQLite (wal_autocheckpoint).
  */
 class Checkpointer {
@@ -272,9 +275,10 @@ class Checkpointer {
   #run(): void {
     if (this.#stopped) return;
     this.#pending = false;
-    // A write that changed nothing (CREATE TABLE IF NOT EXISTS at start-up) leaves the WAL
-    // empty: no thread is started for a process that only reads, like `slipway lineage export`.
-    if (!this.#worker && walIsEmpty(`${this.path}-wal`)) {
+    // The thread (≈ 9 MB) starts once the WAL holds as much as SQLite's own 1000-page threshold:
+    // a server that has only run its migrations, or a process that only reads (lineage export),
+    // never starts one.
+    if (!this.#worker && walBytes(`${this.path}-wal`) < START_AT_WAL_BYTES) {
       this.#last = Date.now();
       return;
     }
