@@ -1,6 +1,6 @@
 // A set of 64-bit fingerprints of strings in two typed arrays, for the bulk loader's check that
 // the edge ids of a load are new. A JS Set of the ids themselves cost 0.75 s per million (string
-// hashing, rehashing, and every id kept alive); this costs about a tenth of that and 16 bytes an
+// hashing, rehashing, and every id kept alive); this costs about a tenth of that and 16-32 bytes an
 // id. Two different ids can share a fingerprint (about one chance in 10^7 for a million ids), so
 // `addNew` answers "new" or "maybe seen": the loader treats "maybe seen" as a repeated id and falls
 // back to its exact path, never the other way round.
