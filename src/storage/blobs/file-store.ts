@@ -19,6 +19,7 @@ import { mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { GroupSync } from '../group-sync.js';
 
 const BLOB_ID = /^[0-9a-f]{32}$/;
 const READ_CHUNK = 256 * 1024;
@@ -48,11 +49,10 @@ export class FileStore {
   private readonly blobs: string;
   private readonly tmp: string;
   /**
-   * Callers waiting for a directory sync. One directory (no fan-out) lets concurrent uploads share
-   * a sync: every file created before a sync starts is covered by it.
+   * Directory syncs shared by the callers waiting together. One directory (no fan-out) lets
+   * concurrent uploads share a sync: every file created before a sync starts is covered by it.
    */
-  private readonly dirSyncWaiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
-  private dirSyncing = false;
+  private readonly dirSync = new GroupSync(() => syncDir(this.blobs));
   private readonly pool: Ready[] = [];
   /** Ids of files in the pool, being made for it, or being written: not (yet) blobs for list(). */
   private readonly unfinished = new Set<string>();
@@ -229,25 +229,7 @@ export class FileStore {
 
   /** Makes files created in the blob directory so far durable, sharing a sync with concurrent callers. */
   private syncBlobDir(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.dirSyncWaiters.push({ resolve, reject });
-      if (!this.dirSyncing) void this.runDirSyncs();
-    });
-  }
-
-  private async runDirSyncs(): Promise<void> {
-    this.dirSyncing = true;
-    while (this.dirSyncWaiters.length > 0) {
-      // Everyone in this group created their file before the sync below starts, so it covers them all.
-      const group = this.dirSyncWaiters.splice(0);
-      try {
-        await syncDir(this.blobs);
-        for (const w of group) w.resolve();
-      } catch (err) {
-        for (const w of group) w.reject(err);
-      }
-    }
-    this.dirSyncing = false;
+    return this.dirSync.request();
   }
 
   /** Writes a buffer as a blob (small objects written by Slipway itself). */

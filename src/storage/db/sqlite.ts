@@ -17,6 +17,7 @@ import { closeSync, fdatasync, mkdirSync, openSync, realpathSync, statSync } fro
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { GroupSync } from '../group-sync.js';
 import { AsyncMutex } from './async-mutex.js';
 import { LruCache } from './lru-cache.js';
 import { assertNotInTransaction, runTransaction } from './transaction-scope.js';
@@ -182,44 +183,26 @@ function releaseFileMutex(path: string): void {
   if (entry && --entry.refs === 0) fileMutexes.delete(path);
 }
 
-/**
- * Group commit for one WAL file: sync() resolves once an fdatasync that started after the call
- * has finished. Callers arriving while a sync runs share the next one.
- */
+/** Syncs of one WAL file, grouped: sync() resolves once an fdatasync that started after the call has finished. */
 class WalSync {
   #fd: number | undefined;
-  #waiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
-  #running: Promise<void> | undefined;
+  readonly #group = new GroupSync(() => {
+    // Opened once: the WAL keeps its inode while any connection is open (a checkpoint rewinds or
+    // truncates it, never replaces it).
+    this.#fd ??= openSync(this.path, 'r');
+    const fd = this.#fd;
+    return new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+  });
 
   constructor(private readonly path: string) {}
 
   sync(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#waiters.push({ resolve, reject });
-      this.#running ??= this.#run();
-    });
-  }
-
-  async #run(): Promise<void> {
-    while (this.#waiters.length > 0) {
-      const group = this.#waiters.splice(0);
-      try {
-        // Opened once: the WAL keeps its inode while any connection is open (a checkpoint
-        // rewinds or truncates it, never replaces it).
-        this.#fd ??= openSync(this.path, 'r');
-        const fd = this.#fd;
-        await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
-        for (const w of group) w.resolve();
-      } catch (err) {
-        for (const w of group) w.reject(err);
-      }
-    }
-    this.#running = undefined;
+    return this.#group.request();
   }
 
   /** Once no write is left to sync (the connections are closed first; SQLite may then remove the WAL). */
   async close(): Promise<void> {
-    await this.#running;
+    await this.#group.idle();
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
   }
