@@ -42,30 +42,47 @@ export function createDigester(plan: DigestPlan, expectedSize: number | undefine
   return new OffloadedDigester(plan, sharedThread());
 }
 
-class InlineDigester implements Digester {
+/** The hashes a plan asks for, updated together; the same on the event loop and on the hashing thread. */
+export class BodyHashes {
   private readonly md5 = createChecksum('MD5');
   private readonly sha256: Checksum | undefined;
   private readonly checksum: Checksum | undefined;
-  readonly congested = false;
-  onDrain: (() => void) | undefined;
 
   constructor(plan: DigestPlan) {
     if (plan.sha256) this.sha256 = createChecksum('SHA256');
     if (plan.checksum) this.checksum = createChecksum(plan.checksum);
   }
 
-  update(chunk: Buffer): void {
+  update(chunk: Uint8Array): void {
     this.md5.update(chunk);
     this.sha256?.update(chunk);
     this.checksum?.update(chunk);
   }
 
-  finish(): Promise<BodyDigests> {
-    return Promise.resolve({
+  digests(): BodyDigests {
+    return {
       md5: this.md5.digest().toString('hex'),
       ...(this.sha256 ? { sha256: this.sha256.digest().toString('hex') } : {}),
       ...(this.checksum ? { checksum: this.checksum.digest().toString('base64') } : {}),
-    });
+    };
+  }
+}
+
+class InlineDigester implements Digester {
+  private readonly hashes: BodyHashes;
+  readonly congested = false;
+  onDrain: (() => void) | undefined;
+
+  constructor(plan: DigestPlan) {
+    this.hashes = new BodyHashes(plan);
+  }
+
+  update(chunk: Buffer): void {
+    this.hashes.update(chunk);
+  }
+
+  finish(): Promise<BodyDigests> {
+    return Promise.resolve(this.hashes.digests());
   }
 
   abort(): void {}
@@ -73,13 +90,13 @@ class InlineDigester implements Digester {
 
 // Messages between the event loop and the hashing thread (digest-worker.ts).
 export type DigestRequest =
-  | { t: 'start'; id: number; sha256: boolean; checksum?: ChecksumAlgorithm }
+  | { t: 'start'; id: number; plan: DigestPlan }
   | { t: 'update'; id: number; data: ArrayBuffer }
   | { t: 'finish'; id: number }
   | { t: 'abort'; id: number };
 export type DigestReply =
   | { t: 'ack'; id: number; bytes: number }
-  | { t: 'done'; id: number; md5: string; sha256?: string; checksum?: string };
+  | { t: 'done'; id: number; digests: BodyDigests };
 
 interface Body {
   ack(bytes: number): void;
@@ -102,8 +119,7 @@ class DigestThread {
       if (!body) return;
       if (m.t === 'ack') return body.ack(m.bytes);
       this.forget(m.id);
-      const { t: _t, id: _id, ...digests } = m;
-      body.done(digests);
+      body.done(m.digests);
     });
     const die = (err: Error) => {
       if (this.dead) return;
@@ -121,7 +137,7 @@ class DigestThread {
     // Referenced while a body is open, so a pending digest keeps the process alive.
     if (this.bodies.size === 0) this.worker.ref();
     this.bodies.set(id, body);
-    this.post({ t: 'start', id, sha256: plan.sha256, ...(plan.checksum ? { checksum: plan.checksum } : {}) });
+    this.post({ t: 'start', id, plan });
     return id;
   }
 
