@@ -166,9 +166,7 @@ export class GraphWriter {
       await this.q.run(`PRAGMA threads = ${Math.min(4, availableParallelism())}`);
     }
     try {
-      for (const ix of todo) {
-        await this.q.run(ix.sql.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '));
-      }
+      for (const ix of todo) await this.q.run(ix.sql);
     } finally {
       // Connection settings, not part of the transaction: restored even when it failed.
       if (before) {

@@ -27,31 +27,36 @@ function ddl(id: string, statements: readonly string[]): Migration {
 /**
  * The secondary indexes of the graph tables (the same text on both dialects, except
  * graph_edges_by_id: SQLite only, see 0002). The bulk loader drops the ones of tables that are
- * empty when a load starts and creates them again, with this DDL, before the load commits.
+ * empty when a load starts and creates them again, with this DDL, before the load commits
+ * (IF NOT EXISTS: the edge id index may have been created early, see GraphWriter.ensureEdgeIdIndex).
  */
 export const GRAPH_SECONDARY_INDEXES = [
   {
     name: 'graph_vertex_labels_by_label',
     table: 'graph_vertex_labels',
-    sql: 'CREATE INDEX graph_vertex_labels_by_label ON graph_vertex_labels (label, vertex_id)',
+    sql: 'CREATE INDEX IF NOT EXISTS graph_vertex_labels_by_label ON graph_vertex_labels (label, vertex_id)',
   },
   {
     name: 'graph_vertex_props_by_value',
     table: 'graph_vertex_props',
-    sql: 'CREATE INDEX graph_vertex_props_by_value ON graph_vertex_props (name, value)',
+    sql: 'CREATE INDEX IF NOT EXISTS graph_vertex_props_by_value ON graph_vertex_props (name, value)',
   },
   // outE()/inE() by vertex, optionally narrowed by label.
   {
     name: 'graph_edges_out',
     table: 'graph_edges',
-    sql: 'CREATE INDEX graph_edges_out ON graph_edges (from_id, label)',
+    sql: 'CREATE INDEX IF NOT EXISTS graph_edges_out ON graph_edges (from_id, label)',
   },
-  { name: 'graph_edges_in', table: 'graph_edges', sql: 'CREATE INDEX graph_edges_in ON graph_edges (to_id, label)' },
+  {
+    name: 'graph_edges_in',
+    table: 'graph_edges',
+    sql: 'CREATE INDEX IF NOT EXISTS graph_edges_in ON graph_edges (to_id, label)',
+  },
   // SQLite: edge ids are unique through this index, not the table's key (0002).
   {
     name: 'graph_edges_by_id',
     table: 'graph_edges',
-    sql: 'CREATE UNIQUE INDEX graph_edges_by_id ON graph_edges (id)',
+    sql: 'CREATE UNIQUE INDEX IF NOT EXISTS graph_edges_by_id ON graph_edges (id)',
   },
 ] as const;
 
