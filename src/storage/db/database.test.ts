@@ -433,3 +433,55 @@ describe('sqlite checkpoints', () => {
     }
   });
 });
+
+describe('sqlite durability', () => {
+  it('returns a write only after an fdatasync of the WAL that started after its COMMIT; waiting writes share one', async () => {
+    const { default: fs, mkdtempSync, rmSync } = await import('node:fs');
+    const { syncBuiltinESMExports } = await import('node:module');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'slipway-walsync-'));
+    const db = await openDatabase({ dataDir: dir, migrations: MIGRATIONS });
+    // Every fdatasync is held until the test lets it run.
+    const original = fs.fdatasync;
+    const held: Array<() => void> = [];
+    (fs as { fdatasync: unknown }).fdatasync = (fd: number, cb: (err: Error | null) => void) =>
+      held.push(() => original(fd, cb));
+    syncBuiltinESMExports();
+    const settled = new Set<string>();
+    const track = (name: string, p: Promise<unknown>) => p.then(() => settled.add(name));
+    const turns = async () => {
+      for (let i = 0; i < 5; i++) await tick();
+    };
+    try {
+      const first = track('first', db.run('INSERT INTO things (id, name) VALUES (?, ?)', ['1', 'one']));
+      await turns();
+      assert.equal(held.length, 1);
+      assert.ok(!settled.has('first'), 'a committed write waits for its sync');
+      // Committed while the first sync runs: they wait for the next one, which they share.
+      const second = track('second', db.run('INSERT INTO things (id, name) VALUES (?, ?)', ['2', 'two']));
+      const third = track(
+        'third',
+        db.transaction((tx) => tx.run('INSERT INTO things (id, name) VALUES (?, ?)', ['3', 'three'])),
+      );
+      await turns();
+      assert.equal(held.length, 1);
+      // Reads never wait for a sync (and see commits whose sync has not finished yet).
+      assert.equal((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM things'))!.n, 3);
+      held.shift()!();
+      await first;
+      await turns();
+      assert.deepEqual([...settled], ['first']);
+      assert.equal(held.length, 1, 'one sync for the two writes that waited');
+      held.shift()!();
+      await Promise.all([second, third]);
+      assert.equal(held.length, 0);
+    } finally {
+      (fs as { fdatasync: unknown }).fdatasync = original;
+      syncBuiltinESMExports();
+      for (const run of held.splice(0)) run();
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
