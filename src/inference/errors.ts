@@ -3,7 +3,7 @@
 
 import { ModelError, ServiceUnavailable } from '../generated/sagemaker-runtime/errors.js';
 import { ServiceError } from '../protocol/service-error.js';
-import type { FailureKind } from './runtime.js';
+import type { FailureKind } from './failure.js';
 
 /** The one container of a serverless variant is called "primary" in SageMaker's messages. */
 const CONTAINER = 'primary';

@@ -12,7 +12,8 @@ import type { DeployedImage, DeployedVariant, InvocationRequest, InvocationResul
 import { DeploymentError } from './engine.js';
 import { failureStatus, modelError, stoppedError, throttlingError, timeoutError } from './errors.js';
 import type { MetricsRegistry, PoolGauges, VariantMetrics } from './metrics.js';
-import { ContainerFailure, type FailureKind, type InlineModel, type Instance, type Runtime } from './runtime.js';
+import type { InlineModel, Instance, Runtime } from './runtime.js';
+import { ContainerFailure, type FailureKind } from './failure.js';
 
 export interface PoolOptions {
   readonly spec: VariantSpec;

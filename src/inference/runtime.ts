@@ -6,32 +6,8 @@ import type { Logger } from 'pino';
 import type { CachedArtifact } from './artifact-cache.js';
 import type { ContainerSpec, InvocationRequest, InvocationResult, VariantSpec } from './engine.js';
 import type { ContainerEntry } from './runtimes/container/containers-file.js';
+import type { FailureKind } from './failure.js';
 import type { ThreadPool } from './threads/thread-pool.js';
-
-/**
- * Why an instance did not answer with a success:
- *   response — the model answered with an error status (the instance is fine);
- *   crash — the worker died; memory — it went over MemorySizeInMB and was killed;
- *   timeout — it did not answer in time and was killed; startup — it could not load the model.
- */
-export type FailureKind = 'response' | 'crash' | 'memory' | 'timeout' | 'startup';
-
-export class ContainerFailure extends Error {
-  override readonly name = 'ContainerFailure';
-  constructor(
-    readonly kind: FailureKind,
-    /** The container's HTTP status for `response`; 500 otherwise. */
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-
-  /** The instance cannot serve again. */
-  get fatal(): boolean {
-    return this.kind !== 'response';
-  }
-}
 
 /** One warm copy of the model: a worker thread, a process or a container. */
 export interface Instance {

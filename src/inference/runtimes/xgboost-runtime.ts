@@ -21,7 +21,7 @@ import type { InvocationRequest, InvocationResult } from '../engine.js';
 import { DeploymentError } from '../engine.js';
 import { fileSize } from '../artifact-cache.js';
 import type { InlineModel, RuntimeProvider } from '../runtime.js';
-import { threadRuntime } from '../threads/thread-pool.js';
+import { threadRuntime } from './thread-runtime.js';
 import { parseContainerVersion, XGBOOST_MODEL_FILE } from './xgboost/index.js';
 import { openXGBoost, type ServedXGBoost, type XGBoostOptions } from './xgboost-thread.js';
 

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InvocationRequest, InvocationResult } from '../engine.js';
-import { ContainerFailure } from '../runtime.js';
+import { ContainerFailure } from '../failure.js';
 import type { ThreadLoadArgs, ThreadModel } from '../threads/protocol.js';
 import {
   type ContainerVersion,

@@ -3,9 +3,10 @@
 // which tests pass as an extra runtime; never part of a production engine.
 
 import type { InvocationRequest, InvocationResult } from '../engine.js';
-import { ContainerFailure, type RuntimeProvider } from '../runtime.js';
+import type { RuntimeProvider } from '../runtime.js';
+import { ContainerFailure } from '../failure.js';
 import type { ThreadLoadArgs, ThreadModel } from '../threads/protocol.js';
-import { threadRuntime } from '../threads/thread-pool.js';
+import { threadRuntime } from '../runtimes/thread-runtime.js';
 
 export async function load(args: ThreadLoadArgs): Promise<ThreadModel> {
   const tag = (args.options as { tag?: string } | undefined)?.tag ?? 'v1';

@@ -6,8 +6,8 @@
 
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { InvocationRequest, InvocationResult } from '../engine.js';
-import { ContainerFailure, type FailureKind, type Instance, type Runtime } from '../runtime.js';
+import type { InvocationResult } from '../engine.js';
+import { ContainerFailure, type FailureKind } from '../failure.js';
 import type { FromWorker, ThreadLoadArgs, ToWorker } from './protocol.js';
 
 const ENTRY = new URL('./worker-entry.js', import.meta.url);
@@ -172,83 +172,4 @@ export class ThreadPool {
     for (const t of this.all) t.terminate('crash', 'The inference engine is shutting down.');
     this.idle.clear();
   }
-}
-
-/** An instance: a pooled thread with one model loaded. */
-class ThreadInstance implements Instance {
-  private released = false;
-
-  constructor(
-    private readonly thread: PooledThread,
-    private readonly pool: ThreadPool,
-  ) {}
-
-  async invoke(req: InvocationRequest): Promise<InvocationResult> {
-    const m = await this.thread.call({ t: 'invoke', req });
-    return m.result!;
-  }
-
-  kill(kind: FailureKind): void {
-    this.thread.terminate(kind);
-  }
-
-  async release(): Promise<void> {
-    if (this.released) return;
-    this.released = true;
-    try {
-      await this.thread.call({ t: 'unload' });
-      this.pool.recycle(this.thread);
-    } catch {
-      this.thread.terminate('crash');
-    }
-  }
-
-  onDeath(listener: (kind: FailureKind, message: string) => void): void {
-    this.thread.onDeath(listener);
-  }
-}
-
-export interface ThreadRuntimeOptions {
-  readonly kind: Runtime['kind'];
-  readonly resolvedImage: string;
-  /** URL of the module implementing ThreadRuntimeModule. */
-  readonly module: URL;
-  readonly args: ThreadLoadArgs;
-  readonly threads: ThreadPool;
-  readonly memoryMB: number;
-  readonly startupTimeoutMs: number;
-}
-
-/** A runtime whose instances are worker threads running `module`. */
-export function threadRuntime(o: ThreadRuntimeOptions): Runtime {
-  return {
-    kind: o.kind,
-    resolvedImage: o.resolvedImage,
-    async start(): Promise<Instance> {
-      let thread: PooledThread;
-      try {
-        thread = await o.threads.acquire(o.memoryMB);
-      } catch (e) {
-        throw new ContainerFailure('startup', 500, `The model worker did not start: ${(e as Error).message}`);
-      }
-      const timer = setTimeout(
-        () => thread.terminate('startup', `The model did not load within ${o.startupTimeoutMs / 1000} s.`),
-        o.startupTimeoutMs,
-      );
-      try {
-        await thread.call({ t: 'load', module: o.module.href, args: o.args });
-      } catch (e) {
-        thread.terminate('startup');
-        const f = e as ContainerFailure;
-        throw new ContainerFailure(
-          'startup',
-          500,
-          f.kind === 'memory' ? f.message : `The model could not be loaded: ${f.message}`,
-        );
-      } finally {
-        clearTimeout(timer);
-      }
-      return new ThreadInstance(thread, o.threads);
-    },
-  };
 }

@@ -2,7 +2,7 @@
 // one by one, and can unload to be reused for another model (see thread-pool.ts).
 
 import { parentPort } from 'node:worker_threads';
-import { ContainerFailure } from '../runtime.js';
+import { ContainerFailure } from '../failure.js';
 import type { FromWorker, ThreadModel, ThreadRuntimeModule, ToWorker } from './protocol.js';
 
 const port = parentPort;

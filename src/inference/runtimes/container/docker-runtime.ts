@@ -6,13 +6,8 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import {
-  ContainerFailure,
-  type Instance,
-  type Runtime,
-  type RuntimeContext,
-  type RuntimeProvider,
-} from '../../runtime.js';
+import type { Instance, Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
+import { ContainerFailure } from '../../failure.js';
 import { HttpContainer } from './http-container.js';
 
 const run = promisify(execFile);

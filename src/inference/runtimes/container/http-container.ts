@@ -5,7 +5,8 @@
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import type { InvocationRequest, InvocationResult } from '../../engine.js';
-import { ContainerFailure, type FailureKind, type Instance } from '../../runtime.js';
+import type { Instance } from '../../runtime.js';
+import { ContainerFailure, type FailureKind } from '../../failure.js';
 
 /** SageMaker's real-time response limit; a container answering more fails the invocation. */
 const MAX_RESPONSE_BYTES = 6 * 1024 * 1024;

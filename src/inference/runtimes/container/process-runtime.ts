@@ -16,13 +16,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { DeploymentError } from '../../engine.js';
-import {
-  ContainerFailure,
-  type Instance,
-  type Runtime,
-  type RuntimeContext,
-  type RuntimeProvider,
-} from '../../runtime.js';
+import type { Instance, Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
+import { ContainerFailure } from '../../failure.js';
 import { freePort, HttpContainer } from './http-container.js';
 
 const KEPT_ENV = ['PATH', 'HOME', 'LANG', 'TMPDIR'];

@@ -15,7 +15,7 @@
 //   text/csv          one line per row (first dimension), values comma-separated
 // Errors: unsupported Content-Type 415, unsupported Accept 406, a payload that does not fit 400.
 
-import { ContainerFailure } from '../../runtime.js';
+import { ContainerFailure } from '../../failure.js';
 
 export interface TensorSpec {
   readonly name: string;

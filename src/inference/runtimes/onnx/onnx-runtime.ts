@@ -11,7 +11,7 @@
 
 import { DeploymentError } from '../../engine.js';
 import type { Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
-import { threadRuntime } from '../../threads/thread-pool.js';
+import { threadRuntime } from '../thread-runtime.js';
 import type { OnnxOptions } from './onnx-thread.js';
 
 export function chooseOnnxFile(files: readonly string[], wanted: string | undefined): string | undefined {

@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import type { InvocationRequest, InvocationResult } from '../../engine.js';
-import { ContainerFailure } from '../../runtime.js';
+import { ContainerFailure } from '../../failure.js';
 import type { ThreadLoadArgs, ThreadModel } from '../../threads/protocol.js';
 import { decodeOnnxRequest, encodeOnnxResponse, type TensorSpec } from './codec.js';
 

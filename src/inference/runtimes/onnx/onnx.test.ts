@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ModelError } from '../../../generated/sagemaker-runtime/errors.js';
 import { DeploymentError } from '../../engine.js';
-import { ContainerFailure } from '../../runtime.js';
+import { ContainerFailure } from '../../failure.js';
 import { body, FIXTURES, fixture, harness, text, variant } from '../../testing/helpers.js';
 import { makeTarGz } from '../../testing/tar.js';
 import { decodeOnnxRequest, encodeOnnxResponse } from './codec.js';
