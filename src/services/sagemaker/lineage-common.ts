@@ -1,15 +1,17 @@
-// What the lineage and experiment handlers share: errors in SageMaker's words, creating an entity
-// (names unique per kind, tags in the same transaction), resolving names and ARNs, and listing.
+// The six lineage and experiment kinds (artifacts, actions, contexts, experiments, trials, trial
+// components) declared as resource kinds over the one lineage_entities table: how each is found,
+// how SageMaker words "does not exist" and "already exists", and their list filters.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/lineage-tracking.html
 import type { Partition } from '../../domain/arn.js';
 import { ResourceNotFound } from '../../generated/sagemaker/errors.js';
 import { type EntityKind, entityArn, KIND_LABEL, nameFromNameOrArn } from '../../lineage/entities.js';
-import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
-import type { Queryable } from '../../storage/db/types.js';
-import { UniqueViolationError } from '../../storage/db/types.js';
+import type { Queryable, SqlValue } from '../../storage/db/types.js';
 import type { EntityListQuery, LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
 import type { ServiceDeps } from '../common/deps.js';
+import { type KindStore, type PagePosition, ResourceKind } from '../common/resource-kind.js';
+
+export { NO_USER, toDate } from '../common/resource-kind.js';
 
 /** Entities per listing page unless MaxResults says otherwise (the API's documented default). */
 export const DEFAULT_MAX_RESULTS = 10;
@@ -22,13 +24,6 @@ export function notFound(kind: EntityKind, arn: string): ResourceNotFound {
 
 export function alreadyExists(kind: EntityKind, arn: string): ValidationException {
   return new ValidationException(`${KIND_LABEL[kind]} '${arn}' already exists.`);
-}
-
-/** CreatedBy / LastModifiedBy: Slipway has no IAM identities or Studio users to name. */
-export const NO_USER = {};
-
-export function toDate(ms: number | undefined | null): Date | undefined {
-  return ms === undefined || ms === null ? undefined : new Date(ms);
 }
 
 export function parseDoc<T = Record<string, unknown>>(row: LineageEntityRow): T {
@@ -49,63 +44,101 @@ export function mergeMap<V>(
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/**
- * Inserts a new entity and its tags in one transaction; a taken name (any case) or, for artifacts,
- * a taken source is refused with the ARN of the entity that holds it.
- */
-/** A new entity as a Create* handler describes it; insertNew() derives the rest of the row. */
-export type NewEntity = Pick<LineageEntityRow, 'arn' | 'kind' | 'name' | 'entity_type' | 'source_key'> &
-  Partial<Pick<LineageEntityRow, 'unique_source' | 'parent_key'>> & { readonly doc: unknown };
+/** A new entity as a Create* handler describes it (its document aside). */
+export type EntityDraft = Pick<LineageEntityRow, 'arn' | 'name' | 'entity_type' | 'source_key'> &
+  Partial<Pick<LineageEntityRow, 'unique_source' | 'parent_key'>>;
 
-export async function insertNew(
-  { db, repos }: ServiceDeps,
-  ctx: RequestContext,
-  entity: NewEntity,
-  tags: readonly { Key: string; Value: string }[] | undefined,
-  after?: (tx: Queryable) => Promise<void>,
-): Promise<void> {
-  const row: LineageEntityRow = {
-    ...entity,
-    name_key: entity.name?.toLowerCase() ?? null,
-    unique_source: entity.unique_source ?? null,
-    parent_key: entity.parent_key ?? null,
-    doc: JSON.stringify(entity.doc),
-    created_at: ctx.receivedAt,
-    last_modified_at: ctx.receivedAt,
-  };
-  try {
-    await db.transaction(async (tx) => {
-      await repos.lineageEntities.insert(tx, ctx, row);
-      if (tags?.length) await repos.tags.put(tx, row.arn, tags);
-      if (after) await after(tx);
-    });
-  } catch (err) {
-    if (!(err instanceof UniqueViolationError)) throw err;
-    const holder =
-      (row.name !== null ? await repos.lineageEntities.getByName(db, ctx, row.kind, row.name) : undefined) ??
-      (row.unique_source !== null
-        ? await repos.lineageEntities.getArtifactBySource(db, ctx, row.unique_source)
-        : undefined);
-    throw alreadyExists(row.kind, holder?.arn ?? row.arn);
-  }
+/** A List* request's filters and order over one kind (what its NextToken is bound to). */
+export type EntityQuery = Omit<EntityListQuery, 'after' | 'limit'>;
+
+export interface EntityListInput {
+  readonly CreatedAfter?: Date;
+  readonly CreatedBefore?: Date;
+  readonly SortBy?: string;
+  readonly SortOrder?: string;
 }
 
-/** The entity a name (or name-or-ARN) designates, or ResourceNotFound. */
-export async function mustGetByName(
+/** The query of a List* request: SortBy CreationTime and SortOrder Descending unless it says otherwise. */
+export function entityQuery(
+  kind: EntityKind,
+  input: EntityListInput,
+  filters: Pick<EntityListQuery, 'sourceKey' | 'entityType' | 'parentKey' | 'arnIn'> = {},
+): EntityQuery {
+  return {
+    kind,
+    ...filters,
+    createdAfter: input.CreatedAfter?.getTime(),
+    createdBefore: input.CreatedBefore?.getTime(),
+    sortBy: input.SortBy === 'Name' ? 'Name' : 'CreationTime',
+    descending: input.SortOrder !== 'Ascending',
+  };
+}
+
+export type EntityKindHandle<Doc> = ResourceKind<Doc, LineageEntityRow, EntityDraft, EntityQuery>;
+
+/**
+ * A lineage or experiment kind. `lookup` is how its API designates one: by name or ARN
+ * (actions, contexts, experiments, trials, trial components) or by ARN only (artifacts).
+ */
+export function entityKind<Doc>(deps: ServiceDeps, kind: EntityKind, lookup: 'name' | 'arn'): EntityKindHandle<Doc> {
+  const { repos } = deps;
+  const store: KindStore<LineageEntityRow, EntityDraft, EntityQuery> = {
+    async insert(q, p, draft, doc, at) {
+      await repos.lineageEntities.insert(q, p, {
+        ...draft,
+        kind,
+        name_key: draft.name?.toLowerCase() ?? null,
+        unique_source: draft.unique_source ?? null,
+        parent_key: draft.parent_key ?? null,
+        doc,
+        created_at: at,
+        last_modified_at: at,
+      });
+    },
+    find: (q, p, id, lock) => findEntity(q, deps, p, kind, lookup, id, lock),
+    async holder(q, p, draft) {
+      const byName = draft.name ? await repos.lineageEntities.getByName(q, p, kind, draft.name) : undefined;
+      const bySource =
+        !byName && draft.unique_source
+          ? await repos.lineageEntities.getArtifactBySource(q, p, draft.unique_source)
+          : undefined;
+      return (byName ?? bySource)?.arn;
+    },
+    save: (q, _p, row, set) => repos.lineageEntities.update(q, row.arn, set as Record<string, SqlValue>),
+    remove: (q, _p, row) => deleteEntity(q, deps, row),
+    list: (q, p, query, after, limit) => repos.lineageEntities.list(q, p, { ...query, after, limit }),
+    position: (row, query): PagePosition => [query.sortBy === 'Name' ? row.name_key : row.created_at, row.arn],
+  };
+  return new ResourceKind(deps, {
+    store,
+    defaultMaxResults: DEFAULT_MAX_RESULTS,
+    notFound: (p, id) => {
+      if (lookup === 'arn') return notFound(kind, id);
+      const name = nameFromNameOrArn(p, kind, id);
+      return notFound(kind, name === undefined ? id : entityArn(p, kind, name));
+    },
+    taken: (_p, holderArn) => alreadyExists(kind, holderArn),
+  });
+}
+
+async function findEntity(
   q: Queryable,
-  deps: ServiceDeps,
+  { repos }: ServiceDeps,
   p: Partition,
   kind: EntityKind,
-  nameOrArn: string,
-  lock = false,
-): Promise<LineageEntityRow> {
-  const name = nameFromNameOrArn(p, kind, nameOrArn);
-  const row = name === undefined ? undefined : await deps.repos.lineageEntities.getByName(q, p, kind, name, lock);
-  if (!row) throw notFound(kind, name === undefined ? nameOrArn : entityArn(p, kind, name));
-  return row;
+  lookup: 'name' | 'arn',
+  id: string,
+  lock: boolean,
+): Promise<LineageEntityRow | undefined> {
+  if (lookup === 'arn') {
+    const row = await repos.lineageEntities.getByArn(q, p, id, lock);
+    return row?.kind === kind ? row : undefined;
+  }
+  const name = nameFromNameOrArn(p, kind, id);
+  return name === undefined ? undefined : repos.lineageEntities.getByName(q, p, kind, name, lock);
 }
 
-/** The entity an ARN designates if it is of `kind`, or ResourceNotFound. */
+/** The entity an ARN designates if it is of `kind`, or ResourceNotFound (associations, QueryLineage). */
 export async function mustGetByArn(
   q: Queryable,
   deps: ServiceDeps,
@@ -114,58 +147,16 @@ export async function mustGetByArn(
   arn: string,
   lock = false,
 ): Promise<LineageEntityRow> {
-  const row = await deps.repos.lineageEntities.getByArn(q, p, arn, lock);
-  if (!row || row.kind !== kind) throw notFound(kind, arn);
+  const row = await findEntity(q, deps, p, kind, 'arn', arn, lock);
+  if (!row) throw notFound(kind, arn);
   return row;
 }
 
 /** Deletes an entity with its tags and every association into or out of it (no edge dangles). */
-export async function deleteEntity(tx: Queryable, deps: ServiceDeps, row: LineageEntityRow): Promise<void> {
+async function deleteEntity(tx: Queryable, deps: ServiceDeps, row: LineageEntityRow): Promise<void> {
   await deps.repos.lineageAssociations.deleteAllOf(tx, row.arn);
   await deps.repos.tags.removeAll(tx, row.arn);
   await deps.repos.lineageEntities.delete(tx, row.arn);
-}
-
-export interface EntityListInput {
-  readonly CreatedAfter?: Date;
-  readonly CreatedBefore?: Date;
-  readonly SortBy?: string;
-  readonly SortOrder?: string;
-  readonly NextToken?: string;
-  readonly MaxResults?: number;
-}
-
-/**
- * One page of a List* operation. Defaults as documented: SortBy CreationTime, SortOrder
- * Descending, MaxResults 10. The NextToken is bound to the operation and its filters.
- */
-export async function listEntities(
-  { db, repos, tokens }: ServiceDeps,
-  ctx: RequestContext,
-  operation: string,
-  input: EntityListInput,
-  filters: Omit<EntityListQuery, 'createdAfter' | 'createdBefore' | 'sortBy' | 'descending' | 'after' | 'limit'>,
-): Promise<{ rows: LineageEntityRow[]; NextToken?: string }> {
-  const limit = input.MaxResults ?? DEFAULT_MAX_RESULTS;
-  const query = {
-    ...filters,
-    createdAfter: input.CreatedAfter?.getTime(),
-    createdBefore: input.CreatedBefore?.getTime(),
-    sortBy: input.SortBy === 'Name' ? ('Name' as const) : ('CreationTime' as const),
-    descending: input.SortOrder !== 'Ascending',
-  };
-  const scope = `${operation}|${ctx.accountId}|${ctx.region}|${JSON.stringify(query)}`;
-  const after = input.NextToken ? tokens.decode<[number | string, string]>(scope, input.NextToken) : undefined;
-  const rows = await repos.lineageEntities.list(db, ctx, { ...query, after, limit: limit + 1 });
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    rows: page,
-    NextToken:
-      rows.length > limit && last
-        ? tokens.encode(scope, [query.sortBy === 'Name' ? last.name_key! : last.created_at, last.arn])
-        : undefined,
-  };
 }
 
 /** Taggable lineage and experiment resource types for the `taggable` map of AddTags/ListTags/DeleteTags. */

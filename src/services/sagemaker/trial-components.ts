@@ -31,16 +31,7 @@ import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
 import type { ServiceDeps } from '../common/deps.js';
-import {
-  deleteEntity,
-  insertNew,
-  listEntities,
-  mergeMap,
-  mustGetByName,
-  NO_USER,
-  parseDoc,
-  toDate,
-} from './lineage-common.js';
+import { entityKind, type EntityKindHandle, entityQuery, mergeMap, NO_USER, toDate } from './lineage-common.js';
 
 /** Limits of the model's TrialComponentParameters and TrialComponentArtifacts maps. */
 const MAX_PARAMETERS = 300;
@@ -62,8 +53,8 @@ interface TrialComponentDoc {
   Metrics?: TrialComponentMetricSummary[];
 }
 
-function summary(row: LineageEntityRow): TrialComponentSummary {
-  const d = parseDoc<TrialComponentDoc>(row);
+function summary(components: EntityKindHandle<TrialComponentDoc>, row: LineageEntityRow): TrialComponentSummary {
+  const d = components.doc(row);
   return {
     TrialComponentName: d.TrialComponentName,
     TrialComponentArn: row.arn,
@@ -81,14 +72,17 @@ function summary(row: LineageEntityRow): TrialComponentSummary {
 
 export function trialComponentHandlers(deps: ServiceDeps) {
   const { db, repos } = deps;
+  const components = entityKind<TrialComponentDoc>(deps, 'experiment-trial-component', 'name');
+  const trials = entityKind(deps, 'experiment-trial', 'name');
+  const experiments = entityKind(deps, 'experiment', 'name');
   /** The trial component and the trial that AssociateTrialComponent / DisassociateTrialComponent name. */
   const memberPair = async (
     tx: Queryable,
     ctx: RequestContext,
     input: { TrialComponentName: string; TrialName: string },
   ) => ({
-    component: await mustGetByName(tx, deps, ctx, 'experiment-trial-component', input.TrialComponentName, true),
-    trial: await mustGetByName(tx, deps, ctx, 'experiment-trial', input.TrialName, true),
+    component: await components.get(tx, ctx, input.TrialComponentName, true),
+    trial: await trials.get(tx, ctx, input.TrialName, true),
   });
 
   return {
@@ -108,19 +102,13 @@ export function trialComponentHandlers(deps: ServiceDeps) {
         OutputArtifacts: input.OutputArtifacts,
         MetadataProperties: input.MetadataProperties,
       };
-      await insertNew(
-        deps,
-        ctx,
-        {
-          arn,
-          kind: 'experiment-trial-component',
-          name: input.TrialComponentName,
-          entity_type: trialComponentType(undefined),
-          source_key: null,
-          doc,
-        },
-        input.Tags,
-      );
+      const draft = {
+        arn,
+        name: input.TrialComponentName,
+        entity_type: trialComponentType(undefined),
+        source_key: null,
+      };
+      await components.create(ctx, draft, doc, input.Tags);
       return { TrialComponentArn: arn };
     },
 
@@ -128,8 +116,8 @@ export function trialComponentHandlers(deps: ServiceDeps) {
       input: DescribeTrialComponentRequest,
       ctx: RequestContext,
     ): Promise<DescribeTrialComponentResponse> {
-      const row = await mustGetByName(db, deps, ctx, 'experiment-trial-component', input.TrialComponentName);
-      const d = parseDoc<TrialComponentDoc>(row);
+      const row = await components.get(db, ctx, input.TrialComponentName);
+      const d = components.doc(row);
       return {
         TrialComponentName: d.TrialComponentName,
         TrialComponentArn: row.arn,
@@ -138,10 +126,7 @@ export function trialComponentHandlers(deps: ServiceDeps) {
         Status: d.Status,
         StartTime: toDate(d.StartTime),
         EndTime: toDate(d.EndTime),
-        CreationTime: toDate(row.created_at),
-        CreatedBy: NO_USER,
-        LastModifiedTime: toDate(row.last_modified_at),
-        LastModifiedBy: NO_USER,
+        ...components.audit(row),
         Parameters: d.Parameters,
         InputArtifacts: d.InputArtifacts,
         OutputArtifacts: d.OutputArtifacts,
@@ -161,27 +146,25 @@ export function trialComponentHandlers(deps: ServiceDeps) {
       }
       let arnIn: { sql: string; params: (string | number)[] } | undefined;
       if (input.ExperimentName !== undefined) {
-        const e = await mustGetByName(db, deps, ctx, 'experiment', input.ExperimentName);
+        const e = await experiments.get(db, ctx, input.ExperimentName);
         arnIn = repos.lineageTrialMembers.componentsOfExperiment(ctx, e.name_key!) as typeof arnIn;
       } else if (input.TrialName !== undefined) {
-        const t = await mustGetByName(db, deps, ctx, 'experiment-trial', input.TrialName);
+        const t = await trials.get(db, ctx, input.TrialName);
         arnIn = repos.lineageTrialMembers.componentsOfTrial(t.arn) as typeof arnIn;
       }
-      const { rows, NextToken } = await listEntities(deps, ctx, 'ListTrialComponents', input, {
-        kind: 'experiment-trial-component',
+      const query = entityQuery('experiment-trial-component', input, {
         sourceKey: input.SourceArn === undefined ? undefined : sourceKey(input.SourceArn),
         arnIn,
       });
-      return { TrialComponentSummaries: rows.map(summary), NextToken };
+      const { rows, NextToken } = await components.list(ctx, 'ListTrialComponents', input, query);
+      return { TrialComponentSummaries: rows.map((row) => summary(components, row)), NextToken };
     },
 
     async updateTrialComponent(
       input: UpdateTrialComponentRequest,
       ctx: RequestContext,
     ): Promise<UpdateTrialComponentResponse> {
-      const arn = await db.transaction(async (tx) => {
-        const row = await mustGetByName(tx, deps, ctx, 'experiment-trial-component', input.TrialComponentName, true);
-        const d = parseDoc<TrialComponentDoc>(row);
+      const { arn } = await components.update(ctx, input.TrialComponentName, (d) => {
         if (input.DisplayName !== undefined) d.DisplayName = input.DisplayName;
         if (input.Status !== undefined) d.Status = input.Status;
         if (input.StartTime !== undefined) d.StartTime = input.StartTime.getTime();
@@ -202,8 +185,6 @@ export function trialComponentHandlers(deps: ServiceDeps) {
           MAX_ARTIFACTS,
           'output artifacts',
         );
-        await repos.lineageEntities.update(tx, row.arn, { doc: JSON.stringify(d), last_modified_at: ctx.receivedAt });
-        return row.arn;
       });
       return { TrialComponentArn: arn };
     },
@@ -212,16 +193,13 @@ export function trialComponentHandlers(deps: ServiceDeps) {
       input: DeleteTrialComponentRequest,
       ctx: RequestContext,
     ): Promise<DeleteTrialComponentResponse> {
-      const arn = await db.transaction(async (tx) => {
-        const row = await mustGetByName(tx, deps, ctx, 'experiment-trial-component', input.TrialComponentName, true);
+      const { arn } = await components.delete(ctx, input.TrialComponentName, async (tx, row) => {
         // "Before you can delete the component, you must disassociate the component from all trials."
         if ((await repos.lineageTrialMembers.countForComponent(tx, row.arn)) > 0) {
           throw new ValidationException(
             `TrialComponent '${row.arn}' is associated with trials; disassociate it first.`,
           );
         }
-        await deleteEntity(tx, deps, row);
-        return row.arn;
       });
       return { TrialComponentArn: arn };
     },

@@ -18,9 +18,8 @@ import type {
 import { entityArn } from '../../lineage/entities.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
-import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
 import type { ServiceDeps } from '../common/deps.js';
-import { deleteEntity, insertNew, listEntities, mustGetByName, NO_USER, parseDoc, toDate } from './lineage-common.js';
+import { entityKind, entityQuery } from './lineage-common.js';
 
 interface TrialDoc {
   TrialName: string;
@@ -30,107 +29,77 @@ interface TrialDoc {
   Source?: TrialSource;
 }
 
-function summary(row: LineageEntityRow): TrialSummary {
-  const d = parseDoc<TrialDoc>(row);
-  return {
-    TrialArn: row.arn,
-    TrialName: d.TrialName,
-    DisplayName: d.DisplayName ?? d.TrialName,
-    TrialSource: d.Source,
-    CreationTime: toDate(row.created_at),
-    LastModifiedTime: toDate(row.last_modified_at),
-  };
-}
-
 export function trialHandlers(deps: ServiceDeps) {
   const { db, repos } = deps;
+  const trials = entityKind<TrialDoc>(deps, 'experiment-trial', 'name');
+  const experiments = entityKind(deps, 'experiment', 'name');
+  const components = entityKind(deps, 'experiment-trial-component', 'name');
   return {
     async createTrial(input: CreateTrialRequest, ctx: RequestContext): Promise<CreateTrialResponse> {
       const arn = entityArn(ctx, 'experiment-trial', input.TrialName);
-      const experiment = await mustGetByName(db, deps, ctx, 'experiment', input.ExperimentName);
+      const experiment = await experiments.get(db, ctx, input.ExperimentName);
       const doc: TrialDoc = {
         TrialName: input.TrialName,
         DisplayName: input.DisplayName,
         ExperimentName: experiment.name!,
         MetadataProperties: input.MetadataProperties,
       };
-      await insertNew(
-        deps,
-        ctx,
-        {
-          arn,
-          kind: 'experiment-trial',
-          name: input.TrialName,
-          entity_type: null,
-          source_key: null,
-          parent_key: experiment.name_key,
-          doc,
-        },
-        input.Tags,
-        // The experiment may have been deleted since it was looked up: check again inside.
-        async (tx) => {
-          await mustGetByName(tx, deps, ctx, 'experiment', input.ExperimentName, true);
-        },
+      const draft = {
+        arn,
+        name: input.TrialName,
+        entity_type: null,
+        source_key: null,
+        parent_key: experiment.name_key,
+      };
+      // The experiment may have been deleted since it was looked up: check again inside.
+      await trials.create(ctx, draft, doc, input.Tags, (tx) =>
+        experiments.get(tx, ctx, input.ExperimentName, true).then(() => {}),
       );
       return { TrialArn: arn };
     },
 
     async describeTrial(input: DescribeTrialRequest, ctx: RequestContext): Promise<DescribeTrialResponse> {
-      const row = await mustGetByName(db, deps, ctx, 'experiment-trial', input.TrialName);
-      const d = parseDoc<TrialDoc>(row);
-      return {
-        TrialName: d.TrialName,
-        TrialArn: row.arn,
-        DisplayName: d.DisplayName ?? d.TrialName,
-        ExperimentName: d.ExperimentName,
-        Source: d.Source,
-        CreationTime: toDate(row.created_at),
-        CreatedBy: NO_USER,
-        LastModifiedTime: toDate(row.last_modified_at),
-        LastModifiedBy: NO_USER,
-        MetadataProperties: d.MetadataProperties,
-      };
+      const row = await trials.get(db, ctx, input.TrialName);
+      const d = trials.doc(row);
+      return { ...d, TrialArn: row.arn, DisplayName: d.DisplayName ?? d.TrialName, ...trials.audit(row) };
     },
 
     async listTrials(input: ListTrialsRequest, ctx: RequestContext): Promise<ListTrialsResponse> {
       const experiment =
-        input.ExperimentName === undefined
-          ? undefined
-          : await mustGetByName(db, deps, ctx, 'experiment', input.ExperimentName);
+        input.ExperimentName === undefined ? undefined : await experiments.get(db, ctx, input.ExperimentName);
       const component =
-        input.TrialComponentName === undefined
-          ? undefined
-          : await mustGetByName(db, deps, ctx, 'experiment-trial-component', input.TrialComponentName);
-      const { rows, NextToken } = await listEntities(deps, ctx, 'ListTrials', input, {
-        kind: 'experiment-trial',
+        input.TrialComponentName === undefined ? undefined : await components.get(db, ctx, input.TrialComponentName);
+      const query = entityQuery('experiment-trial', input, {
         parentKey: experiment?.name_key ?? undefined,
         arnIn: component ? repos.lineageTrialMembers.trialsOfComponent(component.arn) : undefined,
       });
-      return { TrialSummaries: rows.map(summary), NextToken };
+      const { rows, NextToken } = await trials.list(ctx, 'ListTrials', input, query);
+      const TrialSummaries = rows.map((row): TrialSummary => {
+        const { TrialName, Source, DisplayName, ...times } = trials.summary(row, [
+          'TrialName',
+          'Source',
+          'DisplayName',
+        ]);
+        return { TrialArn: row.arn, TrialName, DisplayName: DisplayName ?? TrialName, TrialSource: Source, ...times };
+      });
+      return { TrialSummaries, NextToken };
     },
 
     async updateTrial(input: UpdateTrialRequest, ctx: RequestContext): Promise<UpdateTrialResponse> {
-      const arn = await db.transaction(async (tx) => {
-        const row = await mustGetByName(tx, deps, ctx, 'experiment-trial', input.TrialName, true);
-        const d = parseDoc<TrialDoc>(row);
+      const row = await trials.update(ctx, input.TrialName, (d) => {
         if (input.DisplayName !== undefined) d.DisplayName = input.DisplayName;
-        await repos.lineageEntities.update(tx, row.arn, { doc: JSON.stringify(d), last_modified_at: ctx.receivedAt });
-        return row.arn;
       });
-      return { TrialArn: arn };
+      return { TrialArn: row.arn };
     },
 
     async deleteTrial(input: DeleteTrialRequest, ctx: RequestContext): Promise<DeleteTrialResponse> {
-      const arn = await db.transaction(async (tx) => {
-        const row = await mustGetByName(tx, deps, ctx, 'experiment-trial', input.TrialName, true);
+      const row = await trials.delete(ctx, input.TrialName, async (tx, row) => {
         // "Before you can delete the trial, you must disassociate all trial components from it."
         if ((await repos.lineageTrialMembers.countForTrial(tx, row.arn)) > 0) {
           throw new ValidationException(`Trial '${row.arn}' still has trial components; disassociate them first.`);
         }
-        await deleteEntity(tx, deps, row);
-        return row.arn;
       });
-      return { TrialArn: arn };
+      return { TrialArn: row.arn };
     },
   };
 }

@@ -37,7 +37,7 @@ export interface EntityListQuery {
   readonly sortBy: 'Name' | 'CreationTime';
   readonly descending: boolean;
   /** Position after the last row of the previous page: [created_at or name_key, arn]. */
-  readonly after?: readonly [number | string, string];
+  readonly after?: readonly [number | string | null, string];
   readonly limit: number;
 }
 
