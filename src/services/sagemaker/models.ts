@@ -15,7 +15,7 @@ import { ValidationException } from '../../protocol/common-errors.js';
 import type { RequestContext } from '../../protocol/context.js';
 import type { Queryable } from '../../storage/db/types.js';
 import type { ServiceDeps } from '../common/deps.js';
-import { listPage, sortKey } from '../common/listing.js';
+import { tableKind, tableQuery } from '../common/table-kind.js';
 import { findModelPackage } from './model-packages.js';
 
 type ModelDoc = Omit<CreateModelInput, 'ModelName' | 'Tags'>;
@@ -59,7 +59,10 @@ export async function resolveModelContainers(deps: ServiceDeps, q: Queryable, p:
 }
 
 export function modelHandlers(deps: ServiceDeps) {
-  const { db, repos, tokens } = deps;
+  const models = tableKind<ModelDoc>(deps, deps.repos.models, {
+    notFound: modelNotFound,
+    taken: (_p, arn) => new ValidationException(`Cannot create already existing model "${arn}".`),
+  });
   return {
     async createModel(input: CreateModelInput, ctx: RequestContext): Promise<CreateModelOutput> {
       const { ModelName, Tags, ...doc } = input;
@@ -73,8 +76,10 @@ export function modelHandlers(deps: ServiceDeps) {
         throw new ValidationException('Both PrimaryContainer and Containers are provided. Specify only one of them.');
       }
       const containers = doc.Containers ?? (doc.PrimaryContainer ? [doc.PrimaryContainer] : []);
-      if (containers.length === 0) throw new ValidationException('Either PrimaryContainer or Containers must be provided.');
-      await db.transaction(async (tx) => {
+      if (containers.length === 0)
+        throw new ValidationException('Either PrimaryContainer or Containers must be provided.');
+      // The packages are checked in the transaction that writes the model, so none can go missing in between.
+      await models.create(ctx, { arn, name: ModelName }, doc, Tags, async (tx) => {
         for (const [i, c] of containers.entries()) {
           if (c.ModelPackageName) {
             const pkg = await findModelPackage(deps, tx, ctx, c.ModelPackageName);
@@ -86,35 +91,19 @@ export function modelHandlers(deps: ServiceDeps) {
             throw new ValidationException(`Container ${i + 1} must have either Image or ModelPackageName.`);
           }
         }
-        if (await repos.models.get(tx, ctx, ModelName.toLowerCase())) {
-          throw new ValidationException(`Cannot create already existing model "${arn}".`);
-        }
-        await repos.models.insert(tx, ctx, {
-          name_key: ModelName.toLowerCase(),
-          name: ModelName,
-          arn,
-          status: null,
-          doc: JSON.stringify(doc),
-          created_at: ctx.receivedAt,
-          last_modified_at: ctx.receivedAt,
-        });
-        if (Tags?.length) await repos.tags.put(tx, arn, Tags);
       });
       return { ModelArn: arn };
     },
 
     async describeModel(input: DescribeModelInput, ctx: RequestContext): Promise<DescribeModelOutput> {
-      const row = await repos.models.get(db, ctx, input.ModelName.toLowerCase());
-      if (!row) throw modelNotFound(ctx, input.ModelName);
-      return { ...(JSON.parse(row.doc) as ModelDoc), ModelName: row.name, ModelArn: row.arn, CreationTime: new Date(row.created_at) };
+      const row = await models.get(deps.db, ctx, input.ModelName);
+      return { ...models.doc(row), ModelName: row.name, ModelArn: row.arn, CreationTime: new Date(row.created_at) };
     },
 
     async listModels(input: ListModelsInput, ctx: RequestContext): Promise<ListModelsOutput> {
-      const page = await listPage(db, tokens, ctx, repos.models, input, {
-        sortBy: sortKey(input.SortBy, 'created'),
-        // ListModels sorts newest first unless asked otherwise.
-        descending: input.SortOrder !== 'Ascending',
-      });
+      // ListModels sorts newest first unless asked otherwise.
+      const query = tableQuery(input, { sortBy: 'created', descending: true });
+      const page = await models.list(ctx, 'ListModels', input, query);
       return {
         Models: page.rows.map((r) => ({ ModelName: r.name, ModelArn: r.arn, CreationTime: new Date(r.created_at) })),
         NextToken: page.NextToken,
@@ -122,12 +111,7 @@ export function modelHandlers(deps: ServiceDeps) {
     },
 
     async deleteModel(input: DeleteModelInput, ctx: RequestContext): Promise<void> {
-      await db.transaction(async (tx) => {
-        const row = await repos.models.get(tx, ctx, input.ModelName.toLowerCase());
-        if (!row) throw modelNotFound(ctx, input.ModelName);
-        await repos.models.delete(tx, ctx, row.name_key);
-        await repos.tags.removeAll(tx, row.arn);
-      });
+      await models.delete(ctx, input.ModelName);
     },
   };
 }
