@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
+import { model as logsModel } from './generated/logs/model.js';
 import { model as runtimeModel } from './generated/sagemaker-runtime/model.js';
 import { model as sagemakerModel } from './generated/sagemaker/model.js';
 import { openGraphService } from './graph/server.js';
@@ -12,6 +13,7 @@ import { AwsApi } from './http/aws-api.js';
 import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
+import { createLogsHandlers } from './services/logs/index.js';
 import { createRuntimeHandlers } from './services/runtime/index.js';
 import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
@@ -81,6 +83,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     log: logger,
     sagemaker: new AwsJsonProtocol({ model: sagemakerModel, handlers: createSageMakerHandlers(deps, deployments) }),
     runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deployments)),
+    logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
     metrics: () => engine.metrics(),

@@ -267,7 +267,7 @@ function genModel(model, names, ops, service) {
   return `${modelType}
 
 export const model = {
-  metadata: ${JSON.stringify({ protocol: m.protocol, targetPrefix: m.targetPrefix ?? null, signingName: m.signingName, serviceId: m.serviceId, apiVersion: m.apiVersion, jsonVersion: m.jsonVersion ?? null })},
+  metadata: ${JSON.stringify({ protocol: m.protocol, targetPrefix: m.targetPrefix ?? null, signingName: m.signingName ?? m.endpointPrefix, serviceId: m.serviceId, apiVersion: m.apiVersion, jsonVersion: m.jsonVersion ?? null })},
   shapes: {
 ${shapeEntries.join('\n')}
   },

@@ -1,5 +1,5 @@
 // The AWS API port: picks the protocol of each request and hands it over.
-//   X-Amz-Target                    → AWS JSON 1.1 (SageMaker control plane)
+//   X-Amz-Target                    → AWS JSON 1.1 (SageMaker control plane; Logs_20140328.* → CloudWatch Logs)
 //   POST /endpoints/{name}/...      → REST-JSON (SageMaker Runtime)
 //   GET /_slipway/health            → readiness
 import { randomUUID } from 'node:crypto';
@@ -24,6 +24,8 @@ export interface AwsApiOptions {
   readonly defaultRegion: string;
   readonly log: Logger;
   readonly sagemaker: AwsJsonProtocol;
+  /** The CloudWatch Logs API (job logs), for X-Amz-Target `Logs_20140328.*`. */
+  readonly logs?: AwsJsonProtocol;
   readonly runtime: RestJsonProtocol;
   /**
    * The embedded S3 API, when on. It gets requests signed for service `s3`, and every request
@@ -86,7 +88,8 @@ export class AwsApi {
       if (typeof target === 'string') {
         op = target.slice(target.indexOf('.') + 1);
         const body = await readBody(req, this.opts.maxJsonBody ?? 16 * MiB);
-        response = await this.opts.sagemaker.handle(this.wire(req, path, query, body), ctx);
+        const json = this.opts.logs && target.startsWith('Logs_20140328.') ? this.opts.logs : this.opts.sagemaker;
+        response = await json.handle(this.wire(req, path, query, body), ctx);
       } else if (path === '/_slipway/health' && (req.method === 'GET' || req.method === 'HEAD')) {
         op = 'health';
         response = this.health();

@@ -184,4 +184,42 @@ export const MIGRATIONS: readonly Migration[] = [
     )`,
     `CREATE INDEX lineage_trial_members_by_component ON lineage_trial_members (component_arn, trial_arn)`,
   ]),
+  // CloudWatch Logs as SageMaker jobs write them: groups, streams and their events (seq orders a
+  // stream's events as they were written; event_time is the event's own timestamp).
+  ddl('0020_logs', [
+    `CREATE TABLE log_groups (
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      name SORTED_TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      PRIMARY KEY (account_id, region, name)
+    )`,
+    `CREATE TABLE log_streams (
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      log_group SORTED_TEXT NOT NULL,
+      name SORTED_TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      first_event BIGINT,
+      last_event BIGINT,
+      last_ingestion BIGINT,
+      stored_bytes BIGINT NOT NULL,
+      next_seq BIGINT NOT NULL,
+      PRIMARY KEY (account_id, region, log_group, name)
+    )`,
+    `CREATE INDEX log_streams_by_last_event ON log_streams (account_id, region, log_group, last_event, name)`,
+    `CREATE TABLE log_events (
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      log_group SORTED_TEXT NOT NULL,
+      log_stream SORTED_TEXT NOT NULL,
+      seq BIGINT NOT NULL,
+      event_time BIGINT NOT NULL,
+      ingestion_time BIGINT NOT NULL,
+      message TEXT NOT NULL,
+      PRIMARY KEY (account_id, region, log_group, log_stream, seq)
+    )`,
+    // FilterLogEvents reads a group's events in time order across its streams.
+    `CREATE INDEX log_events_by_time ON log_events (account_id, region, log_group, event_time, log_stream, seq)`,
+  ]),
 ];

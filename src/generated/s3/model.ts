@@ -5,7 +5,7 @@
 import type { RestXmlServiceModel as ServiceModel } from '../../protocol/rest-xml/xml-model.js';
 
 export const model = {
-  metadata: {"protocol":"rest-xml","targetPrefix":null,"serviceId":"S3","apiVersion":"2006-03-01","jsonVersion":null},
+  metadata: {"protocol":"rest-xml","targetPrefix":null,"signingName":"s3","serviceId":"S3","apiVersion":"2006-03-01","jsonVersion":null},
   shapes: {
   AbortDate: {"type":"timestamp"},
   AbortMultipartUploadOutput: {"type":"structure","members":{"RequestCharged":{"shape":"RequestCharged","location":"header","locationName":"x-amz-request-charged"}}},

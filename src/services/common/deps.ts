@@ -5,6 +5,7 @@ import type { Database, Queryable } from '../../storage/db/types.js';
 import { LineageAssociationRepository } from '../../storage/repositories/lineage-associations.js';
 import { LineageEntityRepository } from '../../storage/repositories/lineage-entities.js';
 import { LineageTrialMemberRepository } from '../../storage/repositories/lineage-trial-members.js';
+import { LogRepository } from '../../storage/repositories/log-events.js';
 import { ModelPackageGroupRepository } from '../../storage/repositories/model-package-groups.js';
 import { ResourceTable, type ResourceRow } from '../../storage/repositories/resource-table.js';
 import { TagRepository } from '../../storage/repositories/tags.js';
@@ -52,6 +53,7 @@ export interface Repositories {
   readonly lineageEntities: LineageEntityRepository;
   readonly lineageAssociations: LineageAssociationRepository;
   readonly lineageTrialMembers: LineageTrialMemberRepository;
+  readonly logs: LogRepository;
 }
 
 export function createRepositories(): Repositories {
@@ -71,5 +73,6 @@ export function createRepositories(): Repositories {
     lineageEntities: new LineageEntityRepository(),
     lineageAssociations: new LineageAssociationRepository(),
     lineageTrialMembers: new LineageTrialMemberRepository(),
+    logs: new LogRepository(),
   };
 }
