@@ -1,0 +1,100 @@
+// The container contract runner: a script written for /opt/ml runs unchanged in the sandbox, its
+// output arrives line by line, and a stop ends it.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { runContract, sandboxAvailable } from './sandbox.js';
+
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function jobRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), 'slipway-sandbox-'));
+  dirs.push(root);
+  mkdirSync(join(root, 'input/config'), { recursive: true });
+  mkdirSync(join(root, 'model'), { recursive: true });
+  writeFileSync(join(root, 'input/config/hyperparameters.json'), '{"eta":"0.2"}');
+  return root;
+}
+
+const script = (ml: string) =>
+  `cat ${ml}/input/config/hyperparameters.json; echo; echo saved > ${ml}/model/out.txt; echo warn >&2; echo "root=$SM_MODEL_DIR"; exit 3`;
+
+test('in the sandbox the script sees the container paths and writes into the job directory', {
+  skip: !sandboxAvailable() && !process.env.CI,
+}, async () => {
+  assert.ok(sandboxAvailable(), 'bubblewrap must be installed (Debian package bubblewrap)');
+  const root = jobRoot();
+  const lines: string[] = [];
+  const exit = await runContract({
+    mlRoot: root,
+    argv: ['sh', '-c', script('/opt/ml')],
+    cwd: tmpdir(),
+    env: (ml) => ({ SM_MODEL_DIR: `${ml}/model` }),
+    onLine: (l, s) => lines.push(`${s}:${l}`),
+  });
+  assert.equal(exit.sandboxed, true);
+  assert.equal(exit.code, 3);
+  assert.deepEqual(
+    lines.filter((l) => l.startsWith('stdout')),
+    ['stdout:{"eta":"0.2"}', 'stdout:root=/opt/ml/model'],
+  );
+  assert.deepEqual(
+    lines.filter((l) => l.startsWith('stderr')),
+    ['stderr:warn'],
+  );
+  assert.equal(readFileSync(join(root, 'model/out.txt'), 'utf8'), 'saved\n');
+});
+
+test('without a sandbox the SM_* environment carries the job directory', async () => {
+  const root = jobRoot();
+  const lines: string[] = [];
+  const exit = await runContract({
+    mlRoot: root,
+    argv: ['sh', '-c', script('$SM_ROOT')],
+    cwd: tmpdir(),
+    env: (ml) => ({ SM_MODEL_DIR: `${ml}/model`, SM_ROOT: ml }),
+    onLine: (l) => lines.push(l),
+    sandbox: false,
+  });
+  assert.equal(exit.sandboxed, false);
+  assert.equal(exit.code, 3);
+  assert.ok(lines.includes(`root=${root}/model`));
+  assert.equal(readFileSync(join(root, 'model/out.txt'), 'utf8'), 'saved\n');
+});
+
+test('a stop ends the program and everything it started', async () => {
+  const root = jobRoot();
+  const stop = new AbortController();
+  const started = Date.now();
+  const run = runContract({
+    mlRoot: root,
+    argv: ['sh', '-c', 'sleep 30 & echo started; wait'],
+    cwd: tmpdir(),
+    env: () => ({}),
+    onLine: (l) => {
+      if (l === 'started') stop.abort();
+    },
+    signal: stop.signal,
+    graceMs: 500,
+  });
+  const exit = await run;
+  assert.ok(Date.now() - started < 5000, 'stopped well before the sleep ends');
+  assert.ok(exit.signal !== null || exit.code !== 0);
+});
+
+test('a command that does not exist is reported, not thrown', async () => {
+  const exit = await runContract({
+    mlRoot: jobRoot(),
+    argv: ['/nonexistent/train'],
+    cwd: tmpdir(),
+    env: () => ({}),
+    onLine: () => {},
+    sandbox: false,
+  });
+  assert.match(exit.startError ?? '', /could not be started: ENOENT/);
+});

@@ -1,0 +1,116 @@
+// Runs a program written for a SageMaker container (training or processing) without Docker: inside a
+// bubblewrap sandbox where a job's private directory is mounted at /opt/ml, so scripts that use the
+// container paths (/opt/ml/input/data/train, /opt/ml/model, /opt/ml/processing/input) run unchanged.
+// Without bwrap the program runs as a plain process and finds its directories only through the SM_*
+// environment (the paths are the job directory's own). https://github.com/containers/bubblewrap
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+/** Where /opt/ml is inside the sandbox. */
+export const CONTAINER_ML_ROOT = '/opt/ml';
+
+export interface ContractRun {
+  /** The job's directory that becomes /opt/ml (input/, model/, output/, processing/ ...). */
+  readonly mlRoot: string;
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  /** Built from the root the program will see: `/opt/ml` in the sandbox, `mlRoot` without one. */
+  readonly env: (mlRoot: string) => Record<string, string>;
+  /** Each line the program writes, as it writes it. */
+  readonly onLine: (line: string, stream: 'stdout' | 'stderr') => void;
+  /** Stops the program (StopTrainingJob, MaxRuntimeInSeconds): SIGTERM, then SIGKILL after `graceMs`. */
+  readonly signal?: AbortSignal;
+  readonly graceMs?: number;
+  /** Run in bubblewrap or as a plain process; default: bubblewrap when it is available. */
+  readonly sandbox?: boolean;
+}
+
+export interface ContractExit {
+  /** Exit code, or null when the program was ended by a signal. */
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Whether it ran in a bubblewrap sandbox (else as a plain process). */
+  readonly sandboxed: boolean;
+  /** It could not be started at all (a missing command): the reason. */
+  readonly startError?: string;
+}
+
+let probed: boolean | undefined;
+
+/** Whether bubblewrap is installed and can create a sandbox here (probed once). */
+export function sandboxAvailable(): boolean {
+  if (probed === undefined) {
+    if (process.env.SLIPWAY_SANDBOX === 'none') probed = false;
+    else {
+      const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'true'], {
+        stdio: 'ignore',
+        timeout: 5000,
+      });
+      probed = r.status === 0;
+    }
+  }
+  return probed;
+}
+
+/**
+ * bwrap arguments: the host file system read-only, a fresh /dev, /proc and /tmp, /opt replaced by a
+ * tmpfs that keeps the host's /opt entries (read-only) and gains /opt/ml, the job's directory.
+ */
+function bwrapArgs(mlRoot: string, cwd: string): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/opt'];
+  let hostOpt: string[] = [];
+  try {
+    hostOpt = readdirSync('/opt').filter((n) => n !== 'ml');
+  } catch {}
+  for (const n of hostOpt) args.push('--ro-bind', `/opt/${n}`, `/opt/${n}`);
+  args.push('--bind', mlRoot, CONTAINER_ML_ROOT);
+  args.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--new-session', '--chdir', cwd);
+  return args;
+}
+
+/** Runs the program to its end; never rejects (a program that cannot start is reported in startError). */
+export function runContract(run: ContractRun): Promise<ContractExit> {
+  const sandboxed = run.sandbox ?? sandboxAvailable();
+  const root = sandboxed ? CONTAINER_ML_ROOT : run.mlRoot;
+  const env = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp', ...run.env(root) };
+  const [file, args] = sandboxed
+    ? ['bwrap', [...bwrapArgs(run.mlRoot, run.cwd), '--', ...run.argv]]
+    : [run.argv[0]!, run.argv.slice(1)];
+  return new Promise((resolve) => {
+    let startError: string | undefined;
+    const child = spawn(file, args, { cwd: run.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const killGroup = (sig: NodeJS.Signals) => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, sig);
+      } catch {}
+    };
+    let hardKill: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      killGroup('SIGTERM');
+      hardKill = setTimeout(() => killGroup('SIGKILL'), run.graceMs ?? 2000);
+    };
+    if (run.signal?.aborted) onAbort();
+    else run.signal?.addEventListener('abort', onAbort, { once: true });
+    const pending: Promise<void>[] = [];
+    for (const [stream, name] of [
+      [child.stdout, 'stdout'],
+      [child.stderr, 'stderr'],
+    ] as const) {
+      const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+      rl.on('line', (line) => run.onLine(line, name));
+      pending.push(new Promise((r) => rl.once('close', () => r())));
+    }
+    child.once('error', (err) => {
+      startError = `${run.argv[0]} could not be started: ${(err as NodeJS.ErrnoException).code ?? err.message}`;
+    });
+    child.once('close', async (code, signal) => {
+      await Promise.all(pending);
+      if (hardKill) clearTimeout(hardKill);
+      run.signal?.removeEventListener('abort', onAbort);
+      // The group may have survivors (a daemon the program started): they go with it.
+      killGroup('SIGKILL');
+      resolve({ code, signal, sandboxed, startError });
+    });
+  });
+}
