@@ -24,6 +24,16 @@ import { artifactSourceKey, type EntityKind, entityArn, sourceKey } from './enti
 import { freeName, insertAssociation } from './graph-writes.js';
 
 const entities = new LineageEntityRepository();
+
+/** The document field that holds each kind's name. */
+const NAME_FIELD: Record<EntityKind, string> = {
+  artifact: 'ArtifactName',
+  action: 'ActionName',
+  context: 'ContextName',
+  experiment: 'ExperimentName',
+  'experiment-trial': 'TrialName',
+  'experiment-trial-component': 'TrialComponentName',
+};
 const associations = new LineageAssociationRepository();
 
 export interface RecordedContainer {
@@ -163,7 +173,7 @@ function packageResource(arn: string): string {
   return i < 0 ? arn.slice(arn.lastIndexOf('/') + 1) : arn.slice(i + ':model-package/'.length);
 }
 
-async function insertEntity(
+export async function insertEntity(
   tx: Queryable,
   p: Partition,
   kind: EntityKind,
@@ -174,7 +184,7 @@ async function insertEntity(
   doc: Record<string, unknown>,
   uniqueSource: string | null = null,
 ): Promise<LineageEntityRow> {
-  const nameField = kind === 'action' ? 'ActionName' : kind === 'context' ? 'ContextName' : 'ArtifactName';
+  const nameField = NAME_FIELD[kind];
   const row: LineageEntityRow = {
     arn: entityArn(p, kind, name ?? randomBytes(16).toString('hex')),
     kind,
@@ -193,7 +203,7 @@ async function insertEntity(
 }
 
 /** The artifact of a SourceUri (without SourceTypes), created with `type` if there is none yet. */
-async function ensureArtifact(tx: Queryable, p: Partition, type: string, uri: string, at: number) {
+export async function ensureArtifact(tx: Queryable, p: Partition, type: string, uri: string, at: number) {
   const key = artifactSourceKey(uri);
   const existing = await entities.getArtifactBySource(tx, p, key);
   if (existing) return existing;
@@ -221,7 +231,7 @@ async function ensureContext(tx: Queryable, p: Partition, type: string, arn: str
 }
 
 /** source → destination unless that pair is already linked (recording is idempotent). */
-async function link(
+export async function link(
   tx: Queryable,
   p: Partition,
   source: LineageEntityRow,
