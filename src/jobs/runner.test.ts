@@ -106,8 +106,12 @@ for (const dialect of DIALECTS) {
 
     it('runs steps in order, records each transition with its time, and tells subscribers inside the transaction', async () => {
       const { r, kind } = replica(t.db, 'a');
-      const seen: TransitionEvent[] = [];
-      r.subscribe(async (tx, e) => {
+      const seen: TransitionEvent<SleeperPayload>[] = [];
+      let all = 0;
+      r.subscribe(async () => {
+        all++;
+      });
+      const unsubscribe = r.subscribe(kind, async (tx, e) => {
         // Inside the recording transaction: the transition row is already visible to it.
         const row = await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM job_transitions WHERE item_id = ? AND seq = ?', [e.id, e.seq]);
         assert.equal(Number(row?.n), 1);
@@ -124,6 +128,13 @@ for (const dialect of DIALECTS) {
       assert.equal(history[1]!.message, 'attempt 1');
       assert.deepEqual(seen.map((e) => [e.kind, e.id, e.status]), history.map((h) => ['sleeper', 'j1', h.status]));
       assert.deepEqual(seen[0]!.payload, { steps: 2, stepMs: 5 });
+      assert.equal(seen[0]!.payload.steps, 2, 'typed payload');
+      assert.equal(all, 5);
+      unsubscribe();
+      await r.submit(kind, 'j2', { steps: 0, stepMs: 0 });
+      await lastStatus(r, 'j2', 'Completed');
+      assert.equal(seen.length, 5, 'no events after unsubscribing');
+      assert.equal(all, 7);
     });
 
     it('bounds how many items of a kind run at once on a replica; the rest wait in submission order', async () => {

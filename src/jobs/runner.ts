@@ -17,6 +17,7 @@ import {
   type RunContext,
   type SubmitOptions,
   type Transition,
+  type TransitionEvent,
   type TransitionListener,
   type WorkItem,
 } from './types.js';
@@ -82,8 +83,18 @@ export class JobRunner {
     return kind;
   }
 
-  /** Subscribes to every transition, called inside the transaction that records it. Returns an unsubscribe function. */
-  subscribe(listener: TransitionListener): () => void {
+  /**
+   * Subscribes to the transitions of one kind (typed payload), or of every kind; the listener runs
+   * inside the transaction that records the transition. Returns an unsubscribe function.
+   */
+  subscribe<P>(kind: JobKind<P>, listener: (tx: Queryable, event: TransitionEvent<P>) => Promise<void>): () => void;
+  subscribe(listener: TransitionListener): () => void;
+  subscribe<P>(
+    a: JobKind<P> | TransitionListener,
+    b?: (tx: Queryable, event: TransitionEvent<P>) => Promise<void>,
+  ): () => void {
+    const listener: TransitionListener =
+      typeof a === 'function' ? a : async (tx, e) => (e.kind === a.name ? b!(tx, e as TransitionEvent<P>) : undefined);
     this.#listeners.push(listener);
     return () => {
       const i = this.#listeners.indexOf(listener);
@@ -280,12 +291,11 @@ export class JobRunner {
       for (const kind of kinds) {
         const limit = Math.min(this.#free(kind), 100);
         const rows = await store.lockClaimable(tx, kind.name, now, limit, orphans);
-        // A full page may hide more (items ended here take no slot): look again right after.
-        if (rows.length === limit) this.#pollAgain = true;
         let taken = 0;
+        let handled = 0;
         for (const row of rows) {
-          if (taken >= limit) break;
           if (this.#running.has(key(kind.name, row.item_id)) || this.#pending.has(key(kind.name, row.item_id))) continue;
+          handled++;
           const orphaned = row.state === 'running';
           if (row.stop_requested === 1) {
             await this.#end(tx, kind, row, { cause: 'stopped', message: 'Stop requested.' });
@@ -307,6 +317,8 @@ export class JobRunner {
             });
           }
         }
+        // A full page may hide more (items ended here take no slot): look again right after.
+        if (handled === limit && taken < limit) this.#pollAgain = true;
       }
       return out;
     });
