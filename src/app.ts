@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
@@ -19,6 +20,7 @@ import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
 import { EndpointDeployments } from './services/sagemaker/endpoint-deployments.js';
 import { createInferenceEngine } from './inference/create-engine.js';
+import { JobRunner } from './jobs/runner.js';
 import { createLineageHooks } from './lineage/hooks.js';
 import { openBlobStorage } from './storage/blobs/index.js';
 import { openDatabase } from './storage/db/index.js';
@@ -76,7 +78,14 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     containerConfigPath: config.containersFile,
     log: logger,
   });
-  const deployments = new EndpointDeployments(deps, engine, logger);
+  // Background lifecycles (endpoint deployments): one runner; its claims name this server.
+  const runner = new JobRunner({
+    db,
+    log: logger,
+    replicaId: config.replicaId ?? `${hostname()}:${config.dataDir}`,
+    leaseMs: config.jobLeaseSeconds * 1000,
+  });
+  const deployments = new EndpointDeployments(deps, engine, logger, runner);
   const api = new AwsApi({
     accountId: config.accountId,
     defaultRegion: config.defaultRegion,
@@ -126,9 +135,11 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   logger
     .child({}, { level: 'info' })
     .info({ host: config.host, port, graphPort, dataDir: config.dataDir, database: db.dialect }, 'listening');
-  // Endpoints left Creating, Updating or Deleting by a previous run carry on.
+  // Endpoints left Creating, Updating or Deleting by a previous run carry on: the runner takes back
+  // what this server held and claims what is queued (or held by a replica whose lease ran out).
   const resumed = await deployments.resume();
   if (resumed > 0) logger.info({ endpoints: resumed }, 'resuming endpoint deployments');
+  runner.start();
 
   let closing: Promise<void> | undefined;
   /**
@@ -155,6 +166,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         api.startDraining();
         graph.closeSockets();
         await Promise.all([closeServer(awsServer), closeServer(graphServer)]);
+        await runner.close();
         await deployments.close();
         await engine.close();
         await graph.close();

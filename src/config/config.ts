@@ -23,6 +23,10 @@ export interface Config {
   readonly serverlessIdleSeconds: number;
   /** JSON file mapping custom container images to local commands (the process runtime). */
   readonly containersFile: string | undefined;
+  /** Names this server in background-work claims (src/jobs); default: host name and data dir. */
+  readonly replicaId: string | undefined;
+  /** A claim on background work lasts this long without a heartbeat before another replica takes it over. */
+  readonly jobLeaseSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -40,6 +44,8 @@ const OPTIONS = {
   's3-endpoint': { type: 'string' },
   'serverless-idle-seconds': { type: 'string' },
   'containers-file': { type: 'string' },
+  'replica-id': { type: 'string' },
+  'job-lease-seconds': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -57,6 +63,11 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
                           the embedded S3 API on --port (env SLIPWAY_S3_ENDPOINT)
   --serverless-idle-seconds N  scale a serverless endpoint to zero after N idle seconds (default 300)
   --containers-file FILE  JSON mapping custom container images to local commands (env SLIPWAY_CONTAINERS_FILE)
+  --replica-id ID         names this server when several share one PostgreSQL database; a restarted server with
+                          the same id takes its unfinished background work back at once (default: host name and
+                          data dir; env SLIPWAY_REPLICA_ID)
+  --job-lease-seconds N   background work held by a server that stops answering is taken over by another after
+                          N seconds (default 30; env SLIPWAY_JOB_LEASE_SECONDS)
   --log-level LEVEL       trace|debug|info|warn|error|silent (default info; env SLIPWAY_LOG_LEVEL)
 `;
 
@@ -71,6 +82,12 @@ function nonNegative(name: string, v: string | undefined, dflt: number): number 
   if (v === undefined || v === '') return dflt;
   const n = Number(v);
   if (!Number.isFinite(n) || n < 0) throw new ConfigError(`--${name} must be a non-negative number, got '${v}'`);
+  return n;
+}
+
+function positive(name: string, v: string | undefined, dflt: number): number {
+  const n = nonNegative(name, v, dflt);
+  if (n === 0) throw new ConfigError(`--${name} must be a positive number, got '${v}'`);
   return n;
 }
 
@@ -107,5 +124,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     s3Endpoint,
     serverlessIdleSeconds: nonNegative('serverless-idle-seconds', str('serverless-idle-seconds', 'SLIPWAY_SERVERLESS_IDLE_SECONDS'), 300),
     containersFile: str('containers-file', 'SLIPWAY_CONTAINERS_FILE') || undefined,
+    replicaId: str('replica-id', 'SLIPWAY_REPLICA_ID') || undefined,
+    jobLeaseSeconds: positive('job-lease-seconds', str('job-lease-seconds', 'SLIPWAY_JOB_LEASE_SECONDS'), 30),
   });
 }

@@ -184,9 +184,43 @@ export const MIGRATIONS: readonly Migration[] = [
     )`,
     `CREATE INDEX lineage_trial_members_by_component ON lineage_trial_members (component_arn, trial_arn)`,
   ]),
+  // The background job runner (src/jobs): durable work items with a lease per replica, and each
+  // item's status transitions. state: queued | running | done.
+  ddl('0020_jobs', [
+    `CREATE TABLE job_items (
+      kind SORTED_TEXT NOT NULL,
+      item_id SORTED_TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      state SORTED_TEXT NOT NULL,
+      status TEXT,
+      generation INTEGER NOT NULL,
+      run_generation INTEGER NOT NULL,
+      stop_requested INTEGER NOT NULL,
+      attempts INTEGER NOT NULL,
+      claimed_by TEXT,
+      claim_token TEXT,
+      lease_until BIGINT,
+      deadline BIGINT,
+      submitted_at BIGINT NOT NULL,
+      started_at BIGINT,
+      finished_at BIGINT,
+      PRIMARY KEY (kind, item_id)
+    )`,
+    // The claim query: queued items in submission order, and running items whose lease ran out.
+    `CREATE INDEX job_items_by_state ON job_items (state, kind, submitted_at, item_id)`,
+    `CREATE TABLE job_transitions (
+      kind SORTED_TEXT NOT NULL,
+      item_id SORTED_TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      status TEXT NOT NULL,
+      message TEXT,
+      at BIGINT NOT NULL,
+      PRIMARY KEY (kind, item_id, seq)
+    )`,
+  ]),
   // CloudWatch Logs as SageMaker jobs write them: groups, streams and their events (seq orders a
   // stream's events as they were written; event_time is the event's own timestamp).
-  ddl('0020_logs', [
+  ddl('0021_logs', [
     `CREATE TABLE log_groups (
       account_id TEXT NOT NULL,
       region TEXT NOT NULL,

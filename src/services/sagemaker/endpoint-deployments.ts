@@ -1,11 +1,15 @@
-// Brings endpoints through their lifecycle in the background: Creating → InService | Failed,
-// Updating → InService (new config, or old config with FailureReason), Deleting → gone; resumes
-// whatever was in progress after a restart, and keeps each replica's deployed variants for invokes.
+// Brings endpoints through their lifecycle in the background, as a kind of the job runner
+// (src/jobs): Creating → InService | Failed, Updating → InService (new config, or old config with
+// FailureReason), Deleting → gone; the runner resumes what was in progress after a restart (on
+// whichever replica claims it). Each replica keeps its own deployed variants for invokes.
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_DescribeEndpoint.html
 import type { Logger } from 'pino';
 import { sagemakerArn, type Partition } from '../../domain/arn.js';
 import type { DeploymentConfig, ProductionVariantServerlessConfig } from '../../generated/sagemaker/shapes.js';
 import { DeploymentError, type DeployedVariant, type InferenceEngine } from '../../inference/engine.js';
+import type { JobRunner } from '../../jobs/runner.js';
+import type { JobKind, RunContext } from '../../jobs/types.js';
+import type { Queryable } from '../../storage/db/types.js';
 import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import type { ServiceDeps } from '../common/deps.js';
 import type { EndpointConfigDoc } from './endpoint-configs.js';
@@ -77,19 +81,44 @@ export function desiredVariants(config: EndpointConfigDoc, status: string, at: n
   }));
 }
 
+/** The runner's work item for an endpoint: one per endpoint, run again for each requested transition. */
+interface EndpointWork {
+  readonly accountId: string;
+  readonly region: string;
+  readonly nameKey: string;
+}
+
 export class EndpointDeployments {
   private readonly live = new Map<string, LiveEndpoint>();
-  /** One run per endpoint at a time; a new request for the same endpoint waits for the current run. */
-  private readonly running = new Map<string, Promise<void>>();
   private readonly loading = new Map<string, Promise<LiveEndpoint | undefined>>();
   private readonly rows = new Map<string, { state: EndpointState | undefined; at: number }>();
-  private closed = false;
+  private readonly kind: JobKind<EndpointWork>;
 
   constructor(
     private readonly deps: ServiceDeps,
     private readonly engine: InferenceEngine,
     private readonly log: Logger,
-  ) {}
+    private readonly runner: JobRunner,
+  ) {
+    this.kind = runner.register<EndpointWork>({
+      name: 'endpoint-deployment',
+      // Every endpoint deploys at once, as before the runner: a deployment mostly waits on I/O.
+      concurrency: Number.POSITIVE_INFINITY,
+      onRestart: 'resume',
+      run: (ctx) => this.advance(ctx),
+      // Only an unexpected error (e.g. the database failing) ends a deployment this way; the
+      // endpoint keeps its status and the next start of the server resumes it, as before.
+      end: async (tx, item, why) => {
+        this.log.error({ err: why.error, endpoint: item.payload.nameKey }, 'endpoint deployment failed unexpectedly');
+        const row = await this.deps.repos.endpoints.get(tx, this.partition(item.payload), item.payload.nameKey);
+        return { status: row?.status ?? 'Deleted', message: why.message };
+      },
+    });
+  }
+
+  private partition(w: EndpointWork): Partition {
+    return { accountId: w.accountId, region: w.region };
+  }
 
   private key(p: Partition, nameKey: string): string {
     return `${p.accountId}|${p.region}|${nameKey}`;
@@ -108,30 +137,37 @@ export class EndpointDeployments {
     return state;
   }
 
-  /** Runs the endpoint's pending transition in the background. */
+  /**
+   * Enqueues the endpoint's transition (the status just written: Creating, Updating, Deleting)
+   * inside the caller's transaction. One item per endpoint: a request while a transition runs
+   * makes it run once more afterwards, reading the state then in the database.
+   */
+  async submit(tx: Queryable, p: Partition, nameKey: string, status: string): Promise<void> {
+    const id = this.key(p, nameKey);
+    await this.runner.submit(this.kind, id, { accountId: p.accountId, region: p.region, nameKey }, { tx, status, whenActive: 'rerun' });
+  }
+
+  /** After the transaction that submitted commits: starts the transition now. */
   schedule(p: Partition, nameKey: string): void {
-    const key = this.key(p, nameKey);
-    this.rows.delete(key);
-    const previous = this.running.get(key) ?? Promise.resolve();
-    const run = previous
-      .then(() => this.advance(p, nameKey))
-      .catch((err) => this.log.error({ err, endpoint: nameKey }, 'endpoint deployment failed unexpectedly'))
-      .finally(() => {
-        if (this.running.get(key) === run) this.running.delete(key);
-      });
-    this.running.set(key, run);
+    this.rows.delete(this.key(p, nameKey));
+    this.runner.wake();
   }
 
-  /** Waits for every scheduled transition (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.all([...this.running.values()]);
-  }
-
-  /** After a restart: resume every endpoint left Creating, Updating or Deleting. */
+  /**
+   * At start-up: endpoints left Creating, Updating or Deleting without work in the runner (a
+   * database from before it) are submitted; the runner resumes its own items by itself.
+   */
   async resume(): Promise<number> {
     const rows = await this.deps.repos.endpoints.withStatus(this.deps.db, ['Creating', 'Updating', 'Deleting']);
-    for (const r of rows) this.schedule({ accountId: r.account_id, region: r.region }, r.name_key);
-    return rows.length;
+    let submitted = 0;
+    await this.deps.db.transaction(async (tx) => {
+      for (const r of rows) {
+        const work = { accountId: r.account_id, region: r.region, nameKey: r.name_key };
+        const id = this.key(work, r.name_key);
+        if ((await this.runner.submit(this.kind, id, work, { tx, status: r.status ?? undefined, whenActive: 'ignore' })) === 'submitted') submitted++;
+      }
+    });
+    return submitted;
   }
 
   /**
@@ -163,9 +199,8 @@ export class EndpointDeployments {
     return pending;
   }
 
+  /** Stops every variant this replica serves; close the runner first so no deployment is in flight. */
   async close(): Promise<void> {
-    this.closed = true;
-    await this.idle();
     await Promise.all([...this.live.values()].map((l) => this.stopAll(l)));
     this.live.clear();
   }
@@ -214,8 +249,11 @@ export class EndpointDeployments {
   }
 
   /** Moves the endpoint one step along its lifecycle, from whatever state the database holds. */
-  private async advance(p: Partition, nameKey: string): Promise<void> {
-    if (this.closed) return;
+  private async advance(ctx: RunContext<EndpointWork>): Promise<void> {
+    // Shutting down before it started: the runner gives the item back for the next start.
+    if (ctx.signal.aborted) return;
+    const p = this.partition(ctx.payload);
+    const { nameKey } = ctx.payload;
     const { db, repos } = this.deps;
     const row = await repos.endpoints.get(db, p, nameKey);
     if (!row) return;
@@ -226,9 +264,10 @@ export class EndpointDeployments {
       const l = this.live.get(key);
       this.live.delete(key);
       if (l) await this.stopAll(l);
-      await db.transaction(async (tx) => {
+      await ctx.transaction(async (tx) => {
         await repos.endpoints.delete(tx, p, nameKey);
         await repos.tags.removeAll(tx, row.arn);
+        await ctx.finish(tx, 'Deleted');
       });
       this.rows.delete(key);
       return;
@@ -246,7 +285,7 @@ export class EndpointDeployments {
     }
     const now = Date.now();
 
-    const committed = await db.transaction(async (tx) => {
+    const commit = ctx.transaction(async (tx) => {
       const current = await repos.endpoints.get(tx, p, nameKey, true);
       // Deleted or changed meanwhile (e.g. DeleteEndpoint during Creating): this result is stale.
       if (!current || current.status !== row.status || current.doc !== row.doc) return false;
@@ -281,8 +320,17 @@ export class EndpointDeployments {
         next = { ...doc, FailureReason: failure };
       }
       await repos.endpoints.update(tx, p, nameKey, { status, doc: JSON.stringify(next), last_modified_at: now });
+      await ctx.finish(tx, status, failure);
       return true;
     });
+    let committed: boolean;
+    try {
+      committed = await commit;
+    } catch (err) {
+      // e.g. another replica took the work over: what was deployed here is not the endpoint's.
+      if (live) await this.stopAll(live);
+      throw err;
+    }
 
     this.rows.delete(key);
     if (committed && live) {

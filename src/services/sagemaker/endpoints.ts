@@ -1,5 +1,6 @@
 // Endpoints: CreateEndpoint, DescribeEndpoint, ListEndpoints, UpdateEndpoint, DeleteEndpoint.
-// The calls record the requested transition and return at once; EndpointDeployments carries it out.
+// The calls record the requested transition and enqueue it in the same transaction, then return at
+// once; EndpointDeployments (a kind of the job runner) carries it out.
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateEndpoint.html
 import { sagemakerArn, type Partition } from '../../domain/arn.js';
 import type {
@@ -95,6 +96,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
         });
         if (input.Tags?.length) await repos.tags.put(tx, arn, input.Tags);
         await recordDeployment(tx, ctx, input.EndpointName, arn, config.doc);
+        await deployments.submit(tx, ctx, nameKey, 'Creating');
       });
       deployments.schedule(ctx, nameKey);
       return { EndpointArn: arn };
@@ -169,6 +171,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
           last_modified_at: ctx.receivedAt,
         });
         await recordDeployment(tx, ctx, row.name, row.arn, config.doc);
+        await deployments.submit(tx, ctx, nameKey, 'Updating');
       });
       deployments.schedule(ctx, nameKey);
       return { EndpointArn: arn };
@@ -181,6 +184,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
         if (!row) throw endpointNotFound(ctx, input.EndpointName);
         if (row.status === 'Deleting') return;
         await repos.endpoints.update(tx, ctx, nameKey, { status: 'Deleting', last_modified_at: ctx.receivedAt });
+        await deployments.submit(tx, ctx, nameKey, 'Deleting');
       });
       deployments.schedule(ctx, nameKey);
     },
