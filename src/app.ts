@@ -14,7 +14,9 @@ import { AwsApi } from './http/aws-api.js';
 import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
-import { createLogsHandlers } from './services/logs/index.js';
+import { appendLogs, createLogsHandlers } from './services/logs/index.js';
+import { trainingKind } from './training/training-kind.js';
+import { ContainersFileReader } from './inference/runtimes/container/containers-file.js';
 import { createRuntimeHandlers } from './services/runtime/index.js';
 import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
@@ -86,11 +88,28 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     leaseMs: config.jobLeaseSeconds * 1000,
   });
   const deployments = new EndpointDeployments(deps, engine, logger, runner);
+  const training = {
+    runner,
+    kind: runner.register(
+      trainingKind({
+        deps,
+        blobs: storage.blobs,
+        runner,
+        dataDir: config.dataDir,
+        containers: new ContainersFileReader(config.containersFile ?? process.env.SLIPWAY_CONTAINERS_FILE),
+        appendLogs: (p, group, stream, lines) => appendLogs(deps, p, group, stream, lines),
+        log: logger,
+      }),
+    ),
+  };
   const api = new AwsApi({
     accountId: config.accountId,
     defaultRegion: config.defaultRegion,
     log: logger,
-    sagemaker: new AwsJsonProtocol({ model: sagemakerModel, handlers: createSageMakerHandlers(deps, deployments) }),
+    sagemaker: new AwsJsonProtocol({
+      model: sagemakerModel,
+      handlers: createSageMakerHandlers(deps, deployments, training),
+    }),
     runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deployments)),
     logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),
     s3: s3Handler(storage, config.accountId),

@@ -256,4 +256,22 @@ export const MIGRATIONS: readonly Migration[] = [
     // FilterLogEvents reads a group's events in time order across its streams.
     `CREATE INDEX log_events_by_time ON log_events (account_id, region, log_group, event_time, log_stream, seq)`,
   ]),
+  // Training jobs (a ResourceTable: the validated CreateTrainingJob input and what the job recorded
+  // as it ran, in doc; status is TrainingJobStatus for ListTrainingJobs' StatusEquals and sort).
+  ddl('0022_training_jobs', [
+    `CREATE TABLE training_jobs (
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      name_key SORTED_TEXT NOT NULL,
+      name TEXT NOT NULL,
+      arn TEXT NOT NULL,
+      status SORTED_TEXT,
+      doc TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      last_modified_at BIGINT NOT NULL,
+      PRIMARY KEY (account_id, region, name_key)
+    )`,
+    `CREATE INDEX training_jobs_by_time ON training_jobs (account_id, region, created_at, name_key)`,
+    `CREATE INDEX training_jobs_by_status ON training_jobs (account_id, region, status, name_key)`,
+  ]),
 ];

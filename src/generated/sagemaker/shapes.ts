@@ -72,6 +72,17 @@ export interface Alarm {
   AlarmName?: string;
 }
 
+export interface AlgorithmSpecification {
+  TrainingImage?: string;
+  AlgorithmName?: string;
+  TrainingInputMode: TrainingInputMode;
+  MetricDefinitions?: MetricDefinition[];
+  EnableSageMakerMetricsTimeSeries?: boolean;
+  ContainerEntrypoint?: string[];
+  ContainerArguments?: string[];
+  TrainingImageConfig?: TrainingImageConfig;
+}
+
 export interface ArtifactSource {
   SourceUri: string;
   SourceTypes?: ArtifactSourceType[];
@@ -233,6 +244,21 @@ export type CaptureStatus = "Started" | "Stopped";
 
 export const CaptureStatusValues = ["Started", "Stopped"] as const;
 
+export interface Channel {
+  ChannelName: string;
+  DataSource: DataSource;
+  ContentType?: string;
+  CompressionType?: CompressionType;
+  RecordWrapperType?: RecordWrapper;
+  InputMode?: TrainingInputMode;
+  ShuffleConfig?: ShuffleConfig;
+}
+
+export interface CheckpointConfig {
+  S3Uri: string;
+  LocalPath?: string;
+}
+
 export interface ClarifyExplainerConfig {
   EnableExplanations?: string;
   InferenceConfig?: ClarifyInferenceConfig;
@@ -283,6 +309,11 @@ export const ClarifyTextGranularityValues = ["token", "sentence", "paragraph"] a
 export type ClarifyTextLanguage = "af" | "sq" | "ar" | "hy" | "eu" | "bn" | "bg" | "ca" | "zh" | "hr" | "cs" | "da" | "nl" | "en" | "et" | "fi" | "fr" | "de" | "el" | "gu" | "he" | "hi" | "hu" | "is" | "id" | "ga" | "it" | "kn" | "ky" | "lv" | "lt" | "lb" | "mk" | "ml" | "mr" | "ne" | "nb" | "fa" | "pl" | "pt" | "ro" | "ru" | "sa" | "sr" | "tn" | "si" | "sk" | "sl" | "es" | "sv" | "tl" | "ta" | "tt" | "te" | "tr" | "uk" | "ur" | "yo" | "lij" | "xx";
 
 export const ClarifyTextLanguageValues = ["af", "sq", "ar", "hy", "eu", "bn", "bg", "ca", "zh", "hr", "cs", "da", "nl", "en", "et", "fi", "fr", "de", "el", "gu", "he", "hi", "hu", "is", "id", "ga", "it", "kn", "ky", "lv", "lt", "lb", "mk", "ml", "mr", "ne", "nb", "fa", "pl", "pt", "ro", "ru", "sa", "sr", "tn", "si", "sk", "sl", "es", "sv", "tl", "ta", "tt", "te", "tr", "uk", "ur", "yo", "lij", "xx"] as const;
+
+export interface CollectionConfiguration {
+  CollectionName?: string;
+  CollectionParameters?: Record<string, string>;
+}
 
 export type CompressionType = "None" | "Gzip";
 
@@ -470,6 +501,41 @@ export interface CreateModelPackageOutput {
   ModelPackageArn: string;
 }
 
+export interface CreateTrainingJobRequest {
+  TrainingJobName: string;
+  HyperParameters?: Record<string, string>;
+  AlgorithmSpecification?: AlgorithmSpecification;
+  RoleArn: string;
+  InputDataConfig?: Channel[];
+  OutputDataConfig: OutputDataConfig;
+  ResourceConfig?: ResourceConfig;
+  VpcConfig?: VpcConfig;
+  StoppingCondition?: StoppingCondition;
+  Tags?: Tag[];
+  EnableNetworkIsolation?: boolean;
+  EnableInterContainerTrafficEncryption?: boolean;
+  EnableManagedSpotTraining?: boolean;
+  CheckpointConfig?: CheckpointConfig;
+  DebugHookConfig?: DebugHookConfig;
+  DebugRuleConfigurations?: DebugRuleConfiguration[];
+  TensorBoardOutputConfig?: TensorBoardOutputConfig;
+  ExperimentConfig?: ExperimentConfig;
+  ProfilerConfig?: ProfilerConfig;
+  ProfilerRuleConfigurations?: ProfilerRuleConfiguration[];
+  Environment?: Record<string, string>;
+  RetryStrategy?: RetryStrategy;
+  RemoteDebugConfig?: RemoteDebugConfig;
+  InfraCheckConfig?: InfraCheckConfig;
+  SessionChainingConfig?: SessionChainingConfig;
+  ServerlessJobConfig?: ServerlessJobConfig;
+  MlflowConfig?: MlflowConfig;
+  ModelPackageConfig?: ModelPackageConfig;
+}
+
+export interface CreateTrainingJobResponse {
+  TrainingJobArn: string;
+}
+
 export interface CreateTrialComponentRequest {
   TrialComponentName: string;
   DisplayName?: string;
@@ -503,6 +569,10 @@ export type CrossAccountFilterOption = "SameAccount" | "CrossAccount";
 
 export const CrossAccountFilterOptionValues = ["SameAccount", "CrossAccount"] as const;
 
+export type CustomizationTechnique = "SFT" | "DPO" | "RLVR" | "RLAIF";
+
+export const CustomizationTechniqueValues = ["SFT", "DPO", "RLVR", "RLAIF"] as const;
+
 export interface DataCaptureConfig {
   EnableCapture?: boolean;
   InitialSamplingPercentage: number;
@@ -518,6 +588,41 @@ export interface DataCaptureConfigSummary {
   CurrentSamplingPercentage: number;
   DestinationS3Uri: string;
   KmsKeyId: string;
+}
+
+export interface DataSource {
+  S3DataSource?: S3DataSource;
+  FileSystemDataSource?: FileSystemDataSource;
+  DatasetSource?: DatasetSource;
+}
+
+export interface DatasetSource {
+  DatasetArn: string;
+}
+
+export interface DebugHookConfig {
+  LocalPath?: string;
+  S3OutputPath: string;
+  HookParameters?: Record<string, string>;
+  CollectionConfigurations?: CollectionConfiguration[];
+}
+
+export interface DebugRuleConfiguration {
+  RuleConfigurationName: string;
+  LocalPath?: string;
+  S3OutputPath?: string;
+  RuleEvaluatorImage: string;
+  InstanceType?: ProcessingInstanceType;
+  VolumeSizeInGB?: number;
+  RuleParameters?: Record<string, string>;
+}
+
+export interface DebugRuleEvaluationStatus {
+  RuleConfigurationName?: string;
+  RuleEvaluationJobArn?: string;
+  RuleEvaluationStatus?: RuleEvaluationStatus;
+  StatusDetails?: string;
+  LastModifiedTime?: Date;
 }
 
 export interface DeleteActionRequest {
@@ -810,6 +915,63 @@ export interface DescribeModelPackageOutput {
   ManagedStorageType?: ManagedStorageType;
 }
 
+export interface DescribeTrainingJobRequest {
+  TrainingJobName: string;
+}
+
+export interface DescribeTrainingJobResponse {
+  TrainingJobName: string;
+  TrainingJobArn: string;
+  TuningJobArn?: string;
+  LabelingJobArn?: string;
+  AutoMLJobArn?: string;
+  ModelArtifacts: ModelArtifacts;
+  TrainingJobStatus: TrainingJobStatus;
+  SecondaryStatus: SecondaryStatus;
+  FailureReason?: string;
+  HyperParameters?: Record<string, string>;
+  AlgorithmSpecification?: AlgorithmSpecification;
+  RoleArn?: string;
+  InputDataConfig?: Channel[];
+  OutputDataConfig?: OutputDataConfig;
+  ResourceConfig?: ResourceConfig;
+  WarmPoolStatus?: WarmPoolStatus;
+  VpcConfig?: VpcConfig;
+  StoppingCondition: StoppingCondition;
+  CreationTime: Date;
+  TrainingStartTime?: Date;
+  TrainingEndTime?: Date;
+  LastModifiedTime?: Date;
+  SecondaryStatusTransitions?: SecondaryStatusTransition[];
+  FinalMetricDataList?: MetricData[];
+  EnableNetworkIsolation?: boolean;
+  EnableInterContainerTrafficEncryption?: boolean;
+  EnableManagedSpotTraining?: boolean;
+  CheckpointConfig?: CheckpointConfig;
+  TrainingTimeInSeconds?: number;
+  BillableTimeInSeconds?: number;
+  BillableTokenCount?: number;
+  DebugHookConfig?: DebugHookConfig;
+  ExperimentConfig?: ExperimentConfig;
+  DebugRuleConfigurations?: DebugRuleConfiguration[];
+  TensorBoardOutputConfig?: TensorBoardOutputConfig;
+  DebugRuleEvaluationStatuses?: DebugRuleEvaluationStatus[];
+  ProfilerConfig?: ProfilerConfig;
+  ProfilerRuleConfigurations?: ProfilerRuleConfiguration[];
+  ProfilerRuleEvaluationStatuses?: ProfilerRuleEvaluationStatus[];
+  ProfilingStatus?: ProfilingStatus;
+  Environment?: Record<string, string>;
+  RetryStrategy?: RetryStrategy;
+  RemoteDebugConfig?: RemoteDebugConfig;
+  InfraCheckConfig?: InfraCheckConfig;
+  ServerlessJobConfig?: ServerlessJobConfig;
+  MlflowConfig?: MlflowConfig;
+  ModelPackageConfig?: ModelPackageConfig;
+  MlflowDetails?: MlflowDetails;
+  ProgressInfo?: TrainingProgressInfo;
+  OutputModelPackageArn?: string;
+}
+
 export interface DescribeTrialComponentRequest {
   TrialComponentName: string;
 }
@@ -937,6 +1099,17 @@ export interface EndpointSummary {
   EndpointStatus: EndpointStatus;
 }
 
+export type EvaluationType = "LLMAJEvaluation" | "CustomScorerEvaluation" | "BenchmarkEvaluation";
+
+export const EvaluationTypeValues = ["LLMAJEvaluation", "CustomScorerEvaluation", "BenchmarkEvaluation"] as const;
+
+export interface ExperimentConfig {
+  ExperimentName?: string;
+  TrialName?: string;
+  TrialComponentDisplayName?: string;
+  RunName?: string;
+}
+
 export interface ExperimentSource {
   SourceArn: string;
   SourceType?: string;
@@ -963,6 +1136,25 @@ export interface FileSource {
   ContentType?: string;
   ContentDigest?: string;
   S3Uri: string;
+}
+
+export type FileSystemAccessMode = "rw" | "ro";
+
+export const FileSystemAccessModeValues = ["rw", "ro"] as const;
+
+export interface FileSystemDataSource {
+  FileSystemId: string;
+  FileSystemAccessMode: FileSystemAccessMode;
+  FileSystemType: FileSystemType;
+  DirectoryPath: string;
+}
+
+export type FileSystemType = "EFS" | "FSxLustre";
+
+export const FileSystemTypeValues = ["EFS", "FSxLustre"] as const;
+
+export interface HubAccessConfig {
+  HubContentArn: string;
 }
 
 export interface IamIdentity {
@@ -998,6 +1190,21 @@ export interface InferenceSpecification {
   SupportedRealtimeInferenceInstanceTypes?: ProductionVariantInstanceType[];
   SupportedContentTypes?: string[];
   SupportedResponseMIMETypes?: string[];
+}
+
+export interface InfraCheckConfig {
+  EnableInfraCheck?: boolean;
+}
+
+export interface InstanceGroup {
+  InstanceType: TrainingInstanceType;
+  InstanceCount: number;
+  InstanceGroupName: string;
+}
+
+export interface InstancePlacementConfig {
+  EnableMultipleJobs?: boolean;
+  PlacementSpecifications?: PlacementSpecification[];
 }
 
 export interface InstancePool {
@@ -1189,6 +1396,26 @@ export interface ListTagsOutput {
   NextToken?: string;
 }
 
+export interface ListTrainingJobsRequest {
+  NextToken?: string;
+  MaxResults?: number;
+  CreationTimeAfter?: Date;
+  CreationTimeBefore?: Date;
+  LastModifiedTimeAfter?: Date;
+  LastModifiedTimeBefore?: Date;
+  NameContains?: string;
+  StatusEquals?: TrainingJobStatus;
+  SortBy?: SortBy;
+  SortOrder?: SortOrder;
+  WarmPoolStatusEquals?: WarmPoolResourceStatus;
+  TrainingPlanArnEquals?: string;
+}
+
+export interface ListTrainingJobsResponse {
+  TrainingJobSummaries: TrainingJobSummary[];
+  NextToken?: string;
+}
+
 export interface ListTrialComponentsRequest {
   ExperimentName?: string;
   TrialName?: string;
@@ -1245,6 +1472,17 @@ export interface MetadataProperties {
   ProjectId?: string;
 }
 
+export interface MetricData {
+  MetricName?: string;
+  Value?: number;
+  Timestamp?: Date;
+}
+
+export interface MetricDefinition {
+  Name: string;
+  Regex: string;
+}
+
 export interface MetricsConfig {
   EnableEnhancedMetrics?: boolean;
   EnableDetailedObservability?: boolean;
@@ -1262,6 +1500,17 @@ export interface MetricsSource {
   S3Uri: string;
 }
 
+export interface MlflowConfig {
+  MlflowResourceArn: string;
+  MlflowExperimentName?: string;
+  MlflowRunName?: string;
+}
+
+export interface MlflowDetails {
+  MlflowExperimentId?: string;
+  MlflowRunId?: string;
+}
+
 export interface ModelAccessConfig {
   AcceptEula: boolean;
 }
@@ -1269,6 +1518,10 @@ export interface ModelAccessConfig {
 export type ModelApprovalStatus = "Approved" | "Rejected" | "PendingManualApproval";
 
 export const ModelApprovalStatusValues = ["Approved", "Rejected", "PendingManualApproval"] as const;
+
+export interface ModelArtifacts {
+  S3ModelArtifacts: string;
+}
 
 export type ModelCacheSetting = "Enabled" | "Disabled";
 
@@ -1306,6 +1559,11 @@ export interface ModelMetrics {
   ModelDataQuality?: ModelDataQuality;
   Bias?: Bias;
   Explainability?: Explainability;
+}
+
+export interface ModelPackageConfig {
+  ModelPackageGroupArn: string;
+  SourceModelPackageArn?: string;
 }
 
 export interface ModelPackageContainerDefinition {
@@ -1426,6 +1684,20 @@ export type OrderKey = "Ascending" | "Descending";
 
 export const OrderKeyValues = ["Ascending", "Descending"] as const;
 
+export type OutputCompressionType = "GZIP" | "NONE";
+
+export const OutputCompressionTypeValues = ["GZIP", "NONE"] as const;
+
+export interface OutputDataConfig {
+  KmsKeyId?: string;
+  S3OutputPath: string;
+  CompressionType?: OutputCompressionType;
+}
+
+export type Peft = "LORA";
+
+export const PeftValues = ["LORA"] as const;
+
 export interface PendingDeploymentSummary {
   EndpointConfigName: string;
   ProductionVariants?: PendingProductionVariantSummary[];
@@ -1449,6 +1721,15 @@ export interface PendingProductionVariantSummary {
   ManagedInstanceScaling?: ProductionVariantManagedInstanceScaling;
   RoutingConfig?: ProductionVariantRoutingConfig;
 }
+
+export interface PlacementSpecification {
+  UltraServerId?: string;
+  InstanceCount: number;
+}
+
+export type ProcessingInstanceType = "ml.t3.medium" | "ml.t3.large" | "ml.t3.xlarge" | "ml.t3.2xlarge" | "ml.m4.xlarge" | "ml.m4.2xlarge" | "ml.m4.4xlarge" | "ml.m4.10xlarge" | "ml.m4.16xlarge" | "ml.c4.xlarge" | "ml.c4.2xlarge" | "ml.c4.4xlarge" | "ml.c4.8xlarge" | "ml.p2.xlarge" | "ml.p2.8xlarge" | "ml.p2.16xlarge" | "ml.p3.2xlarge" | "ml.p3.8xlarge" | "ml.p3.16xlarge" | "ml.c5.xlarge" | "ml.c5.2xlarge" | "ml.c5.4xlarge" | "ml.c5.9xlarge" | "ml.c5.18xlarge" | "ml.m5.large" | "ml.m5.xlarge" | "ml.m5.2xlarge" | "ml.m5.4xlarge" | "ml.m5.12xlarge" | "ml.m5.24xlarge" | "ml.r5.large" | "ml.r5.xlarge" | "ml.r5.2xlarge" | "ml.r5.4xlarge" | "ml.r5.8xlarge" | "ml.r5.12xlarge" | "ml.r5.16xlarge" | "ml.r5.24xlarge" | "ml.g4dn.xlarge" | "ml.g4dn.2xlarge" | "ml.g4dn.4xlarge" | "ml.g4dn.8xlarge" | "ml.g4dn.12xlarge" | "ml.g4dn.16xlarge" | "ml.g5.xlarge" | "ml.g5.2xlarge" | "ml.g5.4xlarge" | "ml.g5.8xlarge" | "ml.g5.16xlarge" | "ml.g5.12xlarge" | "ml.g5.24xlarge" | "ml.g5.48xlarge" | "ml.r5d.large" | "ml.r5d.xlarge" | "ml.r5d.2xlarge" | "ml.r5d.4xlarge" | "ml.r5d.8xlarge" | "ml.r5d.12xlarge" | "ml.r5d.16xlarge" | "ml.r5d.24xlarge" | "ml.g6.xlarge" | "ml.g6.2xlarge" | "ml.g6.4xlarge" | "ml.g6.8xlarge" | "ml.g6.12xlarge" | "ml.g6.16xlarge" | "ml.g6.24xlarge" | "ml.g6.48xlarge" | "ml.g6e.xlarge" | "ml.g6e.2xlarge" | "ml.g6e.4xlarge" | "ml.g6e.8xlarge" | "ml.g6e.12xlarge" | "ml.g6e.16xlarge" | "ml.g6e.24xlarge" | "ml.g6e.48xlarge" | "ml.m6i.large" | "ml.m6i.xlarge" | "ml.m6i.2xlarge" | "ml.m6i.4xlarge" | "ml.m6i.8xlarge" | "ml.m6i.12xlarge" | "ml.m6i.16xlarge" | "ml.m6i.24xlarge" | "ml.m6i.32xlarge" | "ml.c6i.xlarge" | "ml.c6i.2xlarge" | "ml.c6i.4xlarge" | "ml.c6i.8xlarge" | "ml.c6i.12xlarge" | "ml.c6i.16xlarge" | "ml.c6i.24xlarge" | "ml.c6i.32xlarge" | "ml.m7i.large" | "ml.m7i.xlarge" | "ml.m7i.2xlarge" | "ml.m7i.4xlarge" | "ml.m7i.8xlarge" | "ml.m7i.12xlarge" | "ml.m7i.16xlarge" | "ml.m7i.24xlarge" | "ml.m7i.48xlarge" | "ml.c7i.large" | "ml.c7i.xlarge" | "ml.c7i.2xlarge" | "ml.c7i.4xlarge" | "ml.c7i.8xlarge" | "ml.c7i.12xlarge" | "ml.c7i.16xlarge" | "ml.c7i.24xlarge" | "ml.c7i.48xlarge" | "ml.r7i.large" | "ml.r7i.xlarge" | "ml.r7i.2xlarge" | "ml.r7i.4xlarge" | "ml.r7i.8xlarge" | "ml.r7i.12xlarge" | "ml.r7i.16xlarge" | "ml.r7i.24xlarge" | "ml.r7i.48xlarge" | "ml.p5.4xlarge" | "ml.g7e.2xlarge" | "ml.g7e.4xlarge" | "ml.g7e.8xlarge" | "ml.g7e.12xlarge" | "ml.g7e.24xlarge" | "ml.g7e.48xlarge" | "ml.g7.2xlarge" | "ml.g7.4xlarge" | "ml.g7.8xlarge" | "ml.g7.12xlarge" | "ml.g7.24xlarge" | "ml.g7.48xlarge";
+
+export const ProcessingInstanceTypeValues = ["ml.t3.medium", "ml.t3.large", "ml.t3.xlarge", "ml.t3.2xlarge", "ml.m4.xlarge", "ml.m4.2xlarge", "ml.m4.4xlarge", "ml.m4.10xlarge", "ml.m4.16xlarge", "ml.c4.xlarge", "ml.c4.2xlarge", "ml.c4.4xlarge", "ml.c4.8xlarge", "ml.p2.xlarge", "ml.p2.8xlarge", "ml.p2.16xlarge", "ml.p3.2xlarge", "ml.p3.8xlarge", "ml.p3.16xlarge", "ml.c5.xlarge", "ml.c5.2xlarge", "ml.c5.4xlarge", "ml.c5.9xlarge", "ml.c5.18xlarge", "ml.m5.large", "ml.m5.xlarge", "ml.m5.2xlarge", "ml.m5.4xlarge", "ml.m5.12xlarge", "ml.m5.24xlarge", "ml.r5.large", "ml.r5.xlarge", "ml.r5.2xlarge", "ml.r5.4xlarge", "ml.r5.8xlarge", "ml.r5.12xlarge", "ml.r5.16xlarge", "ml.r5.24xlarge", "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge", "ml.g4dn.12xlarge", "ml.g4dn.16xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge", "ml.g5.16xlarge", "ml.g5.12xlarge", "ml.g5.24xlarge", "ml.g5.48xlarge", "ml.r5d.large", "ml.r5d.xlarge", "ml.r5d.2xlarge", "ml.r5d.4xlarge", "ml.r5d.8xlarge", "ml.r5d.12xlarge", "ml.r5d.16xlarge", "ml.r5d.24xlarge", "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge", "ml.g6.12xlarge", "ml.g6.16xlarge", "ml.g6.24xlarge", "ml.g6.48xlarge", "ml.g6e.xlarge", "ml.g6e.2xlarge", "ml.g6e.4xlarge", "ml.g6e.8xlarge", "ml.g6e.12xlarge", "ml.g6e.16xlarge", "ml.g6e.24xlarge", "ml.g6e.48xlarge", "ml.m6i.large", "ml.m6i.xlarge", "ml.m6i.2xlarge", "ml.m6i.4xlarge", "ml.m6i.8xlarge", "ml.m6i.12xlarge", "ml.m6i.16xlarge", "ml.m6i.24xlarge", "ml.m6i.32xlarge", "ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.c6i.4xlarge", "ml.c6i.8xlarge", "ml.c6i.12xlarge", "ml.c6i.16xlarge", "ml.c6i.24xlarge", "ml.c6i.32xlarge", "ml.m7i.large", "ml.m7i.xlarge", "ml.m7i.2xlarge", "ml.m7i.4xlarge", "ml.m7i.8xlarge", "ml.m7i.12xlarge", "ml.m7i.16xlarge", "ml.m7i.24xlarge", "ml.m7i.48xlarge", "ml.c7i.large", "ml.c7i.xlarge", "ml.c7i.2xlarge", "ml.c7i.4xlarge", "ml.c7i.8xlarge", "ml.c7i.12xlarge", "ml.c7i.16xlarge", "ml.c7i.24xlarge", "ml.c7i.48xlarge", "ml.r7i.large", "ml.r7i.xlarge", "ml.r7i.2xlarge", "ml.r7i.4xlarge", "ml.r7i.8xlarge", "ml.r7i.12xlarge", "ml.r7i.16xlarge", "ml.r7i.24xlarge", "ml.r7i.48xlarge", "ml.p5.4xlarge", "ml.g7e.2xlarge", "ml.g7e.4xlarge", "ml.g7e.8xlarge", "ml.g7e.12xlarge", "ml.g7e.24xlarge", "ml.g7e.48xlarge", "ml.g7.2xlarge", "ml.g7.4xlarge", "ml.g7.8xlarge", "ml.g7.12xlarge", "ml.g7.24xlarge", "ml.g7.48xlarge"] as const;
 
 export interface ProductionVariant {
   VariantName: string;
@@ -1547,6 +1828,35 @@ export interface ProductionVariantSummary {
   CapacityReservationConfig?: ProductionVariantCapacityReservationSummary;
 }
 
+export interface ProfilerConfig {
+  S3OutputPath?: string;
+  ProfilingIntervalInMilliseconds?: number;
+  ProfilingParameters?: Record<string, string>;
+  DisableProfiler?: boolean;
+}
+
+export interface ProfilerRuleConfiguration {
+  RuleConfigurationName: string;
+  LocalPath?: string;
+  S3OutputPath?: string;
+  RuleEvaluatorImage: string;
+  InstanceType?: ProcessingInstanceType;
+  VolumeSizeInGB?: number;
+  RuleParameters?: Record<string, string>;
+}
+
+export interface ProfilerRuleEvaluationStatus {
+  RuleConfigurationName?: string;
+  RuleEvaluationJobArn?: string;
+  RuleEvaluationStatus?: RuleEvaluationStatus;
+  StatusDetails?: string;
+  LastModifiedTime?: Date;
+}
+
+export type ProfilingStatus = "Enabled" | "Disabled";
+
+export const ProfilingStatusValues = ["Enabled", "Disabled"] as const;
+
 export interface QueryFilters {
   Types?: string[];
   LineageTypes?: LineageType[];
@@ -1583,6 +1893,14 @@ export type RecommendationStatus = "IN_PROGRESS" | "COMPLETED" | "FAILED" | "NOT
 
 export const RecommendationStatusValues = ["IN_PROGRESS", "COMPLETED", "FAILED", "NOT_APPLICABLE"] as const;
 
+export type RecordWrapper = "None" | "RecordIO";
+
+export const RecordWrapperValues = ["None", "RecordIO"] as const;
+
+export interface RemoteDebugConfig {
+  EnableRemoteDebug?: boolean;
+}
+
 export type RepositoryAccessMode = "Platform" | "Vpc";
 
 export const RepositoryAccessModeValues = ["Platform", "Vpc"] as const;
@@ -1591,12 +1909,31 @@ export interface RepositoryAuthConfig {
   RepositoryCredentialsProviderArn: string;
 }
 
+export interface ResourceConfig {
+  InstanceType?: TrainingInstanceType;
+  InstanceCount?: number;
+  VolumeSizeInGB?: number;
+  VolumeKmsKeyId?: string;
+  KeepAlivePeriodInSeconds?: number;
+  InstanceGroups?: InstanceGroup[];
+  TrainingPlanArn?: string;
+  InstancePlacementConfig?: InstancePlacementConfig;
+}
+
+export interface ResourceInUse {
+  Message?: string;
+}
+
 export interface ResourceLimitExceeded {
   Message?: string;
 }
 
 export interface ResourceNotFound {
   Message?: string;
+}
+
+export interface RetryStrategy {
+  MaximumRetryAttempts: number;
 }
 
 export interface RollingUpdatePolicy {
@@ -1609,6 +1946,24 @@ export interface RollingUpdatePolicy {
 export type RoutingStrategy = "LEAST_OUTSTANDING_REQUESTS" | "RANDOM";
 
 export const RoutingStrategyValues = ["LEAST_OUTSTANDING_REQUESTS", "RANDOM"] as const;
+
+export type RuleEvaluationStatus = "InProgress" | "NoIssuesFound" | "IssuesFound" | "Error" | "Stopping" | "Stopped";
+
+export const RuleEvaluationStatusValues = ["InProgress", "NoIssuesFound", "IssuesFound", "Error", "Stopping", "Stopped"] as const;
+
+export type S3DataDistribution = "FullyReplicated" | "ShardedByS3Key";
+
+export const S3DataDistributionValues = ["FullyReplicated", "ShardedByS3Key"] as const;
+
+export interface S3DataSource {
+  S3DataType: S3DataType;
+  S3Uri: string;
+  S3DataDistributionType?: S3DataDistribution;
+  AttributeNames?: string[];
+  InstanceGroupNames?: string[];
+  ModelAccessConfig?: ModelAccessConfig;
+  HubAccessConfig?: HubAccessConfig;
+}
 
 export type S3DataType = "ManifestFile" | "S3Prefix" | "AugmentedManifestFile" | "Converse";
 
@@ -1629,6 +1984,40 @@ export type S3ModelDataType = "S3Prefix" | "S3Object";
 
 export const S3ModelDataTypeValues = ["S3Prefix", "S3Object"] as const;
 
+export type SecondaryStatus = "Starting" | "LaunchingMLInstances" | "PreparingTrainingStack" | "Downloading" | "DownloadingTrainingImage" | "Training" | "Uploading" | "Stopping" | "Stopped" | "MaxRuntimeExceeded" | "Completed" | "Failed" | "Interrupted" | "MaxWaitTimeExceeded" | "Updating" | "Restarting" | "Pending";
+
+export const SecondaryStatusValues = ["Starting", "LaunchingMLInstances", "PreparingTrainingStack", "Downloading", "DownloadingTrainingImage", "Training", "Uploading", "Stopping", "Stopped", "MaxRuntimeExceeded", "Completed", "Failed", "Interrupted", "MaxWaitTimeExceeded", "Updating", "Restarting", "Pending"] as const;
+
+export interface SecondaryStatusTransition {
+  Status: SecondaryStatus;
+  StartTime: Date;
+  EndTime?: Date;
+  StatusMessage?: string;
+}
+
+export interface ServerlessJobConfig {
+  BaseModelArn: string;
+  AcceptEula?: boolean;
+  JobType: ServerlessJobType;
+  CustomizationTechnique?: CustomizationTechnique;
+  Peft?: Peft;
+  EvaluationType?: EvaluationType;
+  EvaluatorArn?: string;
+  SequenceLength?: string;
+}
+
+export type ServerlessJobType = "FineTuning" | "Evaluation";
+
+export const ServerlessJobTypeValues = ["FineTuning", "Evaluation"] as const;
+
+export interface SessionChainingConfig {
+  EnableSessionTagChaining?: boolean;
+}
+
+export interface ShuffleConfig {
+  Seed: number;
+}
+
 export type SkipModelValidation = "All" | "None";
 
 export const SkipModelValidationValues = ["All", "None"] as const;
@@ -1644,6 +2033,10 @@ export const SortArtifactsByValues = ["CreationTime"] as const;
 export type SortAssociationsBy = "SourceArn" | "DestinationArn" | "SourceType" | "DestinationType" | "CreationTime";
 
 export const SortAssociationsByValues = ["SourceArn", "DestinationArn", "SourceType", "DestinationType", "CreationTime"] as const;
+
+export type SortBy = "Name" | "CreationTime" | "Status";
+
+export const SortByValues = ["Name", "CreationTime", "Status"] as const;
 
 export type SortContextsBy = "Name" | "CreationTime";
 
@@ -1680,9 +2073,24 @@ export type SplitType = "None" | "Line" | "RecordIO" | "TFRecord";
 
 export const SplitTypeValues = ["None", "Line", "RecordIO", "TFRecord"] as const;
 
+export interface StopTrainingJobRequest {
+  TrainingJobName: string;
+}
+
+export interface StoppingCondition {
+  MaxRuntimeInSeconds?: number;
+  MaxWaitTimeInSeconds?: number;
+  MaxPendingTimeInSeconds?: number;
+}
+
 export interface Tag {
   Key: string;
   Value: string;
+}
+
+export interface TensorBoardOutputConfig {
+  LocalPath?: string;
+  S3OutputPath: string;
 }
 
 export interface TrafficRoutingConfig {
@@ -1695,6 +2103,50 @@ export interface TrafficRoutingConfig {
 export type TrafficRoutingConfigType = "ALL_AT_ONCE" | "CANARY" | "LINEAR";
 
 export const TrafficRoutingConfigTypeValues = ["ALL_AT_ONCE", "CANARY", "LINEAR"] as const;
+
+export interface TrainingImageConfig {
+  TrainingRepositoryAccessMode: TrainingRepositoryAccessMode;
+  TrainingRepositoryAuthConfig?: TrainingRepositoryAuthConfig;
+}
+
+export type TrainingInputMode = "Pipe" | "File" | "FastFile";
+
+export const TrainingInputModeValues = ["Pipe", "File", "FastFile"] as const;
+
+export type TrainingInstanceType = "ml.m4.xlarge" | "ml.m4.2xlarge" | "ml.m4.4xlarge" | "ml.m4.10xlarge" | "ml.m4.16xlarge" | "ml.g4dn.xlarge" | "ml.g4dn.2xlarge" | "ml.g4dn.4xlarge" | "ml.g4dn.8xlarge" | "ml.g4dn.12xlarge" | "ml.g4dn.16xlarge" | "ml.m5.large" | "ml.m5.xlarge" | "ml.m5.2xlarge" | "ml.m5.4xlarge" | "ml.m5.12xlarge" | "ml.m5.24xlarge" | "ml.c4.xlarge" | "ml.c4.2xlarge" | "ml.c4.4xlarge" | "ml.c4.8xlarge" | "ml.p2.xlarge" | "ml.p2.8xlarge" | "ml.p2.16xlarge" | "ml.p3.2xlarge" | "ml.p3.8xlarge" | "ml.p3.16xlarge" | "ml.p3dn.24xlarge" | "ml.p4d.24xlarge" | "ml.p4de.24xlarge" | "ml.p5.48xlarge" | "ml.p5e.48xlarge" | "ml.p5en.48xlarge" | "ml.c5.xlarge" | "ml.c5.2xlarge" | "ml.c5.4xlarge" | "ml.c5.9xlarge" | "ml.c5.18xlarge" | "ml.c5n.xlarge" | "ml.c5n.2xlarge" | "ml.c5n.4xlarge" | "ml.c5n.9xlarge" | "ml.c5n.18xlarge" | "ml.g5.xlarge" | "ml.g5.2xlarge" | "ml.g5.4xlarge" | "ml.g5.8xlarge" | "ml.g5.16xlarge" | "ml.g5.12xlarge" | "ml.g5.24xlarge" | "ml.g5.48xlarge" | "ml.g6.xlarge" | "ml.g6.2xlarge" | "ml.g6.4xlarge" | "ml.g6.8xlarge" | "ml.g6.16xlarge" | "ml.g6.12xlarge" | "ml.g6.24xlarge" | "ml.g6.48xlarge" | "ml.g6e.xlarge" | "ml.g6e.2xlarge" | "ml.g6e.4xlarge" | "ml.g6e.8xlarge" | "ml.g6e.16xlarge" | "ml.g6e.12xlarge" | "ml.g6e.24xlarge" | "ml.g6e.48xlarge" | "ml.trn1.2xlarge" | "ml.trn1.32xlarge" | "ml.trn1n.32xlarge" | "ml.trn2.48xlarge" | "ml.m6i.large" | "ml.m6i.xlarge" | "ml.m6i.2xlarge" | "ml.m6i.4xlarge" | "ml.m6i.8xlarge" | "ml.m6i.12xlarge" | "ml.m6i.16xlarge" | "ml.m6i.24xlarge" | "ml.m6i.32xlarge" | "ml.c6i.xlarge" | "ml.c6i.2xlarge" | "ml.c6i.8xlarge" | "ml.c6i.4xlarge" | "ml.c6i.12xlarge" | "ml.c6i.16xlarge" | "ml.c6i.24xlarge" | "ml.c6i.32xlarge" | "ml.r5d.large" | "ml.r5d.xlarge" | "ml.r5d.2xlarge" | "ml.r5d.4xlarge" | "ml.r5d.8xlarge" | "ml.r5d.12xlarge" | "ml.r5d.16xlarge" | "ml.r5d.24xlarge" | "ml.t3.medium" | "ml.t3.large" | "ml.t3.xlarge" | "ml.t3.2xlarge" | "ml.r5.large" | "ml.r5.xlarge" | "ml.r5.2xlarge" | "ml.r5.4xlarge" | "ml.r5.8xlarge" | "ml.r5.12xlarge" | "ml.r5.16xlarge" | "ml.r5.24xlarge" | "ml.p6-b200.48xlarge" | "ml.m7i.large" | "ml.m7i.xlarge" | "ml.m7i.2xlarge" | "ml.m7i.4xlarge" | "ml.m7i.8xlarge" | "ml.m7i.12xlarge" | "ml.m7i.16xlarge" | "ml.m7i.24xlarge" | "ml.m7i.48xlarge" | "ml.c7i.large" | "ml.c7i.xlarge" | "ml.c7i.2xlarge" | "ml.c7i.4xlarge" | "ml.c7i.8xlarge" | "ml.c7i.12xlarge" | "ml.c7i.16xlarge" | "ml.c7i.24xlarge" | "ml.c7i.48xlarge" | "ml.r7i.large" | "ml.r7i.xlarge" | "ml.r7i.2xlarge" | "ml.r7i.4xlarge" | "ml.r7i.8xlarge" | "ml.r7i.12xlarge" | "ml.r7i.16xlarge" | "ml.r7i.24xlarge" | "ml.r7i.48xlarge" | "ml.p6e-gb200.36xlarge" | "ml.p5.4xlarge" | "ml.p6-b300.48xlarge" | "ml.g7e.2xlarge" | "ml.g7e.4xlarge" | "ml.g7e.8xlarge" | "ml.g7e.12xlarge" | "ml.g7e.24xlarge" | "ml.g7e.48xlarge" | "ml.g7.2xlarge" | "ml.g7.4xlarge" | "ml.g7.8xlarge" | "ml.g7.12xlarge" | "ml.g7.24xlarge" | "ml.g7.48xlarge";
+
+export const TrainingInstanceTypeValues = ["ml.m4.xlarge", "ml.m4.2xlarge", "ml.m4.4xlarge", "ml.m4.10xlarge", "ml.m4.16xlarge", "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge", "ml.g4dn.12xlarge", "ml.g4dn.16xlarge", "ml.m5.large", "ml.m5.xlarge", "ml.m5.2xlarge", "ml.m5.4xlarge", "ml.m5.12xlarge", "ml.m5.24xlarge", "ml.c4.xlarge", "ml.c4.2xlarge", "ml.c4.4xlarge", "ml.c4.8xlarge", "ml.p2.xlarge", "ml.p2.8xlarge", "ml.p2.16xlarge", "ml.p3.2xlarge", "ml.p3.8xlarge", "ml.p3.16xlarge", "ml.p3dn.24xlarge", "ml.p4d.24xlarge", "ml.p4de.24xlarge", "ml.p5.48xlarge", "ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.c5.xlarge", "ml.c5.2xlarge", "ml.c5.4xlarge", "ml.c5.9xlarge", "ml.c5.18xlarge", "ml.c5n.xlarge", "ml.c5n.2xlarge", "ml.c5n.4xlarge", "ml.c5n.9xlarge", "ml.c5n.18xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge", "ml.g5.16xlarge", "ml.g5.12xlarge", "ml.g5.24xlarge", "ml.g5.48xlarge", "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge", "ml.g6.16xlarge", "ml.g6.12xlarge", "ml.g6.24xlarge", "ml.g6.48xlarge", "ml.g6e.xlarge", "ml.g6e.2xlarge", "ml.g6e.4xlarge", "ml.g6e.8xlarge", "ml.g6e.16xlarge", "ml.g6e.12xlarge", "ml.g6e.24xlarge", "ml.g6e.48xlarge", "ml.trn1.2xlarge", "ml.trn1.32xlarge", "ml.trn1n.32xlarge", "ml.trn2.48xlarge", "ml.m6i.large", "ml.m6i.xlarge", "ml.m6i.2xlarge", "ml.m6i.4xlarge", "ml.m6i.8xlarge", "ml.m6i.12xlarge", "ml.m6i.16xlarge", "ml.m6i.24xlarge", "ml.m6i.32xlarge", "ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.c6i.8xlarge", "ml.c6i.4xlarge", "ml.c6i.12xlarge", "ml.c6i.16xlarge", "ml.c6i.24xlarge", "ml.c6i.32xlarge", "ml.r5d.large", "ml.r5d.xlarge", "ml.r5d.2xlarge", "ml.r5d.4xlarge", "ml.r5d.8xlarge", "ml.r5d.12xlarge", "ml.r5d.16xlarge", "ml.r5d.24xlarge", "ml.t3.medium", "ml.t3.large", "ml.t3.xlarge", "ml.t3.2xlarge", "ml.r5.large", "ml.r5.xlarge", "ml.r5.2xlarge", "ml.r5.4xlarge", "ml.r5.8xlarge", "ml.r5.12xlarge", "ml.r5.16xlarge", "ml.r5.24xlarge", "ml.p6-b200.48xlarge", "ml.m7i.large", "ml.m7i.xlarge", "ml.m7i.2xlarge", "ml.m7i.4xlarge", "ml.m7i.8xlarge", "ml.m7i.12xlarge", "ml.m7i.16xlarge", "ml.m7i.24xlarge", "ml.m7i.48xlarge", "ml.c7i.large", "ml.c7i.xlarge", "ml.c7i.2xlarge", "ml.c7i.4xlarge", "ml.c7i.8xlarge", "ml.c7i.12xlarge", "ml.c7i.16xlarge", "ml.c7i.24xlarge", "ml.c7i.48xlarge", "ml.r7i.large", "ml.r7i.xlarge", "ml.r7i.2xlarge", "ml.r7i.4xlarge", "ml.r7i.8xlarge", "ml.r7i.12xlarge", "ml.r7i.16xlarge", "ml.r7i.24xlarge", "ml.r7i.48xlarge", "ml.p6e-gb200.36xlarge", "ml.p5.4xlarge", "ml.p6-b300.48xlarge", "ml.g7e.2xlarge", "ml.g7e.4xlarge", "ml.g7e.8xlarge", "ml.g7e.12xlarge", "ml.g7e.24xlarge", "ml.g7e.48xlarge", "ml.g7.2xlarge", "ml.g7.4xlarge", "ml.g7.8xlarge", "ml.g7.12xlarge", "ml.g7.24xlarge", "ml.g7.48xlarge"] as const;
+
+export type TrainingJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped" | "Deleting";
+
+export const TrainingJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting"] as const;
+
+export interface TrainingJobSummary {
+  TrainingJobName: string;
+  TrainingJobArn: string;
+  CreationTime: Date;
+  TrainingEndTime?: Date;
+  LastModifiedTime?: Date;
+  TrainingJobStatus: TrainingJobStatus;
+  SecondaryStatus?: SecondaryStatus;
+  WarmPoolStatus?: WarmPoolStatus;
+  TrainingPlanArn?: string;
+}
+
+export interface TrainingProgressInfo {
+  TotalStepCountPerEpoch?: number;
+  CurrentStep?: number;
+  CurrentEpoch?: number;
+  MaxEpoch?: number;
+}
+
+export type TrainingRepositoryAccessMode = "Platform" | "Vpc";
+
+export const TrainingRepositoryAccessModeValues = ["Platform", "Vpc"] as const;
+
+export interface TrainingRepositoryAuthConfig {
+  TrainingRepositoryCredentialsProviderArn: string;
+}
 
 export interface TransformDataSource {
   S3DataSource: TransformS3DataSource;
@@ -1935,4 +2387,14 @@ export interface Vertex {
 export interface VpcConfig {
   SecurityGroupIds: string[];
   Subnets: string[];
+}
+
+export type WarmPoolResourceStatus = "Available" | "Terminated" | "Reused" | "InUse";
+
+export const WarmPoolResourceStatusValues = ["Available", "Terminated", "Reused", "InUse"] as const;
+
+export interface WarmPoolStatus {
+  Status: WarmPoolResourceStatus;
+  ResourceRetainedBillableTimeInSeconds?: number;
+  ReusedByJob?: string;
 }

@@ -50,6 +50,7 @@ export interface Repositories {
   readonly models: ResourceTable;
   readonly endpointConfigs: ResourceTable;
   readonly endpoints: ResourceTable;
+  readonly trainingJobs: ResourceTable;
   readonly lineageEntities: LineageEntityRepository;
   readonly lineageAssociations: LineageAssociationRepository;
   readonly lineageTrialMembers: LineageTrialMemberRepository;
@@ -70,6 +71,7 @@ export function createRepositories(): Repositories {
     models: new ResourceTable('models'),
     endpointConfigs: new ResourceTable('endpoint_configs'),
     endpoints: new ResourceTable('endpoints'),
+    trainingJobs: new ResourceTable('training_jobs'),
     lineageEntities: new LineageEntityRepository(),
     lineageAssociations: new LineageAssociationRepository(),
     lineageTrialMembers: new LineageTrialMemberRepository(),

@@ -16,9 +16,14 @@ import { modelHandlers } from './models.js';
 import { queryLineageHandlers } from './query-lineage.js';
 import { tagHandlers, type ResourceExists } from './tags.js';
 import { trialComponentHandlers } from './trial-components.js';
+import { type TrainingJobs, trainingJobHandlers } from './training-jobs.js';
 import { trialHandlers } from './trials.js';
 
-export function createSageMakerHandlers(deps: ServiceDeps, deployments: EndpointDeployments): SageMakerHandlers {
+export function createSageMakerHandlers(
+  deps: ServiceDeps,
+  deployments: EndpointDeployments,
+  training: TrainingJobs,
+): SageMakerHandlers {
   const { repos } = deps;
   // Resource types AddTags/ListTags/DeleteTags accept, and how to tell that one exists.
   const taggable = new Map<string, ResourceExists>([
@@ -27,6 +32,7 @@ export function createSageMakerHandlers(deps: ServiceDeps, deployments: Endpoint
     ['model', async (q, p, name) => (await repos.models.get(q, p, name.toLowerCase()))?.arn],
     ['endpoint-config', async (q, p, name) => (await repos.endpointConfigs.get(q, p, name.toLowerCase()))?.arn],
     ['endpoint', async (q, p, name) => (await repos.endpoints.get(q, p, name.toLowerCase()))?.arn],
+    ['training-job', async (q, p, name) => (await repos.trainingJobs.get(q, p, name.toLowerCase()))?.arn],
     ...lineageTaggable(deps),
   ]);
   return {
@@ -43,6 +49,7 @@ export function createSageMakerHandlers(deps: ServiceDeps, deployments: Endpoint
     ...experimentHandlers(deps),
     ...trialHandlers(deps),
     ...trialComponentHandlers(deps),
+    ...trainingJobHandlers(deps, training),
     ...tagHandlers(deps, taggable),
   };
 }

@@ -1,0 +1,198 @@
+// CreateTrainingJob, DescribeTrainingJob, ListTrainingJobs, StopTrainingJob. A job's row, its first
+// status, its trial component and its work item commit together; the run is the training kind's.
+// https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateTrainingJob.html
+import { sagemakerArn } from '../../domain/arn.js';
+import { ResourceInUse, ResourceNotFound } from '../../generated/sagemaker/errors.js';
+import type {
+  CreateTrainingJobRequest,
+  CreateTrainingJobResponse,
+  DescribeTrainingJobRequest,
+  DescribeTrainingJobResponse,
+  ListTrainingJobsRequest,
+  ListTrainingJobsResponse,
+  StopTrainingJobRequest,
+} from '../../generated/sagemaker/shapes.js';
+import type { JobRunner } from '../../jobs/runner.js';
+import type { JobKind } from '../../jobs/types.js';
+import { JobLineageError, recordJobProgress, recordJobStarted } from '../../lineage/job-recorder.js';
+import type { RequestContext } from '../../protocol/context.js';
+import { ValidationException } from '../../protocol/common-errors.js';
+import { parseS3Uri } from '../../storage/blobs/blob-store.js';
+import { advance, type TrainingJobDoc, type TrainingWork, trialParameters } from '../../training/training-doc.js';
+import type { ServiceDeps } from '../common/deps.js';
+import { toDate } from '../common/resource-kind.js';
+import { tableKind, tableQuery } from '../common/table-kind.js';
+
+export interface TrainingJobs {
+  readonly runner: JobRunner;
+  readonly kind: JobKind<TrainingWork>;
+}
+
+const seconds = (from?: number, to?: number) =>
+  from !== undefined && to !== undefined ? Math.max(1, Math.round((to - from) / 1000)) : undefined;
+
+function validate(input: CreateTrainingJobRequest): void {
+  const spec = input.AlgorithmSpecification;
+  if (!spec) throw new ValidationException('AlgorithmSpecification is required.');
+  if (spec.AlgorithmName && !spec.TrainingImage) {
+    // DEVIATION(aws): algorithm resources (AWS Marketplace) do not exist here.
+    throw new ValidationException('AlgorithmName is not supported; give AlgorithmSpecification.TrainingImage.');
+  }
+  if (!spec.TrainingImage) throw new ValidationException('AlgorithmSpecification.TrainingImage is required.');
+  const names = new Set<string>();
+  for (const c of input.InputDataConfig ?? []) {
+    if (names.has(c.ChannelName))
+      throw new ValidationException(`Channel names must be unique: ${c.ChannelName} is given twice.`);
+    names.add(c.ChannelName);
+    if (c.DataSource.S3DataSource) parseS3OrFail(c.DataSource.S3DataSource.S3Uri, `channel ${c.ChannelName}`);
+  }
+  parseS3OrFail(input.OutputDataConfig.S3OutputPath, 'OutputDataConfig.S3OutputPath');
+}
+
+function parseS3OrFail(uri: string, what: string): void {
+  try {
+    if (parseS3Uri(uri).bucket === '') throw new Error();
+  } catch {
+    throw new ValidationException(`The S3 URI of ${what} is not valid: ${uri}`);
+  }
+}
+
+export function trainingJobHandlers(deps: ServiceDeps, training: TrainingJobs) {
+  const jobs = tableKind<TrainingJobDoc>(deps, deps.repos.trainingJobs, {
+    notFound: (p, name) => new ResourceNotFound(`Requested resource not found: Training job ${name} does not exist.`),
+    taken: (_p, arn) =>
+      new ResourceInUse(
+        `Training job names must be unique within an AWS account and region, and a training job with this name already exists (${arn})`,
+      ),
+  });
+
+  return {
+    async createTrainingJob(input: CreateTrainingJobRequest, ctx: RequestContext): Promise<CreateTrainingJobResponse> {
+      validate(input);
+      const { TrainingJobName: name, Tags, ...given } = input;
+      const arn = sagemakerArn(ctx, 'training-job', name);
+      const doc: TrainingJobDoc = { ...given, SecondaryStatus: 'Starting', SecondaryStatusTransitions: [] };
+      advance(doc, 'Starting', 'Launching requested ML instances', ctx.receivedAt);
+      const work: TrainingWork = {
+        accountId: ctx.accountId,
+        region: ctx.region,
+        nameKey: name.toLowerCase(),
+        maxRuntimeSeconds: input.StoppingCondition?.MaxRuntimeInSeconds,
+      };
+      try {
+        await jobs.create(ctx, { arn, name, status: 'InProgress' }, doc, Tags, async (tx) => {
+          await recordJobStarted(tx, ctx, {
+            kind: 'training',
+            jobName: name,
+            jobArn: arn,
+            at: ctx.receivedAt,
+            parameters: trialParameters(doc),
+            inputs: {
+              ...Object.fromEntries(
+                (input.InputDataConfig ?? []).flatMap((c) =>
+                  c.DataSource.S3DataSource
+                    ? [
+                        [
+                          c.ChannelName,
+                          { uri: c.DataSource.S3DataSource.S3Uri, type: 'DataSet', mediaType: c.ContentType },
+                        ],
+                      ]
+                    : [],
+                ),
+              ),
+              'SageMaker.ImageUri': { uri: input.AlgorithmSpecification!.TrainingImage!, type: 'Image' },
+            },
+            experiment: input.ExperimentConfig,
+          });
+          await training.runner.submit(training.kind, arn, work, { tx, status: 'InProgress', message: 'Starting' });
+        });
+      } catch (e) {
+        if (e instanceof JobLineageError) throw new ResourceNotFound(e.message);
+        throw e;
+      }
+      training.runner.wake();
+      return { TrainingJobArn: arn };
+    },
+
+    async describeTrainingJob(
+      input: DescribeTrainingJobRequest,
+      ctx: RequestContext,
+    ): Promise<DescribeTrainingJobResponse> {
+      const row = await jobs.get(deps.db, ctx, input.TrainingJobName);
+      const {
+        SecondaryStatusTransitions,
+        FinalMetricDataList,
+        TrainingStartTime,
+        TrainingEndTime,
+        LogStreamName: _,
+        ...d
+      } = jobs.doc(row);
+      const trained = seconds(TrainingStartTime, TrainingEndTime);
+      return {
+        ...d,
+        TrainingJobName: row.name,
+        TrainingJobArn: row.arn,
+        TrainingJobStatus: row.status as DescribeTrainingJobResponse['TrainingJobStatus'],
+        SecondaryStatus: d.SecondaryStatus as DescribeTrainingJobResponse['SecondaryStatus'],
+        ModelArtifacts: d.ModelArtifacts ?? { S3ModelArtifacts: undefined as unknown as string },
+        StoppingCondition: d.StoppingCondition ?? { MaxRuntimeInSeconds: 86_400 },
+        CreationTime: new Date(row.created_at),
+        LastModifiedTime: new Date(row.last_modified_at),
+        TrainingStartTime: toDate(TrainingStartTime),
+        TrainingEndTime: toDate(TrainingEndTime),
+        TrainingTimeInSeconds: trained,
+        BillableTimeInSeconds: trained,
+        SecondaryStatusTransitions: SecondaryStatusTransitions.map((t) => ({
+          Status: t.Status as 'Starting',
+          StartTime: new Date(t.StartTime),
+          EndTime: toDate(t.EndTime),
+          StatusMessage: t.StatusMessage,
+        })),
+        FinalMetricDataList: FinalMetricDataList?.map((m) => ({ ...m, Timestamp: new Date(m.Timestamp) })),
+      };
+    },
+
+    async listTrainingJobs(input: ListTrainingJobsRequest, ctx: RequestContext): Promise<ListTrainingJobsResponse> {
+      const query = tableQuery(input, { sortBy: 'created', descending: true });
+      const { rows, NextToken } = await jobs.list(ctx, 'ListTrainingJobs', input, query);
+      return {
+        TrainingJobSummaries: rows.map((row) => {
+          const d = jobs.doc(row);
+          return {
+            TrainingJobName: row.name,
+            TrainingJobArn: row.arn,
+            CreationTime: new Date(row.created_at),
+            TrainingEndTime: toDate(d.TrainingEndTime),
+            LastModifiedTime: new Date(row.last_modified_at),
+            TrainingJobStatus: row.status as 'InProgress',
+            SecondaryStatus: d.SecondaryStatus as 'Starting',
+          };
+        }),
+        NextToken,
+      };
+    },
+
+    async stopTrainingJob(input: StopTrainingJobRequest, ctx: RequestContext): Promise<void> {
+      await deps.db.transaction(async (tx) => {
+        const row = await jobs.get(tx, ctx, input.TrainingJobName, true);
+        if (row.status !== 'InProgress') {
+          throw new ValidationException(
+            `The request was rejected because the training job is in status ${row.status}.`,
+          );
+        }
+        const doc = jobs.doc(row);
+        advance(doc, 'Stopping', 'Stopping the training job', ctx.receivedAt);
+        await jobs.store.save(tx, ctx, row, {
+          doc: JSON.stringify(doc),
+          status: 'Stopping',
+          last_modified_at: ctx.receivedAt,
+        });
+        await recordJobProgress(tx, ctx, { kind: 'training', jobArn: row.arn, at: ctx.receivedAt, status: 'Stopping' });
+        await training.runner.recordTransition(tx, training.kind.name, row.arn, 'Stopping');
+        // A job still queued ends here (its kind writes Stopped); a running one sees its signal abort.
+        await training.runner.requestStop(training.kind.name, row.arn, tx);
+      });
+      training.runner.wake();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+// A job that ends Failed for a reason its user can act on: the message is the FailureReason,
+// worded as SageMaker words it ("ClientError: ...", "AlgorithmError: ...").
+// https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-troubleshooting.html
+export class JobFailure extends Error {
+  override readonly name = 'JobFailure';
+}
+
+/** FailureReason is at most 1024 characters. */
+export function failureReason(s: string): string {
+  return s.length > 1024 ? `${s.slice(0, 1021)}...` : s;
+}

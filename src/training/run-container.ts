@@ -1,0 +1,136 @@
+// A custom training image as a job step: SageMaker's training contract without Docker. The job's
+// directory becomes /opt/ml (input/config/*.json, input/data/<channel>/, model/, output/), the image's
+// command from the containers file runs with the `train` argument and the SM_* environment the
+// SageMaker training toolkit reads, and /opt/ml/output/failure becomes the FailureReason.
+// https://docs.aws.amazon.com/sagemaker/latest/dg/your-algorithms-training-algo-running-container.html
+// https://github.com/aws/sagemaker-training-toolkit (environment variables)
+import { readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { Channel, ResourceConfig } from '../generated/sagemaker/shapes.js';
+import type { ContainerEntry } from '../inference/runtimes/container/containers-file.js';
+import { runContract } from '../sandbox/sandbox.js';
+import { JobFailure } from './job-failure.js';
+import type { JobLog } from './job-output.js';
+
+export interface ContainerRun {
+  /** The containers-file entry, or undefined to run the image with Docker. */
+  readonly entry: ContainerEntry | undefined;
+  readonly image: string;
+  readonly jobName: string;
+  readonly region: string;
+  readonly mlRoot: string;
+  readonly hyperparameters: Readonly<Record<string, string>>;
+  readonly channels: readonly Channel[];
+  readonly resourceConfig: ResourceConfig | undefined;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly entrypoint?: readonly string[];
+  readonly arguments?: readonly string[];
+  readonly log: JobLog;
+  readonly onLine: (line: string) => void;
+  readonly signal: AbortSignal;
+}
+
+const HOST = 'algo-1';
+
+/** Writes /opt/ml/input/config/{hyperparameters,inputdataconfig,resourceconfig}.json. */
+async function writeConfig(r: ContainerRun): Promise<void> {
+  const config = join(r.mlRoot, 'input/config');
+  await writeFile(join(config, 'hyperparameters.json'), JSON.stringify(r.hyperparameters));
+  const dataConfig = Object.fromEntries(
+    r.channels.map((c) => [
+      c.ChannelName,
+      {
+        ContentType: c.ContentType,
+        TrainingInputMode: c.InputMode ?? 'File',
+        S3DistributionType: c.DataSource.S3DataSource?.S3DataDistributionType ?? 'FullyReplicated',
+        RecordWrapperType: c.RecordWrapperType ?? 'None',
+      },
+    ]),
+  );
+  await writeFile(join(config, 'inputdataconfig.json'), JSON.stringify(dataConfig));
+  await writeFile(
+    join(config, 'resourceconfig.json'),
+    JSON.stringify({
+      current_host: HOST,
+      current_instance_type: r.resourceConfig?.InstanceType ?? 'local',
+      hosts: [HOST],
+      network_interface_name: 'eth0',
+    }),
+  );
+}
+
+/** The environment the SageMaker training toolkit sets, for a container whose /opt/ml is `ml`. */
+export function trainingEnvironment(r: ContainerRun, ml: string): Record<string, string> {
+  const channels = r.channels.map((c) => c.ChannelName);
+  const env: Record<string, string> = {
+    TRAINING_JOB_NAME: r.jobName,
+    AWS_REGION: r.region,
+    SM_MODEL_DIR: `${ml}/model`,
+    SM_INPUT_DIR: `${ml}/input`,
+    SM_INPUT_CONFIG_DIR: `${ml}/input/config`,
+    SM_INPUT_DATA_DIR: `${ml}/input/data`,
+    SM_OUTPUT_DIR: `${ml}/output`,
+    SM_OUTPUT_DATA_DIR: `${ml}/output/data`,
+    SM_OUTPUT_INTERMEDIATE_DIR: `${ml}/output/intermediate`,
+    SM_CHANNELS: JSON.stringify(channels),
+    SM_HPS: JSON.stringify(r.hyperparameters),
+    SM_HOSTS: JSON.stringify([HOST]),
+    SM_CURRENT_HOST: HOST,
+    SM_NUM_CPUS: String(availableParallelism()),
+    SM_NUM_GPUS: '0',
+    SM_NETWORK_INTERFACE_NAME: 'eth0',
+    SM_USER_ARGS: JSON.stringify(Object.entries(r.hyperparameters).flatMap(([k, v]) => [`--${k}`, v])),
+  };
+  for (const c of channels) env[`SM_CHANNEL_${c.toUpperCase()}`] = `${ml}/input/data/${c}`;
+  for (const [k, v] of Object.entries(r.hyperparameters)) env[`SM_HP_${k.toUpperCase()}`] = v;
+  return { ...r.entry?.env, ...r.environment, ...env };
+}
+
+/** Runs the image's training to its end; throws JobFailure for anything but exit code 0. */
+export async function runContainerTraining(r: ContainerRun): Promise<void> {
+  await writeConfig(r);
+  const onLine = (line: string) => {
+    r.log.write(line);
+    r.onLine(line);
+  };
+  let argv: string[];
+  let sandbox: boolean | undefined;
+  if (r.entry) {
+    const base = r.entrypoint?.length
+      ? [...r.entrypoint]
+      : [...r.entry.command, ...(r.entry.appendServe ? ['train'] : [])];
+    argv = [...base, ...(r.arguments ?? [])];
+  } else {
+    // A Docker engine runs the image itself with the job's directory as /opt/ml.
+    const env = trainingEnvironment(r, '/opt/ml');
+    argv = [
+      'docker',
+      'run',
+      '--rm',
+      '-v',
+      `${r.mlRoot}:/opt/ml`,
+      ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    ];
+    if (r.entrypoint?.length) argv.push('--entrypoint', r.entrypoint[0]!, r.image, ...r.entrypoint.slice(1));
+    else argv.push(r.image, 'train');
+    argv.push(...(r.arguments ?? []));
+    sandbox = false;
+  }
+  const exit = await runContract({
+    mlRoot: r.mlRoot,
+    argv,
+    cwd: r.entry?.cwd ?? r.mlRoot,
+    env: (ml) => trainingEnvironment(r, ml),
+    onLine: (line) => onLine(line),
+    signal: r.signal,
+    sandbox,
+  });
+  if (r.signal.aborted) throw r.signal.reason;
+  if (exit.startError) throw new JobFailure(`ClientError: ${exit.startError}`);
+  if (exit.code === 0) return;
+  const failure = await readFile(join(r.mlRoot, 'output/failure'), 'utf8').catch(() => '');
+  const why = exit.code === null ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+  const detail = failure.trim() || r.log.tail.slice(-5).join('\n');
+  throw new JobFailure(`AlgorithmError: ${detail ? `${detail}, ` : ''}${why}`);
+}

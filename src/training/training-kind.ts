@@ -1,0 +1,288 @@
+// Training jobs on the job runner: Starting → Downloading → Training → Uploading → Completed, or
+// Failed / Stopped / MaxRuntimeExceeded, each step recorded as DescribeTrainingJob reports it, with
+// the job's log and metrics, its model at <S3OutputPath>/<job>/output/model.tar.gz, and its trial
+// component following its status. https://docs.aws.amazon.com/sagemaker/latest/dg/model-train-storage.html
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Partition } from '../domain/arn.js';
+import type { Channel } from '../generated/sagemaker/shapes.js';
+import { packDirectory } from '../inference/artifact/tar-writer.js';
+import { type ContainersFileReader, findContainerEntry } from '../inference/runtimes/container/containers-file.js';
+import { parseContainerVersion } from '../inference/runtimes/xgboost/serving.js';
+import type { JobRunner } from '../jobs/runner.js';
+import type { JobKind, RunContext } from '../jobs/types.js';
+import { recordJobProgress } from '../lineage/job-recorder.js';
+import type { ServiceDeps } from '../services/common/deps.js';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
+import type { Queryable } from '../storage/db/types.js';
+import type { ResourceRow } from '../storage/repositories/resource-table.js';
+import { ChannelError, downloadChannel, resolveChannel } from './channels.js';
+import { failureReason, JobFailure } from './job-failure.js';
+import { type AppendLogs, evaluationMetrics, JobLog, MetricSeries, metricMatchers } from './job-output.js';
+import { runBuiltinXGBoost } from './run-builtin.js';
+import { runContainerTraining } from './run-container.js';
+import {
+  advance,
+  modelArtifactUri,
+  TRAINING_LOG_GROUP,
+  type TrainingJobDoc,
+  type TrainingWork,
+} from './training-doc.js';
+
+export interface TrainingOptions {
+  readonly deps: ServiceDeps;
+  readonly blobs: BlobStore;
+  readonly runner: JobRunner;
+  readonly dataDir: string;
+  readonly containers: ContainersFileReader;
+  readonly appendLogs: AppendLogs;
+  readonly log: Logger;
+  /** Jobs that train at once on this replica (default: the number of cores). */
+  readonly concurrency?: number;
+}
+
+export const TRAINING_KIND = 'training-job';
+/** StoppingCondition.MaxRuntimeInSeconds when the request gives none (SageMaker's default, one day). */
+export const DEFAULT_MAX_RUNTIME_SECONDS = 86_400;
+
+/** How a job ended on its own account (stop, time limit, failure, restart): status, secondary status, reason. */
+function ending(cause: string, message: string) {
+  switch (cause) {
+    case 'stopped':
+      return { status: 'Stopped', secondary: 'Stopped', note: 'Training job stopped' };
+    case 'timeout':
+      return {
+        status: 'Stopped',
+        secondary: 'MaxRuntimeExceeded',
+        note: 'Training job stopped because it exceeded MaxRuntimeInSeconds',
+        reason: 'Training job runtime exceeded MaxRuntimeInSeconds provided',
+      };
+    case 'error':
+      return { status: 'Failed', secondary: 'Failed', note: 'Training job failed', reason: message };
+    default:
+      return {
+        status: 'Failed',
+        secondary: 'Failed',
+        note: 'Training job failed',
+        reason: `InternalServerError: the Slipway server stopped while the job was running (${message}); create the job again.`,
+      };
+  }
+}
+
+export function trainingKind(o: TrainingOptions): JobKind<TrainingWork> {
+  const { deps } = o;
+  const table = deps.repos.trainingJobs;
+  const load = async (q: Queryable, w: TrainingWork) => {
+    const row = (await table.get(q, w, w.nameKey, true)) as ResourceRow;
+    return { row, doc: JSON.parse(row.doc) as TrainingJobDoc };
+  };
+  const save = (q: Queryable, w: TrainingWork, doc: TrainingJobDoc, status: string, at: number) =>
+    table.update(q, w, w.nameKey, { doc: JSON.stringify(doc), status, last_modified_at: at });
+
+  return {
+    name: TRAINING_KIND,
+    concurrency: o.concurrency ?? availableParallelism(),
+    onRestart: 'fail',
+    maxRuntimeMs: (w) => (w.maxRuntimeSeconds ?? DEFAULT_MAX_RUNTIME_SECONDS) * 1000,
+    async run(ctx) {
+      await runJob(o, ctx, load, save);
+    },
+    async end(tx, item, why) {
+      const w = item.payload;
+      const { row, doc } = await load(tx, w);
+      const at = Date.now();
+      const e = ending(why.cause, why.error instanceof JobFailure ? why.error.message : why.message);
+      advance(doc, e.secondary, e.note, at);
+      doc.SecondaryStatusTransitions[doc.SecondaryStatusTransitions.length - 1]!.EndTime = at;
+      if (e.reason) doc.FailureReason = failureReason(e.reason);
+      doc.TrainingEndTime = at;
+      await save(tx, w, doc, e.status, at);
+      await recordJobProgress(tx, w, {
+        kind: 'training',
+        jobArn: row.arn,
+        at,
+        status: e.status,
+        message: e.reason,
+        endTime: at,
+      });
+      return { status: e.status, message: e.reason ?? e.note };
+    },
+  };
+}
+
+type Load = (q: Queryable, w: TrainingWork) => Promise<{ row: ResourceRow; doc: TrainingJobDoc }>;
+type Save = (q: Queryable, w: TrainingWork, doc: TrainingJobDoc, status: string, at: number) => Promise<unknown>;
+
+async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: Load, save: Save): Promise<void> {
+  const w = ctx.payload;
+  const p: Partition = w;
+  const { row, doc: created } = await load(o.deps.db, w);
+  const name = row.name;
+  const image = created.AlgorithmSpecification?.TrainingImage ?? '';
+  const started = Date.now();
+  const stream = `${name}/algo-1-${Math.floor(started / 1000)}`;
+  const log = new JobLog(o.appendLogs, p, TRAINING_LOG_GROUP, stream);
+  const metrics = new MetricSeries();
+  const builtin = parseContainerVersion(image) !== undefined;
+  const custom = builtin ? undefined : metricMatchers(created.AlgorithmSpecification?.MetricDefinitions);
+  const onLine = (line: string) => {
+    for (const [m, v] of builtin ? evaluationMetrics(line) : custom!(line)) metrics.add(m, v);
+  };
+  /** Moves the job to a secondary status in one lease-checked transaction. */
+  const step = (status: string, message: string, more?: (doc: TrainingJobDoc) => void) =>
+    ctx.transaction(async (tx) => {
+      const { row: now, doc } = await load(tx, w);
+      // A stop asked for meanwhile wins: the run ends at its next look at the signal.
+      if (now.status === 'Stopping') return;
+      const at = Date.now();
+      advance(doc, status, message, at);
+      more?.(doc);
+      await save(tx, w, doc, 'InProgress', at);
+      await ctx.transition(tx, status, message);
+    });
+
+  const mlRoot = join(o.dataDir, 'jobs', `${w.nameKey}-${started.toString(36)}`);
+  try {
+    await step('Starting', 'Preparing the instances for training', (d) => {
+      d.TrainingStartTime = started;
+      d.LogStreamName = stream;
+    });
+    const entry = builtin ? undefined : findContainerEntry(o.containers.read(), image);
+    if (!builtin && !entry && !(await dockerAnswers())) {
+      throw new JobFailure(
+        `ClientError: Image "${image}" cannot be run: it is not a SageMaker XGBoost algorithm image, it is not in the containers file (--containers-file), and no Docker engine answers.`,
+      );
+    }
+    for (const d of ['input/config', 'input/data', 'model', 'output/data', 'output/intermediate']) {
+      await mkdir(join(mlRoot, d), { recursive: true });
+    }
+
+    await step('Downloading', 'Downloading input data');
+    const channels = created.InputDataConfig ?? [];
+    const files: Record<string, string[]> = {};
+    for (const c of channels)
+      files[c.ChannelName] = await fetchChannel(o, c, p.region, created.RoleArn, mlRoot, !builtin, ctx.signal);
+
+    await step('Training', 'Training image download completed. Training in progress.');
+    log.write(`Slipway training job ${name} on ${builtin ? 'the built-in XGBoost algorithm' : image}`);
+    if (builtin) {
+      await runBuiltinXGBoost({
+        image,
+        hyperparameters: created.HyperParameters ?? {},
+        channels: Object.fromEntries(
+          channels.map((c) => [
+            c.ChannelName,
+            { files: files[c.ChannelName]!, contentType: c.ContentType, compression: c.CompressionType },
+          ]),
+        ),
+        modelDir: join(mlRoot, 'model'),
+        threads: availableParallelism(),
+        log,
+        onLine,
+        signal: ctx.signal,
+      });
+    } else {
+      await runContainerTraining({
+        entry,
+        image,
+        jobName: name,
+        region: p.region,
+        mlRoot,
+        hyperparameters: created.HyperParameters ?? {},
+        channels,
+        resourceConfig: created.ResourceConfig,
+        environment: created.Environment ?? {},
+        entrypoint: created.AlgorithmSpecification?.ContainerEntrypoint,
+        arguments: created.AlgorithmSpecification?.ContainerArguments,
+        log,
+        onLine,
+        signal: ctx.signal,
+      });
+    }
+
+    await step('Uploading', 'Uploading generated training model');
+    const modelUri = modelArtifactUri(created.OutputDataConfig.S3OutputPath, name);
+    await o.blobs.put(modelUri, packDirectory(join(mlRoot, 'model')), { contentType: 'application/x-tar' });
+    if ((await readdir(join(mlRoot, 'output/data'))).length > 0) {
+      await o.blobs.put(
+        modelUri.replace(/model\.tar\.gz$/, 'output.tar.gz'),
+        packDirectory(join(mlRoot, 'output/data')),
+      );
+    }
+    await log.close();
+
+    await ctx.transaction(async (tx) => {
+      const { doc } = await load(tx, w);
+      const at = Date.now();
+      advance(doc, 'Completed', 'Training job completed', at);
+      doc.SecondaryStatusTransitions[doc.SecondaryStatusTransitions.length - 1]!.EndTime = at;
+      doc.ModelArtifacts = { S3ModelArtifacts: modelUri };
+      doc.FinalMetricDataList = metrics
+        .final()
+        .map((m) => ({ ...m, Timestamp: m.Timestamp!.getTime() })) as TrainingJobDoc['FinalMetricDataList'];
+      doc.TrainingEndTime = at;
+      await save(tx, w, doc, 'Completed', at);
+      await recordJobProgress(tx, p, {
+        kind: 'training',
+        jobArn: row.arn,
+        at,
+        status: 'Completed',
+        endTime: at,
+        metrics: metrics.summaries(row.arn),
+        outputs: { 'SageMaker.ModelArtifact': { uri: modelUri, type: 'Model' } },
+      });
+      await ctx.finish(tx, 'Completed', 'Training job completed');
+    });
+  } catch (e) {
+    if (e instanceof ChannelError) throw new JobFailure(e.message);
+    throw e;
+  } finally {
+    await log.close();
+    // Metrics seen before a failure or a stop still reach the trial component.
+    if (metrics.final().length > 0 && !ctx.signal.aborted) {
+      await o.deps.db
+        .transaction((tx) =>
+          recordJobProgress(tx, p, {
+            kind: 'training',
+            jobArn: row.arn,
+            at: Date.now(),
+            status: 'InProgress',
+            metrics: metrics.summaries(row.arn),
+          }),
+        )
+        .catch(() => {});
+    }
+    await rm(mlRoot, { recursive: true, force: true });
+  }
+}
+
+/** Resolves a channel and copies it into /opt/ml/input/data/<channel>/; returns the files in order. */
+async function fetchChannel(
+  o: TrainingOptions,
+  c: Channel,
+  region: string,
+  roleArn: string,
+  mlRoot: string,
+  gunzip: boolean,
+  signal: AbortSignal,
+): Promise<string[]> {
+  const objects = await resolveChannel(o.blobs, c, region, roleArn);
+  const dir = join(mlRoot, 'input/data', c.ChannelName);
+  await mkdir(dir, { recursive: true });
+  if (signal.aborted) throw signal.reason;
+  await downloadChannel(o.blobs, objects, dir, gunzip && c.CompressionType === 'Gzip');
+  return objects.map((x) =>
+    join(dir, gunzip && c.CompressionType === 'Gzip' ? x.relative.replace(/\.gz$/, '') : x.relative),
+  );
+}
+
+let docker: Promise<boolean> | undefined;
+function dockerAnswers(): Promise<boolean> {
+  docker ??= import('node:child_process').then(
+    ({ execFile }) =>
+      new Promise<boolean>((resolve) => execFile('docker', ['info'], { timeout: 3000 }, (err) => resolve(!err))),
+  );
+  return docker;
+}

@@ -1,0 +1,66 @@
+// Worker-thread entry of the built-in XGBoost algorithm: what the SageMaker XGBoost container's
+// `train` does, off the event loop. Validates the hyperparameters, reads the train (and validation)
+// channel files from the job's directory, trains, and writes `xgboost-model` as the container of the
+// image's version writes it. Posts each round's evaluation line as it is printed.
+import { createReadStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { HyperparameterError, validateHyperparameters } from './xgboost/hyperparameters/index.js';
+import { readChannel, TrainingInputError } from './xgboost/input/index.js';
+import { ModelWriteError, modelFileFor } from './xgboost/output/index.js';
+import { train } from './xgboost/train.js';
+import type { DMatrix } from './xgboost/types.js';
+
+export interface XGBoostChannelInput {
+  readonly files: readonly string[];
+  readonly contentType?: string;
+  readonly compression?: 'None' | 'Gzip';
+}
+
+export interface XGBoostWorkerInput {
+  readonly image: string;
+  readonly hyperparameters: Readonly<Record<string, string>>;
+  readonly channels: Readonly<Record<string, XGBoostChannelInput>>;
+  readonly modelDir: string;
+  /** The job's `nthread` default: what the runner grants one job. */
+  readonly threads: number;
+}
+
+export type XGBoostWorkerMessage =
+  | { readonly t: 'line'; readonly line: string }
+  | { readonly t: 'done'; readonly modelFile: string; readonly bestIteration?: number }
+  /** client: the user's input is wrong (ClientError); algorithm: training itself failed (AlgorithmError). */
+  | { readonly t: 'error'; readonly kind: 'client' | 'algorithm'; readonly message: string };
+
+const post = (m: XGBoostWorkerMessage) => parentPort!.postMessage(m);
+
+async function readFiles(name: string, c: XGBoostChannelInput, trainColumns?: number): Promise<DMatrix> {
+  const files = c.files.map((f) => ({ name: f, open: async () => createReadStream(f) }));
+  return readChannel(files, { contentType: c.contentType, compression: c.compression, channel: name, trainColumns });
+}
+
+async function run(input: XGBoostWorkerInput): Promise<void> {
+  const hp = validateHyperparameters(input.hyperparameters);
+  const trainChannel = input.channels.train;
+  if (!trainChannel) throw new TrainingInputError('Channel train is required for the XGBoost algorithm.');
+  const params = { ...hp.params, nthread: hp.params.nthread || input.threads };
+  const dtrain = await readFiles('train', trainChannel);
+  const evals = [{ name: 'train', data: dtrain }];
+  const validation = input.channels.validation;
+  if (validation) evals.push({ name: 'validation', data: await readFiles('validation', validation, dtrain.numCols) });
+  // The container stops early only with a validation set to watch.
+  const early = hp.earlyStopping && validation ? hp.earlyStopping.rounds : undefined;
+  const result = await train({ ...params, early_stopping_rounds: early }, dtrain, evals, {
+    onRound: (_round, _results, line) => post({ t: 'line', line }),
+  });
+  const file = modelFileFor(input.image, result.model);
+  const path = join(input.modelDir, file.fileName);
+  await writeFile(path, file.bytes);
+  post({ t: 'done', modelFile: path, bestIteration: result.bestIteration });
+}
+
+run(workerData as XGBoostWorkerInput).catch((e: unknown) => {
+  const client = e instanceof HyperparameterError || e instanceof TrainingInputError || e instanceof ModelWriteError;
+  post({ t: 'error', kind: client ? 'client' : 'algorithm', message: e instanceof Error ? e.message : String(e) });
+});
