@@ -94,7 +94,13 @@ async function child(file: string, params: TrainParams, out: string): Promise<vo
       let nid = 0;
       while (tr.left_children[nid] !== -1) {
         const v = dm.data[r * dm.numCols + tr.split_indices[nid]];
-        nid = Number.isNaN(v) ? (tr.default_left[nid] ? tr.left_children[nid] : tr.right_children[nid]) : v < tr.split_conditions[nid] ? tr.left_children[nid] : tr.right_children[nid];
+        nid = Number.isNaN(v)
+          ? tr.default_left[nid]
+            ? tr.left_children[nid]
+            : tr.right_children[nid]
+          : v < tr.split_conditions[nid]
+            ? tr.left_children[nid]
+            : tr.right_children[nid];
       }
       m[r] += tr.split_conditions[nid];
     }
@@ -123,7 +129,16 @@ async function main(): Promise<void> {
       {
         name: '4177 × 8, notebook hyperparameters, 50 rounds, exact',
         file: abalone,
-        params: { ...BASE, objective: 'reg:linear', tree_method: 'exact', num_round: 50, max_depth: 5, eta: 0.2, gamma: 4, min_child_weight: 6 },
+        params: {
+          ...BASE,
+          objective: 'reg:linear',
+          tree_method: 'exact',
+          num_round: 50,
+          max_depth: 5,
+          eta: 0.2,
+          gamma: 4,
+          min_child_weight: 6,
+        },
         threads: [1],
       },
     ];
@@ -132,19 +147,28 @@ async function main(): Promise<void> {
       synth(n, 28, file);
       sets.push({ name: `${n / 1000}k × 28, 100 rounds, depth 6, hist`, file, params: BASE, threads: [1, 2] });
     }
-    console.log('| figure | threads | xgboost 1.7.4 | ours | ratio | peak RSS xgboost / ours | max rel. prediction diff |');
+    console.log(
+      '| figure | threads | xgboost 1.7.4 | ours | ratio | peak RSS xgboost / ours | max rel. prediction diff |',
+    );
     console.log('|---|---|---|---|---|---|---|');
     for (const s of sets) {
       for (const t of s.threads) {
         const params = { ...s.params, nthread: t };
         const pyOut = join(dir, 'py.f32');
         const tsOut = join(dir, 'ts.f32');
-        const py = run('/usr/bin/python3', ['-c', PY, s.file, JSON.stringify({ ...params, lambda: params.lambda, eval_metric: undefined, base_score: 0.5 }), pyOut]);
+        const py = run('/usr/bin/python3', [
+          '-c',
+          PY,
+          s.file,
+          JSON.stringify({ ...params, lambda: params.lambda, eval_metric: undefined, base_score: 0.5 }),
+          pyOut,
+        ]);
         const ts = run(process.execPath, [SELF, '--child', s.file, JSON.stringify(params), tsOut]);
         const a = new Float32Array(readFileSync(pyOut).buffer.slice(0));
         const b = new Float32Array(readFileSync(tsOut).buffer.slice(0));
         let maxRel = 0;
-        for (let i = 0; i < a.length; i++) maxRel = Math.max(maxRel, Math.abs(a[i] - b[i]) / Math.max(Math.abs(a[i]), 1e-6));
+        for (let i = 0; i < a.length; i++)
+          maxRel = Math.max(maxRel, Math.abs(a[i] - b[i]) / Math.max(Math.abs(a[i]), 1e-6));
         console.log(
           `| ${s.name} | ${t} | ${py.ms.toFixed(0)} ms | ${ts.ms.toFixed(0)} ms | ${(ts.ms / py.ms).toFixed(2)}× | ${py.rssMB.toFixed(0)} / ${ts.rssMB.toFixed(0)} MB | ${maxRel.toExponential(1)} |`,
         );

@@ -61,15 +61,18 @@ export class HistPool {
       this.matrix = m;
       let bins = m.bins;
       if (!(bins.buffer instanceof SharedArrayBuffer)) {
-        bins = new Uint16Array(new SharedArrayBuffer(m.bins.byteLength));
-        bins.set(m.bins);
+        const sab = new SharedArrayBuffer(bins.byteLength);
+        const copy = bins instanceof Uint32Array ? new Uint32Array(sab) : new Uint16Array(sab);
+        copy.set(bins);
+        bins = copy;
       }
       for (const w of this.workers) {
         const msg: ToHistWorker = {
           t: 'data',
           bins: bins.buffer as SharedArrayBuffer,
+          wide: bins instanceof Uint32Array,
+          missing: m.missing,
           numCols: m.numCols,
-          off: m.cuts.ptr,
         };
         w.postMessage(msg);
       }

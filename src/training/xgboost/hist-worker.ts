@@ -2,12 +2,12 @@
 // for each requested row range, writing straight into the shared output histograms.
 
 import { parentPort } from 'node:worker_threads';
-import { MISSING_BIN } from './hist.js';
+import { buildHist } from './hist.js';
 
 interface Shared {
-  bins: Uint16Array;
+  bins: Uint16Array | Uint32Array;
+  missing: number;
   numCols: number;
-  off: Int32Array;
   grad: Float32Array;
   hess: Float32Array;
   rowIdx: Int32Array;
@@ -16,13 +16,14 @@ interface Shared {
 let s: Shared | undefined;
 
 export type ToHistWorker =
-  | { t: 'data'; bins: SharedArrayBuffer; numCols: number; off: Int32Array }
+  | { t: 'data'; bins: SharedArrayBuffer; wide: boolean; missing: number; numCols: number }
   | { t: 'grad'; grad: SharedArrayBuffer; hess: SharedArrayBuffer; rowIdx: SharedArrayBuffer }
   | { t: 'build'; id: number; c0: number; c1: number; jobs: { begin: number; end: number; out: SharedArrayBuffer }[] };
 
 parentPort?.on('message', (m: ToHistWorker) => {
   if (m.t === 'data') {
-    s = { ...(s as Shared), bins: new Uint16Array(m.bins), numCols: m.numCols, off: m.off };
+    const bins = m.wide ? new Uint32Array(m.bins) : new Uint16Array(m.bins);
+    s = { ...(s as Shared), bins, missing: m.missing, numCols: m.numCols };
     return;
   }
   if (m.t === 'grad') {
@@ -34,24 +35,9 @@ parentPort?.on('message', (m: ToHistWorker) => {
     };
     return;
   }
-  const { bins, numCols, off, grad, hess, rowIdx } = s as Shared;
-  const { c0, c1 } = m;
+  const { bins, missing, numCols, grad, hess, rowIdx } = s as Shared;
   for (const job of m.jobs) {
-    const hist = new Float64Array(job.out);
-    for (let i = job.begin; i < job.end; i++) {
-      const r = rowIdx[i];
-      const g = grad[r];
-      const h = hess[r];
-      const base = r * numCols;
-      for (let c = c0; c < c1; c++) {
-        const b = bins[base + c];
-        if (b !== MISSING_BIN) {
-          const k = (off[c] + b) << 1;
-          hist[k] += g;
-          hist[k + 1] += h;
-        }
-      }
-    }
+    buildHist(bins, missing, numCols, m.c0, m.c1, rowIdx, job.begin, job.end, grad, hess, new Float64Array(job.out));
   }
   parentPort?.postMessage(m.id);
 });

@@ -10,16 +10,25 @@ import { calcGain, calcSplitGain, calcWeight, RT_EPS, SplitEntry, type SplitPara
 import { RegTree } from './tree.js';
 
 const f = Math.fround;
-export const MISSING_BIN = 0xffff;
 
-/** The quantized training matrix (GHistIndexMatrix): a feature-local bin per cell, MISSING_BIN if absent. */
+/** The quantized training matrix (GHistIndexMatrix): a global bin index per cell, `missing` if absent. */
 export interface BinMatrix {
   numRows: number;
   numCols: number;
-  bins: Uint16Array;
+  /** Uint16 when every bin index and the marker fit, else Uint32 */
+  bins: Uint16Array | Uint32Array;
+  missing: number;
   cuts: Cuts;
   /** no missing value at all (DMatrix::IsDense) */
   dense: boolean;
+}
+
+/** Bin storage for a matrix with these cuts; `shared` puts it in a SharedArrayBuffer for worker threads. */
+export function allocBins(cells: number, totalBins: number, shared: boolean): Uint16Array | Uint32Array {
+  const wide = totalBins >= 0xffff;
+  const bytes = cells * (wide ? 4 : 2);
+  const buf = shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
+  return wide ? new Uint32Array(buf) : new Uint16Array(buf);
 }
 
 export function quantize(
@@ -27,18 +36,26 @@ export function quantize(
   numRows: number,
   numCols: number,
   cuts: Cuts,
-  bins?: Uint16Array,
+  bins?: Uint16Array | Uint32Array,
+  shared = false,
 ): BinMatrix {
-  const out = bins ?? new Uint16Array(numRows * numCols);
+  const total = cuts.ptr[numCols];
+  let out = bins;
+  if (out === undefined || total >= 0xffff !== out instanceof Uint32Array)
+    out = allocBins(numRows * numCols, total, shared);
+  const missing = out instanceof Uint32Array ? 0xffffffff : 0xffff;
   let dense = true;
-  for (let i = 0; i < numRows * numCols; i++) {
-    const v = data[i];
-    if (Number.isNaN(v)) {
-      out[i] = MISSING_BIN;
-      dense = false;
-    } else out[i] = searchBin(cuts, i % numCols, v);
+  for (let r = 0; r < numRows; r++) {
+    const base = r * numCols;
+    for (let c = 0; c < numCols; c++) {
+      const v = data[base + c];
+      if (Number.isNaN(v)) {
+        out[base + c] = missing;
+        dense = false;
+      } else out[base + c] = cuts.ptr[c] + searchBin(cuts, c, v);
+    }
   }
-  return { numRows, numCols, bins: out, cuts, dense };
+  return { numRows, numCols, bins: out, missing, cuts, dense };
 }
 
 /** Builds histograms of row ranges; replaceable by a pool of worker threads. */
@@ -54,43 +71,46 @@ export function localHistBuilder(
   grad: () => Float32Array,
   hess: () => Float32Array,
 ): HistBuilder {
-  const off = m.cuts.ptr;
-  const total = off[m.numCols];
+  const total = m.cuts.ptr[m.numCols];
   return {
     async build(jobs) {
-      return jobs.map((j) => buildHist(m.bins, m.numCols, off, total, rowIdx(), j.begin, j.end, grad(), hess()));
+      return jobs.map((j) => {
+        const hist = new Float64Array(total * 2);
+        buildHist(m.bins, m.missing, m.numCols, 0, m.numCols, rowIdx(), j.begin, j.end, grad(), hess(), hist);
+        return hist;
+      });
     },
   };
 }
 
+/** Adds rows rowIdx[begin..end) of features [c0, c1) into hist, row by row (xgboost's order). */
 export function buildHist(
-  bins: Uint16Array,
+  bins: Uint16Array | Uint32Array,
+  missing: number,
   numCols: number,
-  off: Int32Array,
-  total: number,
+  c0: number,
+  c1: number,
   rowIdx: Int32Array,
   begin: number,
   end: number,
   grad: Float32Array,
   hess: Float32Array,
-  out?: Float64Array,
-): Float64Array {
-  const hist = out ?? new Float64Array(total * 2);
+  hist: Float64Array,
+): void {
   for (let i = begin; i < end; i++) {
     const r = rowIdx[i];
     const g = grad[r];
     const h = hess[r];
-    const base = r * numCols;
-    for (let c = 0; c < numCols; c++) {
-      const b = bins[base + c];
-      if (b !== MISSING_BIN) {
-        const k = (off[c] + b) << 1;
+    const e = r * numCols + c1;
+    for (let j = r * numCols + c0; j < e; j++) {
+      const b = bins[j];
+      if (b !== missing) {
+        const k = b << 1;
         hist[k] += g;
         hist[k + 1] += h;
       }
     }
   }
-  return hist;
 }
 
 interface Entry {
@@ -264,13 +284,14 @@ export async function growHist(
   const partition = (nid: number, s: SplitEntry, left: number, right: number) => {
     const node = nodes[nid];
     const fid = s.feature;
-    const bin = s.bin;
+    const bin = s.bin + cuts.ptr[fid];
+    const missing = m.missing;
     let nl = 0;
     let nr = 0;
     for (let i = node.begin; i < node.end; i++) {
       const r = rowIdx[i];
       const b = m.bins[r * nc + fid];
-      const goLeft = b === MISSING_BIN ? s.defaultLeft : b <= bin;
+      const goLeft = b === missing ? s.defaultLeft : b <= bin;
       if (goLeft) rowIdx[node.begin + nl++] = r;
       else tmp[nr++] = r;
     }

@@ -65,7 +65,9 @@ export function floatParam(x: number): string {
   return String(v);
 }
 
-type Loss = (p: number, y: number) => [number, number];
+/** writes the gradient and hessian of one row into out[0], out[1] */
+type Loss = (p: number, y: number, out: Float64Array) => void;
+const scratch = new Float64Array(2);
 
 function regLoss(
   name: string,
@@ -89,9 +91,9 @@ function regLoss(
         const y = labels[i];
         if (y === 1) w = f(w * scale);
         if (!checkLabel(y)) throw new Error(`label ${y} is not valid for ${name}`);
-        const [g, h] = loss(p, y);
-        grad[i] = g * w;
-        hess[i] = h * w;
+        loss(p, y, scratch);
+        grad[i] = scratch[0] * w;
+        hess[i] = scratch[1] * w;
       }
     },
     evalTransform(preds) {
@@ -101,12 +103,15 @@ function regLoss(
   };
 }
 
-const squareLoss: Loss = (p, y) => [f(p - y), 1];
-const logisticLoss: Loss = (p, y) => [f(p - y), Math.max(f(p * f(1 - p)), EPS16)];
-const rawLogisticLoss: Loss = (x, y) => {
-  const p = sigmoid(x);
-  return [f(p - y), Math.max(f(p * f(1 - p)), EPS16)];
+const squareLoss: Loss = (p, y, o) => {
+  o[0] = f(p - y);
+  o[1] = 1;
 };
+const logisticLoss: Loss = (p, y, o) => {
+  o[0] = f(p - y);
+  o[1] = Math.max(f(p * f(1 - p)), EPS16);
+};
+const rawLogisticLoss: Loss = (x, y, o) => logisticLoss(sigmoid(x), y, o);
 const ident = (x: number) => x;
 const unit01 = (y: number) => y >= 0 && y <= 1;
 const logitMargin = (b: number) => {
@@ -117,7 +122,7 @@ const logitMargin = (b: number) => {
 function elementwise(
   name: string,
   metric: string,
-  loss: (p: number, y: number) => [number, number],
+  loss: Loss,
   transform: (x: number) => number,
   toMargin: (b: number) => number,
   json: Record<string, unknown>,
@@ -130,9 +135,9 @@ function elementwise(
     gradients(preds, labels, weights, grad, hess) {
       for (let i = 0; i < labels.length; i++) {
         const w = weights ? weights[i] : 1;
-        const [g, h] = loss(preds[i], labels[i]);
-        grad[i] = g * w;
-        hess[i] = h * w;
+        loss(preds[i], labels[i], scratch);
+        grad[i] = scratch[0] * w;
+        hess[i] = scratch[1] * w;
       }
     },
     evalTransform(preds) {
@@ -162,12 +167,13 @@ export function makeObjective(p: TrainParams): ObjectiveImpl {
       return elementwise(
         'reg:pseudohubererror',
         'mphe',
-        (pr, y) => {
+        (pr, y, o) => {
           const z = f(pr - y);
           const z2 = f(z * z);
           const scaleSqrt = f(Math.sqrt(f(1 + f(z2 / s2))));
           const scale = f(s2 + z2);
-          return [f(z / scaleSqrt), f(s2 / f(scale * scaleSqrt))];
+          o[0] = f(z / scaleSqrt);
+          o[1] = f(s2 / f(scale * scaleSqrt));
         },
         ident,
         f,
@@ -180,9 +186,10 @@ export function makeObjective(p: TrainParams): ObjectiveImpl {
       return elementwise(
         'count:poisson',
         'poisson-nloglik',
-        (pr, y) => {
+        (pr, y, o) => {
           if (y < 0) throw new Error('PoissonRegression: label must be nonnegative');
-          return [f(expf(pr) - y), expf(f(pr + mds))];
+          o[0] = f(expf(pr) - y);
+          o[1] = expf(f(pr + mds));
         },
         expf,
         logMargin,
@@ -193,10 +200,11 @@ export function makeObjective(p: TrainParams): ObjectiveImpl {
       return elementwise(
         'reg:gamma',
         'gamma-nloglik',
-        (pr, y) => {
+        (pr, y, o) => {
           if (y <= 0) throw new Error('GammaRegression: label must be positive');
           const e = expf(pr);
-          return [f(1 - f(y / e)), f(y / e)];
+          o[0] = f(1 - f(y / e));
+          o[1] = f(y / e);
         },
         expf,
         logMargin,
@@ -207,13 +215,14 @@ export function makeObjective(p: TrainParams): ObjectiveImpl {
       return elementwise(
         'reg:tweedie',
         `tweedie-nloglik@${cppFloat(rho)}`,
-        (pr, y) => {
+        (pr, y, o) => {
           if (y < 0) throw new Error('TweedieRegression: label must be nonnegative');
           const a = expf(f(f(1 - rho) * pr));
           const b = expf(f(f(2 - rho) * pr));
           const g = f(f(-y * a) + b);
           const h = f(f(f(-y * f(1 - rho)) * a) + f(f(2 - rho) * b));
-          return [g, h];
+          o[0] = g;
+          o[1] = h;
         },
         expf,
         logMargin,
@@ -224,10 +233,10 @@ export function makeObjective(p: TrainParams): ObjectiveImpl {
       return elementwise(
         'binary:hinge',
         'error',
-        (pr, label) => {
+        (pr, label, o) => {
           const y = f(label * 2 - 1);
-          if (f(pr * y) < 1) return [-y, 1];
-          return [0, FLT_MIN];
+          o[0] = f(pr * y) < 1 ? -y : 0;
+          o[1] = f(pr * y) < 1 ? 1 : FLT_MIN;
         },
         (x) => (x > 0 ? 1 : 0),
         f,

@@ -212,6 +212,30 @@ class Summary {
   }
 }
 
+const KEY_BITS = 2 ** 21;
+const bitsView = new Float32Array(1);
+const bitsU32 = new Uint32Array(bitsView.buffer);
+
+/** Indices of values[0..n) in ascending value order, ties by index (a native Float64Array sort). */
+function sortedOrder(values: Float32Array, n: number): Int32Array {
+  const idx = new Int32Array(n);
+  if (n >= KEY_BITS) {
+    for (let i = 0; i < n; i++) idx[i] = i;
+    return idx.sort((a, b) => values[a] - values[b] || a - b);
+  }
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    bitsView[0] = values[i];
+    const u = bitsU32[0];
+    // order-preserving unsigned form of the float's bits, then the index in the low 21 bits
+    const o = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
+    keys[i] = o * KEY_BITS + i;
+  }
+  keys.sort();
+  for (let i = 0; i < n; i++) idx[i] = keys[i] % KEY_BITS;
+  return idx;
+}
+
 /** QuantileSketchTemplate (WQuantileSketch when !sorted, WXQuantileSketch when sorted). */
 class Sketch {
   limitSize = 0;
@@ -274,10 +298,8 @@ class Sketch {
 
   private makeSummary(out: Summary): void {
     const n = this.qtail;
-    const idx = new Int32Array(n);
-    for (let i = 0; i < n; i++) idx[i] = i;
+    const idx = sortedOrder(this.qValue, n);
     const v = this.qValue;
-    idx.sort((a, b) => v[a] - v[b] || a - b);
     out.reserve(n);
     out.size = 0;
     let wsum = 0;

@@ -74,6 +74,14 @@ export function calcGain(p: SplitParams, g: number, h: number): number {
 
 /** SplitEvaluator::CalcSplitGain (float). */
 export function calcSplitGain(p: SplitParams, gl: number, hl: number, gr: number, hr: number): number {
+  if (p.maxDeltaStep === 0) {
+    // the weights do not enter the gain without max_delta_step (split_evaluator.h)
+    const tl = thresholdL1(gl, p.alpha);
+    const tr = thresholdL1(gr, p.alpha);
+    const a = hl <= 0 ? 0 : f(f(tl * tl) / f(hl + p.lambda));
+    const b = hr <= 0 ? 0 : f(f(tr * tr) / f(hr + p.lambda));
+    return f(a + b);
+  }
   const wl = calcWeight(p, gl, hl);
   const wr = calcWeight(p, gr, hr);
   return f(calcGainGivenWeight(p, gl, hl, wl) + calcGainGivenWeight(p, gr, hr, wr));

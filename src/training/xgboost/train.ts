@@ -119,6 +119,8 @@ export async function train(
   const rowIdx = new Int32Array(method === 'exact' ? 0 : n);
   const nthread = params.nthread > 0 ? params.nthread : (await import('node:os')).availableParallelism();
   let pool: HistPool | undefined;
+  // threads pay off from a few tens of thousands of cells; below that the messages cost more
+  const threaded = nthread > 1 && method !== 'exact' && n * nc >= 1 << 16;
   let builder: HistBuilder | undefined;
   const constHess = obj.name === 'reg:squarederror';
   const lossguide = params.grow_policy === 'lossguide';
@@ -129,7 +131,14 @@ export async function train(
   try {
     if (method === 'exact' || method === 'approx') cols = sortColumns(dtrain.data, n, nc);
     if (method === 'hist') {
-      binned = quantize(dtrain.data, n, nc, makeCuts(dtrain.data, n, nc, params.max_bin, dtrain.weights, false));
+      binned = quantize(
+        dtrain.data,
+        n,
+        nc,
+        makeCuts(dtrain.data, n, nc, params.max_bin, dtrain.weights, false),
+        undefined,
+        threaded,
+      );
     }
     for (let iter = 0; iter < params.num_round && !stopped; iter++) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
@@ -173,12 +182,12 @@ export async function train(
             const w = new Float32Array(n);
             for (let r = 0; r < n; r++) w[r] = dtrain.weights ? gHess[r] * dtrain.weights[r] : gHess[r];
             const cuts = makeCuts(dtrain.data, n, nc, params.max_bin, w, !constHess, cols);
-            binned = quantize(dtrain.data, n, nc, cuts, binned?.bins);
+            binned = quantize(dtrain.data, n, nc, cuts, binned?.bins, threaded);
             builder = undefined;
           }
           const bm = binned as BinMatrix;
           if (builder === undefined) {
-            if (nthread > 1 && n * nc >= 1 << 16) {
+            if (threaded) {
               pool ??= new HistPool(nthread, n);
               builder = pool.builder(bm, gGrad, gHess, rowIdx);
             } else
