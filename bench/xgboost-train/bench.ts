@@ -1,0 +1,182 @@
+// Trainer figures (issue 14): our TypeScript XGBoost trainer side by side with xgboost 1.7.4
+// (/usr/bin/python3), each run in its own process so peak RSS is its own. Times cover train() only.
+// Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick]
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { train } from '../../src/training/xgboost/train.js';
+import type { TrainParams } from '../../src/training/xgboost/types.js';
+
+const SELF = fileURLToPath(import.meta.url);
+
+const BASE: TrainParams = {
+  num_round: 100,
+  eta: 0.3,
+  gamma: 0,
+  max_depth: 6,
+  min_child_weight: 1,
+  max_delta_step: 0,
+  subsample: 1,
+  colsample_bytree: 1,
+  colsample_bylevel: 1,
+  colsample_bynode: 1,
+  lambda: 1,
+  alpha: 0,
+  tree_method: 'hist',
+  max_bin: 256,
+  sketch_eps: 0.03,
+  grow_policy: 'depthwise',
+  max_leaves: 0,
+  scale_pos_weight: 1,
+  seed: 0,
+  num_class: 0,
+  objective: 'reg:squarederror',
+  tweedie_variance_power: 1.5,
+  huber_slope: 1,
+  eval_metric: [],
+  nthread: 1,
+};
+
+/** float32 standard normal features, y = 2·x0 + sin(3·x1) + x2·x3 + noise (fixed seed) */
+function synth(n: number, d: number, file: string): void {
+  let s = 12345;
+  const u = () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return (s + 0.5) / 2 ** 32;
+  };
+  const normal = () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+  const X = new Float32Array(n * d);
+  const y = new Float32Array(n);
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < d; c++) X[r * d + c] = normal();
+    const b = r * d;
+    y[r] = 2 * X[b] + Math.sin(3 * X[b + 1]) + X[b + 2] * X[b + 3] + 0.3 * normal();
+  }
+  const head = Buffer.from(new Int32Array([n, d]).buffer);
+  writeFileSync(file, Buffer.concat([head, Buffer.from(X.buffer), Buffer.from(y.buffer)]));
+}
+
+function readData(file: string) {
+  const buf = readFileSync(file);
+  const [n, d] = new Int32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 8));
+  const body = new Float32Array(buf.buffer.slice(buf.byteOffset + 8, buf.byteOffset + 8 + (n * d + n) * 4));
+  return { numRows: n, numCols: d, data: body.slice(0, n * d), labels: body.slice(n * d) };
+}
+
+const PY = `
+import sys, json, time, resource, numpy as np, xgboost as xgb
+file, params, out = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+n, d = np.fromfile(file, dtype=np.int32, count=2)
+a = np.fromfile(file, dtype=np.float32, offset=8)
+X = a[:n*d].reshape(n, d); y = a[n*d:n*d+n]
+dtr = xgb.DMatrix(X, label=y, nthread=params['nthread'])
+rounds = params.pop('num_round')
+t = time.perf_counter()
+b = xgb.train(params, dtr, rounds)
+ms = (time.perf_counter() - t) * 1000
+b.predict(dtr, output_margin=True).astype(np.float32).tofile(out)
+print(json.dumps({"ms": ms, "rssMB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+`;
+
+async function child(file: string, params: TrainParams, out: string): Promise<void> {
+  const dm = readData(file);
+  const t = performance.now();
+  const res = await train(params, dm, []);
+  const ms = performance.now() - t;
+  // margins of the training rows from the model
+  const trees = (res.model.learner.gradient_booster as { model: { trees: Record<string, number[]>[] } }).model.trees;
+  const m = new Float32Array(dm.numRows).fill(0.5);
+  for (const tr of trees) {
+    for (let r = 0; r < dm.numRows; r++) {
+      let nid = 0;
+      while (tr.left_children[nid] !== -1) {
+        const v = dm.data[r * dm.numCols + tr.split_indices[nid]];
+        nid = Number.isNaN(v)
+          ? tr.default_left[nid]
+            ? tr.left_children[nid]
+            : tr.right_children[nid]
+          : v < tr.split_conditions[nid]
+            ? tr.left_children[nid]
+            : tr.right_children[nid];
+      }
+      m[r] += tr.split_conditions[nid];
+    }
+  }
+  writeFileSync(out, Buffer.from(m.buffer));
+  console.log(JSON.stringify({ ms, rssMB: process.resourceUsage().maxRSS / 1024 }));
+}
+
+function run(cmd: string, args: string[]): { ms: number; rssMB: number } {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+  const last = r.stdout.trim().split('\n').pop() as string;
+  return JSON.parse(last);
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--child') {
+    await child(process.argv[3], JSON.parse(process.argv[4]), process.argv[5]);
+    return;
+  }
+  const quick = process.argv.includes('--quick');
+  const dir = mkdtempSync(join(tmpdir(), 'xgb-bench-'));
+  try {
+    const abalone = join(process.cwd(), 'test/fixtures/xgboost-train/abalone.bin');
+    const sets: { name: string; file: string; params: TrainParams; threads: number[] }[] = [
+      {
+        name: '4177 × 8, notebook hyperparameters, 50 rounds, exact',
+        file: abalone,
+        params: {
+          ...BASE,
+          objective: 'reg:linear',
+          tree_method: 'exact',
+          num_round: 50,
+          max_depth: 5,
+          eta: 0.2,
+          gamma: 4,
+          min_child_weight: 6,
+        },
+        threads: [1],
+      },
+    ];
+    for (const n of quick ? [200_000] : [200_000, 1_000_000]) {
+      const file = join(dir, `synth-${n}.bin`);
+      synth(n, 28, file);
+      sets.push({ name: `${n / 1000}k × 28, 100 rounds, depth 6, hist`, file, params: BASE, threads: [1, 2] });
+    }
+    console.log(
+      '| figure | threads | xgboost 1.7.4 | ours | ratio | peak RSS xgboost / ours | max rel. prediction diff |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const s of sets) {
+      for (const t of s.threads) {
+        const params = { ...s.params, nthread: t };
+        const pyOut = join(dir, 'py.f32');
+        const tsOut = join(dir, 'ts.f32');
+        const py = run('/usr/bin/python3', [
+          '-c',
+          PY,
+          s.file,
+          JSON.stringify({ ...params, lambda: params.lambda, eval_metric: undefined, base_score: 0.5 }),
+          pyOut,
+        ]);
+        const ts = run(process.execPath, [SELF, '--child', s.file, JSON.stringify(params), tsOut]);
+        const a = new Float32Array(readFileSync(pyOut).buffer.slice(0));
+        const b = new Float32Array(readFileSync(tsOut).buffer.slice(0));
+        let maxRel = 0;
+        for (let i = 0; i < a.length; i++)
+          maxRel = Math.max(maxRel, Math.abs(a[i] - b[i]) / Math.max(Math.abs(a[i]), 1e-6));
+        console.log(
+          `| ${s.name} | ${t} | ${py.ms.toFixed(0)} ms | ${ts.ms.toFixed(0)} ms | ${(ts.ms / py.ms).toFixed(2)}× | ${py.rssMB.toFixed(0)} / ${ts.rssMB.toFixed(0)} MB | ${maxRel.toExponential(1)} |`,
+        );
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,106 @@
+// Worker threads for histogram building (tree_method hist/approx). Each thread takes a fixed share of
+// the features and sums every row of a node for them, in row order, into shared memory: a bin's sum
+// is the same sequence of double additions whatever the thread count, so the trees do not depend on
+// nthread. https://nodejs.org/docs/latest-v20.x/api/worker_threads.html
+
+import { Worker } from 'node:worker_threads';
+import type { BinMatrix, HistBuilder } from './hist.js';
+import type { ToHistWorker } from './hist-worker.js';
+
+const ENTRY = new URL('./hist-worker.js', import.meta.url);
+
+export class HistPool {
+  private readonly workers: Worker[] = [];
+  private readonly waiting = new Map<number, () => void>();
+  private nextId = 1;
+  private matrix: BinMatrix | undefined;
+  readonly rowIdx: Int32Array;
+  private readonly grad: Float32Array;
+  private readonly hess: Float32Array;
+
+  constructor(
+    readonly threads: number,
+    numRows: number,
+  ) {
+    this.rowIdx = new Int32Array(new SharedArrayBuffer(numRows * 4));
+    this.grad = new Float32Array(new SharedArrayBuffer(numRows * 4));
+    this.hess = new Float32Array(new SharedArrayBuffer(numRows * 4));
+    for (let i = 0; i < threads; i++) {
+      const w = new Worker(ENTRY);
+      w.on('message', (id: number) => {
+        const done = this.waiting.get(id);
+        this.waiting.delete(id);
+        done?.();
+      });
+      w.on('error', (err) => {
+        for (const done of this.waiting.values()) done();
+        this.waiting.clear();
+        this.failure = err;
+      });
+      const msg: ToHistWorker = {
+        t: 'grad',
+        grad: this.grad.buffer as SharedArrayBuffer,
+        hess: this.hess.buffer as SharedArrayBuffer,
+        rowIdx: this.rowIdx.buffer as SharedArrayBuffer,
+      };
+      w.postMessage(msg);
+      this.workers.push(w);
+    }
+  }
+
+  private failure: Error | undefined;
+
+  /** Copies this tree's gradients where the threads read them. */
+  setGradients(grad: Float32Array, hess: Float32Array): void {
+    if (grad !== this.grad) this.grad.set(grad);
+    if (hess !== this.hess) this.hess.set(hess);
+  }
+
+  builder(m: BinMatrix, grad: Float32Array, hess: Float32Array, _rowIdx: Int32Array): HistBuilder {
+    if (this.matrix !== m) {
+      this.matrix = m;
+      let bins = m.bins;
+      if (!(bins.buffer instanceof SharedArrayBuffer)) {
+        const sab = new SharedArrayBuffer(bins.byteLength);
+        const copy = bins instanceof Uint32Array ? new Uint32Array(sab) : new Uint16Array(sab);
+        copy.set(bins);
+        bins = copy;
+      }
+      for (const w of this.workers) {
+        const msg: ToHistWorker = {
+          t: 'data',
+          bins: bins.buffer as SharedArrayBuffer,
+          wide: bins instanceof Uint32Array,
+          missing: m.missing,
+          numCols: m.numCols,
+        };
+        w.postMessage(msg);
+      }
+    }
+    this.setGradients(grad, hess);
+    const total = m.cuts.ptr[m.numCols];
+    const nc = m.numCols;
+    const parts = Math.min(this.workers.length, nc);
+    return {
+      build: async (jobs) => {
+        const outs = jobs.map(() => new SharedArrayBuffer(total * 16));
+        const tasks: Promise<void>[] = [];
+        for (let i = 0; i < parts; i++) {
+          const c0 = Math.floor((i * nc) / parts);
+          const c1 = Math.floor(((i + 1) * nc) / parts);
+          const id = this.nextId++;
+          tasks.push(new Promise<void>((res) => this.waiting.set(id, res)));
+          const msg: ToHistWorker = { t: 'build', id, c0, c1, jobs: jobs.map((j, k) => ({ ...j, out: outs[k] })) };
+          this.workers[i].postMessage(msg);
+        }
+        await Promise.all(tasks);
+        if (this.failure) throw this.failure;
+        return outs.map((b) => new Float64Array(b));
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}

@@ -1,0 +1,43 @@
+// Worker thread of the histogram pool (./hist-pool.ts): builds the bins of its share of the features
+// for each requested row range, writing straight into the shared output histograms.
+
+import { parentPort } from 'node:worker_threads';
+import { buildHist } from './hist.js';
+
+interface Shared {
+  bins: Uint16Array | Uint32Array;
+  missing: number;
+  numCols: number;
+  grad: Float32Array;
+  hess: Float32Array;
+  rowIdx: Int32Array;
+}
+
+let s: Shared | undefined;
+
+export type ToHistWorker =
+  | { t: 'data'; bins: SharedArrayBuffer; wide: boolean; missing: number; numCols: number }
+  | { t: 'grad'; grad: SharedArrayBuffer; hess: SharedArrayBuffer; rowIdx: SharedArrayBuffer }
+  | { t: 'build'; id: number; c0: number; c1: number; jobs: { begin: number; end: number; out: SharedArrayBuffer }[] };
+
+parentPort?.on('message', (m: ToHistWorker) => {
+  if (m.t === 'data') {
+    const bins = m.wide ? new Uint32Array(m.bins) : new Uint16Array(m.bins);
+    s = { ...(s as Shared), bins, missing: m.missing, numCols: m.numCols };
+    return;
+  }
+  if (m.t === 'grad') {
+    s = {
+      ...(s as Shared),
+      grad: new Float32Array(m.grad),
+      hess: new Float32Array(m.hess),
+      rowIdx: new Int32Array(m.rowIdx),
+    };
+    return;
+  }
+  const { bins, missing, numCols, grad, hess, rowIdx } = s as Shared;
+  for (const job of m.jobs) {
+    buildHist(bins, missing, numCols, m.c0, m.c1, rowIdx, job.begin, job.end, grad, hess, new Float64Array(job.out));
+  }
+  parentPort?.postMessage(m.id);
+});

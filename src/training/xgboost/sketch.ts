@@ -1,0 +1,525 @@
+// xgboost 1.7's weighted quantile sketch and cut points (src/common/quantile.h WQSummary,
+// WXQSummary, QuantileSketchTemplate, SortedQuantile; quantile.cc MakeCuts/AddCutPoint), with every
+// rank computed in float as xgboost's <float, float> sketches do, so the cuts come out identical.
+
+const f = Math.fround;
+
+class Summary {
+  rmin: Float32Array;
+  rmax: Float32Array;
+  wmin: Float32Array;
+  value: Float32Array;
+  size = 0;
+  constructor(cap: number) {
+    this.rmin = new Float32Array(cap);
+    this.rmax = new Float32Array(cap);
+    this.wmin = new Float32Array(cap);
+    this.value = new Float32Array(cap);
+  }
+  reserve(cap: number): void {
+    if (cap <= this.value.length) return;
+    const grow = (a: Float32Array) => {
+      const b = new Float32Array(cap);
+      b.set(a.subarray(0, this.size));
+      return b;
+    };
+    this.rmin = grow(this.rmin);
+    this.rmax = grow(this.rmax);
+    this.wmin = grow(this.wmin);
+    this.value = grow(this.value);
+  }
+  set(i: number, rmin: number, rmax: number, wmin: number, value: number): void {
+    this.rmin[i] = rmin;
+    this.rmax[i] = rmax;
+    this.wmin[i] = wmin;
+    this.value[i] = value;
+  }
+  copyEntry(i: number, s: Summary, j: number): void {
+    this.set(i, s.rmin[j], s.rmax[j], s.wmin[j], s.value[j]);
+  }
+  rminNext(i: number): number {
+    return f(this.rmin[i] + this.wmin[i]);
+  }
+  rmaxPrev(i: number): number {
+    return f(this.rmax[i] - this.wmin[i]);
+  }
+  copyFrom(s: Summary): void {
+    this.reserve(s.size);
+    this.size = s.size;
+    this.rmin.set(s.rmin.subarray(0, s.size));
+    this.rmax.set(s.rmax.subarray(0, s.size));
+    this.wmin.set(s.wmin.subarray(0, s.size));
+    this.value.set(s.value.subarray(0, s.size));
+  }
+
+  /** WQSummary::SetPrune */
+  setPrune(src: Summary, maxsize: number): void {
+    if (src.size <= maxsize) {
+      this.copyFrom(src);
+      return;
+    }
+    this.reserve(maxsize);
+    const begin = src.rmax[0];
+    const range = f(src.rmin[src.size - 1] - src.rmax[0]);
+    const n = maxsize - 1;
+    this.copyEntry(0, src, 0);
+    this.size = 1;
+    let i = 1;
+    let lastidx = 0;
+    for (let k = 1; k < n; k++) {
+      const dx2 = f(2 * f(f(f(k * range) / n) + begin));
+      while (i < src.size - 1 && dx2 >= f(src.rmax[i + 1] + src.rmin[i + 1])) ++i;
+      if (i === src.size - 1) break;
+      if (dx2 < f(src.rminNext(i) + src.rmaxPrev(i + 1))) {
+        if (i !== lastidx) {
+          this.copyEntry(this.size++, src, i);
+          lastidx = i;
+        }
+      } else if (i + 1 !== lastidx) {
+        this.copyEntry(this.size++, src, i + 1);
+        lastidx = i + 1;
+      }
+    }
+    if (lastidx !== src.size - 1) this.copyEntry(this.size++, src, src.size - 1);
+  }
+
+  /** WXQSummary::SetPrune (the sorted sketch's prune, keeping large-weight entries) */
+  setPruneX(src: Summary, maxsize: number): void {
+    if (src.size <= maxsize) {
+      this.copyFrom(src);
+      return;
+    }
+    this.reserve(maxsize);
+    let begin = src.rmax[0];
+    let n = maxsize - 2;
+    let nbig = 0;
+    let range = f(src.rmin[src.size - 1] - begin);
+    if (range === 0 || maxsize <= 2) {
+      this.copyEntry(0, src, 0);
+      this.copyEntry(1, src, src.size - 1);
+      this.size = 2;
+      return;
+    }
+    range = Math.max(range, f(1e-3));
+    const chunk = f(f(2 * range) / n);
+    const large = (i: number) => src.rminNext(i) > f(src.rmaxPrev(i) + chunk);
+    let mrange = 0;
+    {
+      let bid = 0;
+      for (let i = 1; i < src.size - 1; i++) {
+        if (large(i)) {
+          if (bid !== i - 1) mrange = f(mrange + f(src.rmaxPrev(i) - src.rminNext(bid)));
+          bid = i;
+          ++nbig;
+        }
+      }
+      if (bid !== src.size - 2) mrange = f(mrange + f(src.rmaxPrev(src.size - 1) - src.rminNext(bid)));
+    }
+    if (nbig >= n) throw new Error('quantile: too many large chunk');
+    this.copyEntry(0, src, 0);
+    this.size = 1;
+    n = n - nbig;
+    let bid = 0;
+    let k = 1;
+    let lastidx = 0;
+    for (let end = 1; end < src.size; end++) {
+      if (end === src.size - 1 || large(end)) {
+        if (bid !== end - 1) {
+          let i = bid;
+          const maxdx2 = f(src.rmaxPrev(end) * 2);
+          for (; k < n; ++k) {
+            const dx2 = f(2 * f(f(f(k * mrange) / n) + begin));
+            if (dx2 >= maxdx2) break;
+            while (i < end && dx2 >= f(src.rmax[i + 1] + src.rmin[i + 1])) ++i;
+            if (i === end) break;
+            if (dx2 < f(src.rminNext(i) + src.rmaxPrev(i + 1))) {
+              if (i !== lastidx) {
+                this.copyEntry(this.size++, src, i);
+                lastidx = i;
+              }
+            } else if (i + 1 !== lastidx) {
+              this.copyEntry(this.size++, src, i + 1);
+              lastidx = i + 1;
+            }
+          }
+        }
+        if (lastidx !== end) {
+          this.copyEntry(this.size++, src, end);
+          lastidx = end;
+        }
+        bid = end;
+        begin = f(begin + f(src.rminNext(bid) - src.rmaxPrev(bid)));
+      }
+    }
+  }
+
+  /** WQSummary::SetCombine (+ FixError) */
+  setCombine(sa: Summary, sb: Summary): void {
+    if (sa.size === 0) {
+      this.copyFrom(sb);
+      return;
+    }
+    if (sb.size === 0) {
+      this.copyFrom(sa);
+      return;
+    }
+    this.reserve(sa.size + sb.size);
+    let a = 0;
+    let b = 0;
+    let d = 0;
+    let aprev = 0;
+    let bprev = 0;
+    while (a < sa.size && b < sb.size) {
+      if (sa.value[a] === sb.value[b]) {
+        this.set(d, f(sa.rmin[a] + sb.rmin[b]), f(sa.rmax[a] + sb.rmax[b]), f(sa.wmin[a] + sb.wmin[b]), sa.value[a]);
+        aprev = sa.rminNext(a);
+        bprev = sb.rminNext(b);
+        d++;
+        a++;
+        b++;
+      } else if (sa.value[a] < sb.value[b]) {
+        this.set(d, f(sa.rmin[a] + bprev), f(sa.rmax[a] + sb.rmaxPrev(b)), sa.wmin[a], sa.value[a]);
+        aprev = sa.rminNext(a);
+        d++;
+        a++;
+      } else {
+        this.set(d, f(sb.rmin[b] + aprev), f(sb.rmax[b] + sa.rmaxPrev(a)), sb.wmin[b], sb.value[b]);
+        bprev = sb.rminNext(b);
+        d++;
+        b++;
+      }
+    }
+    if (a < sa.size) {
+      const brmax = sb.rmax[sb.size - 1];
+      for (; a < sa.size; a++, d++) this.set(d, f(sa.rmin[a] + bprev), f(sa.rmax[a] + brmax), sa.wmin[a], sa.value[a]);
+    }
+    if (b < sb.size) {
+      const armax = sa.rmax[sa.size - 1];
+      for (; b < sb.size; b++, d++) this.set(d, f(sb.rmin[b] + aprev), f(sb.rmax[b] + armax), sb.wmin[b], sb.value[b]);
+    }
+    this.size = d;
+    // FixError
+    let prevRmin = 0;
+    let prevRmax = 0;
+    for (let i = 0; i < d; i++) {
+      if (this.rmin[i] < prevRmin) this.rmin[i] = prevRmin;
+      else prevRmin = this.rmin[i];
+      if (this.rmax[i] < prevRmax) this.rmax[i] = prevRmax;
+      const next = this.rminNext(i);
+      if (this.rmax[i] < next) this.rmax[i] = next;
+      prevRmax = this.rmax[i];
+    }
+  }
+}
+
+const KEY_BITS = 2 ** 21;
+const bitsView = new Float32Array(1);
+const bitsU32 = new Uint32Array(bitsView.buffer);
+
+/** Indices of values[0..n) in ascending value order, ties by index (a native Float64Array sort). */
+function sortedOrder(values: Float32Array, n: number): Int32Array {
+  const idx = new Int32Array(n);
+  if (n >= KEY_BITS) {
+    for (let i = 0; i < n; i++) idx[i] = i;
+    return idx.sort((a, b) => values[a] - values[b] || a - b);
+  }
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    bitsView[0] = values[i];
+    const u = bitsU32[0];
+    // order-preserving unsigned form of the float's bits, then the index in the low 21 bits
+    const o = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
+    keys[i] = o * KEY_BITS + i;
+  }
+  keys.sort();
+  for (let i = 0; i < n; i++) idx[i] = keys[i] % KEY_BITS;
+  return idx;
+}
+
+/** QuantileSketchTemplate (WQuantileSketch when !sorted, WXQuantileSketch when sorted). */
+class Sketch {
+  limitSize = 0;
+  qValue = new Float32Array(1);
+  qWeight = new Float32Array(1);
+  qtail = 0;
+  temp = new Summary(0);
+  level: Summary[] = [];
+
+  constructor(private readonly sorted: boolean) {}
+
+  init(maxn: number, eps: number): void {
+    let nlevel = 1;
+    let limit: number;
+    for (;;) {
+      limit = Math.min(maxn, Math.ceil(nlevel / eps) + 1);
+      if (2 ** nlevel * limit >= maxn) break;
+      ++nlevel;
+    }
+    this.limitSize = limit;
+    this.qValue = new Float32Array(1);
+    this.qWeight = new Float32Array(1);
+    this.qtail = 0;
+    this.level = [];
+  }
+
+  private prune(dst: Summary, src: Summary, maxsize: number): void {
+    if (this.sorted) dst.setPruneX(src, maxsize);
+    else dst.setPrune(src, maxsize);
+  }
+
+  resizeQueue(n: number): void {
+    const v = new Float32Array(n);
+    const w = new Float32Array(n);
+    v.set(this.qValue.subarray(0, Math.min(n, this.qtail)));
+    w.set(this.qWeight.subarray(0, Math.min(n, this.qtail)));
+    this.qValue = v;
+    this.qWeight = w;
+  }
+
+  push(x: number, w: number): void {
+    if (w === 0) return;
+    if (this.qtail === this.qValue.length && this.qValue[this.qtail - 1] !== x) {
+      if (this.qValue.length === 1) {
+        this.resizeQueue(this.limitSize * 2);
+      } else {
+        this.temp.reserve(this.limitSize * 2);
+        this.makeSummary(this.temp);
+        this.qtail = 0;
+        this.pushTemp();
+      }
+    }
+    if (this.qtail === 0 || this.qValue[this.qtail - 1] !== x) {
+      this.qValue[this.qtail] = x;
+      this.qWeight[this.qtail++] = w;
+    } else {
+      this.qWeight[this.qtail - 1] = f(this.qWeight[this.qtail - 1] + w);
+    }
+  }
+
+  private makeSummary(out: Summary): void {
+    const n = this.qtail;
+    const idx = sortedOrder(this.qValue, n);
+    const v = this.qValue;
+    out.reserve(n);
+    out.size = 0;
+    let wsum = 0;
+    for (let i = 0; i < n; ) {
+      let j = i + 1;
+      let w = this.qWeight[idx[i]];
+      while (j < n && v[idx[j]] === v[idx[i]]) {
+        w = f(w + this.qWeight[idx[j]]);
+        ++j;
+      }
+      out.set(out.size++, wsum, f(wsum + w), w, v[idx[i]]);
+      wsum = f(wsum + w);
+      i = j;
+    }
+  }
+
+  private initLevel(n: number): void {
+    while (this.level.length < n) this.level.push(new Summary(this.limitSize));
+  }
+
+  pushTemp(): void {
+    this.temp.reserve(this.limitSize * 2);
+    for (let l = 1; ; ++l) {
+      this.initLevel(l + 1);
+      if (this.level[l].size === 0) {
+        this.prune(this.level[l], this.temp, this.limitSize);
+        break;
+      }
+      this.prune(this.level[0], this.temp, this.limitSize);
+      this.temp.setCombine(this.level[0], this.level[l]);
+      if (this.temp.size > this.limitSize) {
+        this.level[l].size = 0;
+      } else {
+        this.level[l].copyFrom(this.temp);
+        break;
+      }
+    }
+  }
+
+  getSummary(out: Summary): void {
+    this.makeSummary(out);
+    if (this.level.length !== 0) {
+      const l0 = this.level[0];
+      this.prune(l0, out, this.limitSize);
+      for (let l = 1; l < this.level.length; l++) {
+        if (this.level[l].size === 0) continue;
+        if (l0.size === 0) l0.copyFrom(this.level[l]);
+        else {
+          out.setCombine(l0, this.level[l]);
+          this.prune(l0, out, this.limitSize);
+        }
+      }
+      out.copyFrom(l0);
+    } else if (out.size > this.limitSize) {
+      const t = new Summary(this.limitSize);
+      this.prune(t, out, this.limitSize);
+      out.copyFrom(t);
+    }
+  }
+}
+
+/** Histogram cut points (HistogramCuts): per feature [ptr[f], ptr[f+1]) into values; minValues. */
+export interface Cuts {
+  ptr: Int32Array;
+  values: Float32Array;
+  minValues: Float32Array;
+}
+
+/**
+ * SketchContainer::MakeCuts. `weights[r]` (or 1) weighs row r: sample weights for hist, hessian ×
+ * weight for approx. `sorted` selects SortedSketchContainer (approx with a non-constant hessian).
+ */
+export function makeCuts(
+  data: Float32Array,
+  numRows: number,
+  numCols: number,
+  maxBins: number,
+  weights: Float32Array | undefined,
+  sorted: boolean,
+  colsSorted?: { ptr: Int32Array; rows: Int32Array; values: Float32Array },
+): Cuts {
+  const KF = 8; // kFactor
+  const colSize = new Float64Array(numCols);
+  for (let r = 0; r < numRows; r++) {
+    const b = r * numCols;
+    for (let c = 0; c < numCols; c++) if (!Number.isNaN(data[b + c])) colSize[c]++;
+  }
+  const summaries: Summary[] = [];
+  const sketches: Sketch[] = [];
+  if (!sorted) {
+    for (let c = 0; c < numCols; c++) {
+      const sk = new Sketch(false);
+      const nb = Math.max(Math.min(maxBins, colSize[c]), 1);
+      sk.init(colSize[c], 1 / f(nb * KF));
+      sk.resizeQueue(sk.limitSize * 2);
+      sketches.push(sk);
+    }
+    for (let r = 0; r < numRows; r++) {
+      const b = r * numCols;
+      const w = weights ? weights[r] : 1;
+      for (let c = 0; c < numCols; c++) {
+        const v = data[b + c];
+        if (!Number.isNaN(v)) sketches[c].push(v, w);
+      }
+    }
+  } else {
+    if (!colsSorted) throw new Error('sorted sketch needs sorted columns');
+    for (let c = 0; c < numCols; c++) {
+      const sk = new Sketch(true);
+      sk.init(colSize[c], 2 / maxBins);
+      sketches.push(sk);
+      pushSortedColumn(sk, colsSorted, c, weights, maxBins);
+    }
+  }
+  for (let c = 0; c < numCols; c++) {
+    const out = new Summary(0);
+    if (colSize[c] === 0) {
+      summaries.push(out);
+      continue;
+    }
+    sketches[c].getSummary(out);
+    const red = new Summary(0);
+    const inter = Math.min(colSize[c], maxBins * KF);
+    if (sorted) red.setPruneX(out, inter);
+    else red.setPrune(out, inter);
+    summaries.push(red);
+  }
+  const ptr = new Int32Array(numCols + 1);
+  const values: number[] = [];
+  const minValues = new Float32Array(numCols);
+  for (let c = 0; c < numCols; c++) {
+    const numCuts = colSize[c] === 0 ? 0 : Math.min(colSize[c], maxBins * KF);
+    const maxNumBins = Math.min(numCuts, maxBins);
+    const a = new Summary(0);
+    if (numCuts !== 0) {
+      if (sorted) a.setPruneX(summaries[c], maxNumBins + 1);
+      else a.setPrune(summaries[c], maxNumBins + 1);
+      const mval = a.value[0];
+      minValues[c] = f(f(mval - Math.abs(mval)) - f(1e-5));
+    } else {
+      minValues[c] = f(1e-5);
+    }
+    // AddCutPoint
+    const required = Math.min(a.size, maxNumBins);
+    for (let i = 1; i < required; i++) {
+      const cpt = a.value[i];
+      if (i === 1 || cpt > values[values.length - 1]) values.push(cpt);
+    }
+    const cpt = a.size > 0 ? a.value[a.size - 1] : minValues[c];
+    values.push(f(cpt + f(Math.abs(cpt) + f(1e-5))));
+    ptr[c + 1] = values.length;
+  }
+  return { ptr, values: Float32Array.from(values), minValues };
+}
+
+/** SortedSketchContainer::PushColPage for one column (values ascending). */
+function pushSortedColumn(
+  sk: Sketch,
+  cols: { ptr: Int32Array; rows: Int32Array; values: Float32Array },
+  c: number,
+  weights: Float32Array | undefined,
+  maxSize: number,
+): void {
+  const s = cols.ptr[c];
+  const e = cols.ptr[c + 1];
+  const temp = sk.temp;
+  temp.reserve(maxSize + 1);
+  temp.size = 0;
+  let sumTotal = 0;
+  for (let i = s; i < e; i++) sumTotal += weights ? weights[cols.rows[i]] : 1;
+  if (e === s) return;
+  let nextGoal = -1;
+  let rmin = 0;
+  let wmin = 0;
+  let last = 0;
+  for (let i = s; i < e; i++) {
+    const fv = cols.values[i];
+    const w = weights ? weights[cols.rows[i]] : 1;
+    if (nextGoal === -1) {
+      nextGoal = 0;
+      last = fv;
+      wmin = w;
+      continue;
+    }
+    if (last !== fv) {
+      const rmax = rmin + wmin;
+      if (rmax >= nextGoal && temp.size !== maxSize) {
+        if (temp.size === 0 || last > temp.value[temp.size - 1]) {
+          temp.set(temp.size, f(rmin), f(rmax), f(wmin), last);
+          ++temp.size;
+        }
+        if (temp.size === maxSize) nextGoal = sumTotal * 2 + f(1e-5);
+        else nextGoal = f((temp.size * sumTotal) / maxSize);
+      }
+      rmin = rmax;
+      wmin = w;
+      last = fv;
+    } else {
+      wmin += w;
+    }
+  }
+  // Finalize
+  const rmax = rmin + wmin;
+  if (temp.size === 0 || last > temp.value[temp.size - 1]) {
+    temp.set(temp.size, f(rmin), f(rmax), f(wmin), last);
+    ++temp.size;
+  }
+  sk.pushTemp();
+}
+
+/** HistogramCuts::SearchBin: the bin (local to the feature) of a present value. */
+export function searchBin(cuts: Cuts, c: number, v: number): number {
+  let lo = cuts.ptr[c];
+  let hi = cuts.ptr[c + 1];
+  const end = hi;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cuts.values[mid] <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo === end) lo -= 1;
+  return lo - cuts.ptr[c];
+}

@@ -1,0 +1,296 @@
+// The boosting loop of xgboost 1.7's `xgboost.train()` (python-package/xgboost/training.py,
+// src/learner.cc, src/gbm/gbtree.cc): gradients from the objective, one tree per output group per
+// round with the configured tree method, evaluation lines, early stopping, and the JSON model.
+
+import { growExact, type SortedColumns, sortColumns } from './exact.js';
+import { type BinMatrix, growHist, type HistBuilder, localHistBuilder, quantize } from './hist.js';
+import { HistPool } from './hist-pool.js';
+import { type Metric, makeMetric } from './metrics.js';
+import { floatParam, makeObjective, type ObjectiveImpl } from './objectives.js';
+import { ColumnSampler, Rng } from './sampler.js';
+import { makeCuts } from './sketch.js';
+import { splitParams } from './split.js';
+import type { RegTree } from './tree.js';
+import type { DMatrix, EvalResult, TrainParams, XGBoostJsonModel } from './types.js';
+
+export interface TrainOptions {
+  /** called after each round with its results and its evaluation line (tab-separated, no newline) */
+  onRound?(round: number, results: EvalResult[], line: string): void;
+  signal?: AbortSignal;
+}
+
+export interface TrainResult {
+  model: XGBoostJsonModel;
+  /** set when early stopping was configured */
+  bestIteration?: number;
+  bestScore?: number;
+  history: EvalResult[][];
+  /** the evaluation lines as xgboost prints them ("[0]\ttrain-rmse:0.51234") */
+  lines: string[];
+}
+
+/** tree_method=auto as xgboost 1.7 resolves it on one machine (gbtree.cc): approx from 4Mi rows. */
+export function resolveTreeMethod(p: TrainParams, numRows: number): 'exact' | 'approx' | 'hist' {
+  if (p.tree_method !== 'auto') return p.tree_method;
+  return numRows >= 4 << 20 ? 'approx' : 'exact';
+}
+
+/** Python's repr of a float (what str(score) gives the best_score attribute). */
+export function pyRepr(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  if (Number.isInteger(x) && Math.abs(x) < 1e16) return `${x}.0`;
+  const e = x === 0 ? 0 : Math.floor(Math.log10(Math.abs(x)));
+  if (e < -4 || e >= 16) {
+    const [m, ex] = x.toExponential().split('e');
+    const n = Number(ex);
+    return `${m}e${n < 0 ? '-' : '+'}${String(Math.abs(n)).padStart(2, '0')}`;
+  }
+  return String(x);
+}
+
+/** Names xgboost's EarlyStopping treats as "larger is better" when maximize is not given. */
+function maximizes(metric: string): boolean {
+  return (
+    metric !== 'mape' &&
+    ['auc', 'aucpr', 'map', 'ndcg', 'auc@', 'aucpr@', 'map@', 'ndcg@'].some((p) => metric.startsWith(p))
+  );
+}
+
+function checkMatrix(d: DMatrix, numCols: number, what: string): void {
+  if (d.numCols !== numCols) throw new Error(`${what}: ${d.numCols} features, the training data has ${numCols}`);
+  if (d.data.length !== d.numRows * d.numCols || d.labels.length !== d.numRows) {
+    throw new Error(`${what}: data/labels do not match numRows × numCols`);
+  }
+}
+
+function predictInto(trees: RegTree[], groups: number[], d: DMatrix, margins: Float32Array, k: number): void {
+  for (let t = 0; t < trees.length; t++) {
+    const tree = trees[t];
+    const g = groups[t];
+    for (let r = 0; r < d.numRows; r++) {
+      const leaf = tree.leafOf(d.data, r * d.numCols);
+      margins[r * k + g] += tree.cond[leaf];
+    }
+  }
+}
+
+export async function train(
+  params: TrainParams,
+  dtrain: DMatrix,
+  evals: { name: string; data: DMatrix }[] = [],
+  opts: TrainOptions = {},
+): Promise<TrainResult> {
+  const n = dtrain.numRows;
+  const nc = dtrain.numCols;
+  checkMatrix(dtrain, nc, 'train');
+  for (const e of evals) checkMatrix(e.data, nc, e.name);
+  const obj: ObjectiveImpl = makeObjective(params);
+  const k = obj.groups;
+  const method = resolveTreeMethod(params, n);
+  const poissonDefault = params.objective === 'count:poisson' && params.max_delta_step === 0;
+  const sp = splitParams({ ...params, max_delta_step: poissonDefault ? 0.7 : params.max_delta_step });
+  const baseScore = params.base_score ?? 0.5;
+  const baseMargin = obj.probToMargin(baseScore);
+  const metricSpecs = params.eval_metric.length > 0 ? params.eval_metric : [obj.defaultMetric];
+  const metrics: Metric[] = metricSpecs.map((m) => makeMetric(m, { huberSlope: params.huber_slope }));
+  const rng = new Rng(params.seed);
+  if (method === 'exact' && params.max_depth <= 0)
+    throw new Error("exact tree method doesn't support unlimited depth.");
+  if (params.grow_policy === 'lossguide' && method === 'exact') {
+    throw new Error('grow_policy=lossguide needs tree_method hist or approx');
+  }
+
+  const trainMargins = new Float32Array(n * k).fill(baseMargin);
+  const evalMargins = evals.map((e) =>
+    e.data === dtrain ? trainMargins : new Float32Array(e.data.numRows * k).fill(baseMargin),
+  );
+  const grad = new Float32Array(n * k);
+  const hess = new Float32Array(n * k);
+  const gGrad = new Float32Array(n);
+  const gHess = new Float32Array(n);
+  const trees: RegTree[] = [];
+  const treeGroups: number[] = [];
+  const history: EvalResult[][] = [];
+  const lines: string[] = [];
+
+  let cols: SortedColumns | undefined;
+  let binned: BinMatrix | undefined;
+  const rowIdx = new Int32Array(method === 'exact' ? 0 : n);
+  const nthread = params.nthread > 0 ? params.nthread : (await import('node:os')).availableParallelism();
+  let pool: HistPool | undefined;
+  // threads pay off from a few tens of thousands of cells; below that the messages cost more
+  const threaded = nthread > 1 && method !== 'exact' && n * nc >= 1 << 16;
+  let builder: HistBuilder | undefined;
+  const constHess = obj.name === 'reg:squarederror';
+  const lossguide = params.grow_policy === 'lossguide';
+
+  let best: { iter: number; score: number } | undefined;
+  let sinceBest = 0;
+  let stopped = false;
+  try {
+    if (method === 'exact' || method === 'approx') cols = sortColumns(dtrain.data, n, nc);
+    if (method === 'hist') {
+      binned = quantize(
+        dtrain.data,
+        n,
+        nc,
+        makeCuts(dtrain.data, n, nc, params.max_bin, dtrain.weights, false),
+        undefined,
+        threaded,
+      );
+    }
+    for (let iter = 0; iter < params.num_round && !stopped; iter++) {
+      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+      obj.gradients(trainMargins, dtrain.labels, dtrain.weights, grad, hess);
+      for (let g = 0; g < k; g++) {
+        for (let r = 0; r < n; r++) {
+          gGrad[r] = grad[r * k + g];
+          gHess[r] = hess[r * k + g];
+        }
+        const sampler = new ColumnSampler(
+          rng,
+          nc,
+          params.colsample_bynode,
+          params.colsample_bylevel,
+          params.colsample_bytree,
+        );
+        let tree: RegTree;
+        if (method === 'exact') {
+          let active: Uint8Array | undefined;
+          if (params.subsample < 1) {
+            active = new Uint8Array(n);
+            for (let r = 0; r < n; r++) if (gHess[r] >= 0) active[r] = rng.next() < params.subsample ? 1 : 0;
+          }
+          tree = growExact(cols as SortedColumns, gGrad, gHess, 0, 1, active, sp, params.max_depth, sampler);
+          // the exact updater leaves the prediction cache to the predictor
+          for (let r = 0; r < n; r++) {
+            const leaf = tree.leafOf(dtrain.data, r * nc);
+            trainMargins[r * k + g] += tree.cond[leaf];
+          }
+        } else {
+          if (params.subsample < 1) {
+            for (let r = 0; r < n; r++) {
+              if (!(gHess[r] >= 0 && rng.next() < params.subsample)) {
+                gGrad[r] = 0;
+                gHess[r] = 0;
+              }
+            }
+          }
+          if (method === 'approx' && (binned === undefined || !constHess)) {
+            // GHistIndexMatrix built from the hessian-weighted sketch (once for a constant hessian)
+            const w = new Float32Array(n);
+            for (let r = 0; r < n; r++) w[r] = dtrain.weights ? gHess[r] * dtrain.weights[r] : gHess[r];
+            const cuts = makeCuts(dtrain.data, n, nc, params.max_bin, w, !constHess, cols);
+            binned = quantize(dtrain.data, n, nc, cuts, binned?.bins, threaded);
+            builder = undefined;
+          }
+          const bm = binned as BinMatrix;
+          if (builder === undefined) {
+            if (threaded) {
+              pool ??= new HistPool(nthread, n);
+              builder = pool.builder(bm, gGrad, gHess, rowIdx);
+            } else
+              builder = localHistBuilder(
+                bm,
+                () => pool?.rowIdx ?? rowIdx,
+                () => gGrad,
+                () => gHess,
+              );
+          }
+          if (pool) pool.setGradients(gGrad, gHess);
+          const grown = await growHist(
+            bm,
+            gGrad,
+            gHess,
+            pool?.rowIdx ?? rowIdx,
+            builder,
+            {
+              p: sp,
+              maxDepth: params.max_depth,
+              maxLeaves: params.max_leaves,
+              lossguide,
+              rootFromGradients: method === 'approx',
+            },
+            sampler,
+          );
+          tree = grown.tree;
+          grown.leafOfRow((r, v) => {
+            trainMargins[r * k + g] += v;
+          });
+        }
+        trees.push(tree);
+        treeGroups.push(g);
+      }
+      // evaluation
+      const results: EvalResult[] = [];
+      let line = `[${iter}]`;
+      evals.forEach((e, i) => {
+        const margins = evalMargins[i];
+        if (margins !== trainMargins)
+          predictInto(trees.slice(trees.length - k), treeGroups.slice(trees.length - k), e.data, margins, k);
+        const preds = Float32Array.from(margins);
+        obj.evalTransform(preds);
+        for (const m of metrics) {
+          // the learner prints with 17 fixed digits; Python parses that text
+          const value = Number(m.eval(preds, e.data.labels, e.data.weights, k).toFixed(17));
+          results.push({ set: e.name, metric: m.name, value });
+          line += `\t${e.name}-${m.name}:${value.toFixed(5)}`;
+        }
+      });
+      history.push(results);
+      lines.push(line);
+      opts.onRound?.(iter, results, line);
+      if (params.early_stopping_rounds !== undefined && evals.length > 0) {
+        const last = evals[evals.length - 1].name;
+        const mine = results.filter((r) => r.set === last);
+        const { metric, value } = mine[mine.length - 1];
+        const improved = best === undefined || (maximizes(metric) ? value > best.score : best.score > value);
+        if (improved) {
+          best = { iter, score: value };
+          sinceBest = 0;
+        } else sinceBest++;
+        if (sinceBest >= params.early_stopping_rounds) stopped = true;
+      }
+    }
+  } finally {
+    await pool?.close();
+  }
+
+  const attributes: Record<string, string> = {};
+  // python-package/xgboost/callback.py CallbackContainer.after_training
+  if (best !== undefined) {
+    attributes.best_iteration = String(best.iter);
+    attributes.best_ntree_limit = String(best.iter + 1);
+    attributes.best_score = pyRepr(best.score);
+  } else if (history.length > 0) {
+    attributes.best_iteration = String(history.length - 1);
+    attributes.best_ntree_limit = String(history.length);
+  }
+  const model: XGBoostJsonModel = {
+    learner: {
+      attributes,
+      feature_names: [],
+      feature_types: [],
+      gradient_booster: {
+        model: {
+          gbtree_model_param: { num_parallel_tree: '1', num_trees: String(trees.length), size_leaf_vector: '0' },
+          tree_info: treeGroups,
+          trees: trees.map((t, i) => t.toJson(i)),
+        },
+        name: 'gbtree',
+      },
+      learner_model_param: {
+        base_score: floatParam(baseScore),
+        // LearnerModelParam: a user-given base_score turns boost_from_average off
+        boost_from_average: params.base_score === undefined ? '1' : '0',
+        num_class: String(k > 1 ? k : 0),
+        num_feature: String(nc),
+        num_target: '1',
+      },
+      objective: obj.json(),
+    },
+    version: [1, 7, 4],
+  };
+  return { model, bestIteration: best?.iter, bestScore: best?.score, history, lines };
+}
