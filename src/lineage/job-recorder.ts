@@ -57,8 +57,8 @@ export interface JobProgress {
   readonly jobArn: string;
   readonly kind: JobKind;
   readonly at: number;
-  /** The trial component's PrimaryStatus: InProgress, Completed, Failed, Stopping, Stopped. */
-  readonly status: string;
+  /** The trial component's PrimaryStatus: InProgress, Completed, Failed, Stopping, Stopped (unchanged when absent). */
+  readonly status?: string;
   readonly message?: string;
   readonly startTime?: number;
   readonly endTime?: number;
@@ -137,10 +137,13 @@ export async function recordJobProgress(tx: Queryable, p: Partition, j: JobProgr
   );
   if (!tc) return;
   const doc = JSON.parse(tc.doc) as TrialComponentDoc;
-  doc.Status = j.message ? { PrimaryStatus: j.status, Message: j.message } : { PrimaryStatus: j.status };
+  if (j.status !== undefined)
+    doc.Status = j.message ? { PrimaryStatus: j.status, Message: j.message } : { PrimaryStatus: j.status };
   if (j.startTime !== undefined) doc.StartTime = j.startTime;
   if (j.endTime !== undefined) doc.EndTime = j.endTime;
-  if (j.metrics?.length) doc.Metrics = [...j.metrics];
+  // Times are stored as epoch ms, as every document keeps them; Describe turns them into dates.
+  if (j.metrics?.length)
+    doc.Metrics = j.metrics.map((m) => ({ ...m, TimeStamp: m.TimeStamp?.getTime() as unknown as Date }));
   if (j.outputs) {
     doc.OutputArtifacts = {
       ...doc.OutputArtifacts,

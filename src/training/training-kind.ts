@@ -144,6 +144,7 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
     });
 
   const mlRoot = join(o.dataDir, 'jobs', `${w.nameKey}-${started.toString(36)}`);
+  let completed = false;
   try {
     await step('Starting', 'Preparing the instances for training', (d) => {
       d.TrainingStartTime = started;
@@ -235,22 +236,18 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
       });
       await ctx.finish(tx, 'Completed', 'Training job completed');
     });
+    completed = true;
   } catch (e) {
     if (e instanceof ChannelError) throw new JobFailure(e.message);
     throw e;
   } finally {
     await log.close();
-    // Metrics seen before a failure or a stop still reach the trial component.
-    if (metrics.final().length > 0 && !ctx.signal.aborted) {
+    // Metrics seen before a failure or a stop still reach the trial component (its status is end()'s).
+    if (!completed && metrics.final().length > 0) {
+      const summaries = metrics.summaries(row.arn);
       await o.deps.db
         .transaction((tx) =>
-          recordJobProgress(tx, p, {
-            kind: 'training',
-            jobArn: row.arn,
-            at: Date.now(),
-            status: 'InProgress',
-            metrics: metrics.summaries(row.arn),
-          }),
+          recordJobProgress(tx, p, { kind: 'training', jobArn: row.arn, at: Date.now(), metrics: summaries }),
         )
         .catch(() => {});
     }

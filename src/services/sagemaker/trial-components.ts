@@ -131,7 +131,7 @@ export function trialComponentHandlers(deps: ServiceDeps) {
         InputArtifacts: d.InputArtifacts,
         OutputArtifacts: d.OutputArtifacts,
         MetadataProperties: d.MetadataProperties,
-        Metrics: d.Metrics,
+        Metrics: d.Metrics?.map((m) => ({ ...m, TimeStamp: toDate(m.TimeStamp as unknown as number) })),
         Sources: d.Source ? [d.Source] : undefined,
       };
     },

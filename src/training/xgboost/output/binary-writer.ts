@@ -123,12 +123,15 @@ export function binaryFromDoc(m: DocModel, prefix: boolean): Uint8Array {
   return o.bytes;
 }
 
+/** The split index xgboost's JSON shows for a deleted node (kDeletedNodeMarker without the default-left bit). */
+const DELETED_INDEX = 0x7fffffff;
+
 function writeTree(o: Out, t: DocTree, index: number): void {
   const n = t.numNodes;
   const start = o.pos;
   o.i32(1); // deprecated_num_roots
   o.i32(n);
-  o.i32(0); // num_deleted
+  o.i32(t.numDeleted);
   o.i32(0); // deprecated_max_depth
   o.i32(t.numFeature);
   o.i32(0); // size_leaf_vector
@@ -139,12 +142,14 @@ function writeTree(o: Out, t: DocTree, index: number): void {
     if (l !== -1 && (l <= i || l >= n || r <= i || r >= n)) {
       throw new ModelWriteError(`model document: trees[${index}] node ${i} has children ${l}, ${r} outside the tree`);
     }
-    // Node::parent_ carries "I am the left child" in its top bit; the root's parent is -1.
+    // Node::parent_ carries "I am the left child" in its top bit; the root's parent is -1. A node
+    // the pruner deleted is no longer its parent's child and carries no bit (checked against xgboost 1.7.4).
+    const deleted = t.splitIndices[i] === DELETED_INDEX && l === -1;
     let parent = -1;
     if (i !== 0) {
       const p = t.parents[i];
       if (!(p >= 0 && p < n)) throw new ModelWriteError(`model document: trees[${index}] node ${i} has parent ${p}`);
-      parent = t.left[p] === i ? (p | 0x80000000) >>> 0 : p;
+      parent = t.left[p] === i && !deleted ? (p | 0x80000000) >>> 0 : p;
     }
     o.u32(parent);
     o.i32(l);
@@ -153,7 +158,8 @@ function writeTree(o: Out, t: DocTree, index: number): void {
     if (!(feature >= 0 && feature < 0x80000000)) {
       throw new ModelWriteError(`model document: trees[${index}] node ${i} has split index ${feature}`);
     }
-    o.u32(t.defaultLeft[i] ? (feature | 0x80000000) >>> 0 : feature);
+    // MarkDelete sets the whole split word to all ones (kDeletedNodeMarker).
+    o.u32(deleted ? 0xffffffff : t.defaultLeft[i] ? (feature | 0x80000000) >>> 0 : feature);
     o.f32(t.splitConditions[i]);
   }
   for (let i = 0; i < n; i++) {

@@ -9,6 +9,8 @@ type Obj = Record<string, unknown>;
 
 export interface DocTree {
   numNodes: number;
+  /** nodes the pruner deleted (kept in the arrays, unreachable, split index 0x7fffffff) */
+  numDeleted: number;
   numFeature: number;
   left: ArrayLike<number>;
   right: ArrayLike<number>;
@@ -138,15 +140,15 @@ function readTree(t: unknown, i: number): DocTree {
   const tp = obj(t, 'tree_param', where);
   const n = int(tp, 'num_nodes', `${where}.tree_param`);
   if (n < 1) throw new ModelWriteError(`model document: ${where} has ${n} nodes`);
-  if (int(tp, 'num_deleted', `${where}.tree_param`, 0) !== 0) {
-    throw new ModelWriteError(`model document: ${where} has deleted nodes, which the trainer never writes`);
-  }
+  const numDeleted = int(tp, 'num_deleted', `${where}.tree_param`, 0);
+  if (numDeleted < 0 || numDeleted >= n) throw new ModelWriteError(`model document: ${where} has ${numDeleted} deleted nodes`);
   const splitType = t.split_type;
   if (Array.isArray(splitType) && splitType.some((x) => x !== 0)) {
     throw new ModelWriteError(`model document: ${where} has categorical splits, which the binary format cannot hold`);
   }
   return {
     numNodes: n,
+    numDeleted,
     numFeature: int(tp, 'num_feature', `${where}.tree_param`),
     left: arr(t, 'left_children', where, n),
     right: arr(t, 'right_children', where, n),

@@ -160,3 +160,14 @@ describe('modelFileFor', () => {
     assert.throws(() => writeBinaryModel(cut), /left_children has/);
   });
 });
+
+test('a pruned tree (gamma) keeps its deleted nodes: the binary is byte-identical and loads', () => {
+  // pruned/: xgboost 1.7.4 trained with gamma=4 (tree 0 has 12 deleted nodes), saved as JSON and binary.
+  const doc = readJson<XGBoostJsonModel>('pruned/model.json');
+  const ours = writeBinaryModel(doc);
+  assert.deepEqual(Buffer.from(ours), Buffer.from(read('pruned/model.bin')));
+  const fromJson = loadXGBoostModel(read('pruned/model.json'));
+  const fromOurs = loadXGBoostModel(ours);
+  const row = new Float32Array([0.3, -1, 2, 0.5]);
+  assert.deepEqual(Array.from(fromOurs.predict(row, 1)), Array.from(fromJson.predict(row, 1)));
+});

@@ -1,0 +1,17 @@
+// The abalone-like data set the trainer's fixtures were made from (test/fixtures/xgboost-train/
+// abalone.bin: int32 rows, cols; float32 features row-major; float32 labels), as the notebook's CSV:
+// the label first, no header.
+import { readFileSync } from 'node:fs';
+
+export function abaloneCsv(rows?: number): string {
+  const buf = readFileSync(new URL('../../../test/fixtures/xgboost-train/abalone.bin', import.meta.url));
+  const n = buf.readInt32LE(0);
+  const d = buf.readInt32LE(4);
+  const x = new Float32Array(buf.buffer.slice(buf.byteOffset + 8, buf.byteOffset + 8 + n * d * 4));
+  const y = new Float32Array(buf.buffer.slice(buf.byteOffset + 8 + n * d * 4, buf.byteOffset + 8 + n * d * 4 + n * 4));
+  const lines: string[] = [];
+  for (let i = 0; i < (rows ?? n); i++) {
+    lines.push([y[i], ...Array.from(x.subarray(i * d, (i + 1) * d))].map((v) => Number(v!.toPrecision(6))).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
