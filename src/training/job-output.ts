@@ -60,9 +60,9 @@ export class MetricSeries {
 
   add(name: string, value: number, at = Date.now()): void {
     if (!Number.isFinite(value)) return;
-    let s = this.#values.get(name);
-    if (!s) this.#values.set(name, (s = []));
-    s.push({ value, at });
+    const s = this.#values.get(name);
+    if (s) s.push({ value, at });
+    else this.#values.set(name, [{ value, at }]);
   }
 
   /** FinalMetricDataList: each metric's last value. */
