@@ -2,8 +2,11 @@
 // second real AWS client works unchanged against Slipway.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { abaloneCsv } from '../support/abalone.js';
 import { python, requirePythonModule } from '../support/python.js';
 import { ACCOUNT, startServer, type TestServer } from '../support/server.js';
 
@@ -33,7 +36,9 @@ test('boto3: model package groups, pagination, tags and errors', { skip: missing
 });
 
 test('boto3: the seed workflow, from upload_file to invoke_endpoint and cleanup', { skip: missing }, async () => {
-  const seed = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')).seedRow as { prediction: number };
+  const seed = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')).seedRow as {
+    prediction: number;
+  };
   const out = await runPython([
     'test/e2e/boto3_seed_workflow.py',
     server.endpoint,
@@ -42,4 +47,22 @@ test('boto3: the seed workflow, from upload_file to invoke_endpoint and cleanup'
     String(seed.prediction),
   ]);
   assert.match(out, /seed workflow: ok/);
+});
+
+test('boto3: the whole loop, upload CSV → train → register → deploy → invoke → logs → lineage', {
+  skip: missing,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-boto3-'));
+  try {
+    writeFileSync(join(dir, 'abalone.csv'), abaloneCsv());
+    const out = await runPython([
+      'test/e2e/boto3_training_loop.py',
+      server.endpoint,
+      ACCOUNT,
+      join(dir, 'abalone.csv'),
+    ]);
+    assert.match(out, /training loop: ok/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
