@@ -35,9 +35,20 @@ export type XGBoostWorkerMessage =
 
 const post = (m: XGBoostWorkerMessage) => parentPort!.postMessage(m);
 
-async function readFiles(name: string, c: XGBoostChannelInput, trainColumns?: number): Promise<DMatrix> {
+async function readFiles(
+  name: string,
+  c: XGBoostChannelInput,
+  csvWeights: boolean,
+  trainColumns?: number,
+): Promise<DMatrix> {
   const files = c.files.map((f) => ({ name: f, open: async () => createReadStream(f) }));
-  return readChannel(files, { contentType: c.contentType, compression: c.compression, channel: name, trainColumns });
+  return readChannel(files, {
+    contentType: c.contentType,
+    compression: c.compression,
+    channel: name,
+    csvWeights,
+    trainColumns,
+  });
 }
 
 async function run(input: XGBoostWorkerInput): Promise<void> {
@@ -45,14 +56,17 @@ async function run(input: XGBoostWorkerInput): Promise<void> {
   const trainChannel = input.channels.train;
   if (!trainChannel) throw new TrainingInputError('Channel train is required for the XGBoost algorithm.');
   const params = { ...hp.params, nthread: hp.params.nthread || input.threads };
-  const dtrain = await readFiles('train', trainChannel);
+  const dtrain = await readFiles('train', trainChannel, hp.csvWeights);
   const evals = [{ name: 'train', data: dtrain }];
   const validation = input.channels.validation;
-  if (validation) evals.push({ name: 'validation', data: await readFiles('validation', validation, dtrain.numCols) });
+  if (validation)
+    evals.push({ name: 'validation', data: await readFiles('validation', validation, hp.csvWeights, dtrain.numCols) });
   // The container stops early only with a validation set to watch.
-  const early = hp.earlyStopping && validation ? hp.earlyStopping.rounds : undefined;
-  const result = await train({ ...params, early_stopping_rounds: early }, dtrain, evals, {
+  const early = hp.earlyStopping && validation ? hp.earlyStopping : undefined;
+  const result = await train({ ...params, early_stopping_rounds: early?.rounds }, dtrain, evals, {
     onRound: (_round, _results, line) => post({ t: 'line', line }),
+    // "validation:auc" → the validation set's auc
+    earlyStopping: early && { metric: early.metric.replace(/^[^:]*:/, ''), maximize: early.maximize },
   });
   const file = modelFileFor(input.image, result.model);
   const path = join(input.modelDir, file.fileName);

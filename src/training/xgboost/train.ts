@@ -17,6 +17,11 @@ export interface TrainOptions {
   /** called after each round with its results and its evaluation line (tab-separated, no newline) */
   onRound?(round: number, results: EvalResult[], line: string): void;
   signal?: AbortSignal;
+  /**
+   * What early stopping watches on the last evaluation set (the container's choice: the tuning
+   * metric, else the last eval_metric) and whether larger is better; default: xgboost's own rule.
+   */
+  earlyStopping?: { metric?: string; maximize?: boolean };
 }
 
 export interface TrainResult {
@@ -244,8 +249,10 @@ export async function train(
       if (params.early_stopping_rounds !== undefined && evals.length > 0) {
         const last = evals[evals.length - 1].name;
         const mine = results.filter((r) => r.set === last);
-        const { metric, value } = mine[mine.length - 1];
-        const improved = best === undefined || (maximizes(metric) ? value > best.score : best.score > value);
+        const watched = opts.earlyStopping?.metric;
+        const { metric, value } = mine.find((r) => r.metric === watched) ?? mine[mine.length - 1];
+        const larger = opts.earlyStopping?.maximize ?? maximizes(metric);
+        const improved = best === undefined || (larger ? value > best.score : best.score > value);
         if (improved) {
           best = { iter, score: value };
           sinceBest = 0;

@@ -59,7 +59,7 @@ describe('hyperparameter validation conforms to the container', () => {
   test('NaN is refused where the container lets it through its interval test', () => {
     assert.throws(
       () => validateAsContainer({ num_round: '5', eta: 'nan' }),
-      /^Hyperparameter eta: nan is not in \[0, 1\]$/,
+      (e: unknown) => e instanceof HyperparameterError && e.message === 'Hyperparameter eta: nan is not in [0, 1]',
     );
   });
 });

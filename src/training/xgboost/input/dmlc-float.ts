@@ -17,6 +17,7 @@ const fround = Math.fround;
 const MAX_SIGNIFICAND = fround(3.402823466);
 const MIN_SIGNIFICAND = fround(1.175494351);
 const TWO_64 = 1n << 64n;
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i); // exact doubles
 
 /** static_cast<float>(uint64_t): round to nearest, ties to even. */
 function u64ToFloat(v: bigint): number {
@@ -59,9 +60,13 @@ export function parseDmlcFloat(buf: Uint8Array, start: number, end: number): num
     p++;
   } else if (buf[p] === 0x2b) p++;
 
-  const inf = matchWord(buf, p, end, 'infinity');
-  if ((inf === 3 || inf === 8) && p + inf === end) return positive ? Infinity : -Infinity;
-  if (matchWord(buf, p, end, 'nan') === 3 && p + 3 === end) return Number.NaN;
+  if (p < end && ((buf[p] | 32) === 0x69 || (buf[p] | 32) === 0x6e)) {
+    // 'i' or 'n': inf, infinity, nan (case-insensitive), nothing else
+    const inf = matchWord(buf, p, end, 'infinity');
+    if ((inf === 3 || inf === 8) && p + inf === end) return positive ? Infinity : -Infinity;
+    if (matchWord(buf, p, end, 'nan') === 3 && p + 3 === end) return Number.NaN;
+    return undefined;
+  }
 
   // integer part: uint64 arithmetic, wrapping like C
   const intStart = p;
@@ -88,7 +93,7 @@ export function parseDmlcFloat(buf: Uint8Array, start: number, end: number): num
     if (used <= 15) {
       let n = 0;
       for (let i = fracStart; i < fracStart + used; i++) n = n * 10 + (buf[i] - 0x30);
-      frac = n / 10 ** used;
+      frac = n / POW10[used];
     } else {
       let n = 0n;
       for (let i = fracStart; i < fracStart + used; i++) n = n * 10n + BigInt(buf[i] - 0x30);

@@ -44,8 +44,8 @@ export class LibsvmRowParser {
     const first = nextToken();
     if (!first) return; // blank or comment-only line
     const [ls, le] = first;
-    const colon = buf.indexOf(0x3a, ls);
-    const labelEnd = colon >= 0 && colon < le ? colon : le;
+    let labelEnd = ls;
+    while (labelEnd < le && buf[labelEnd] !== 0x3a) labelEnd++; // "label" or "label:weight"
     const label = parseDmlcFloat(buf, ls, labelEnd);
     if (label === undefined || !Number.isFinite(label)) fail(`the label ${text(ls, labelEnd)} is not a finite number`);
     let weight: number | undefined;

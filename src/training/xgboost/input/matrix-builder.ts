@@ -1,165 +1,156 @@
 // Accumulates parsed rows into the trainer's dense float32 DMatrix without knowing the row count
-// or the width in advance. Dense rows (CSV) go into fixed-size blocks, each with the width it
-// started with (a wider row starts a new block), and are copied once into the final matrix; sparse
-// rows (libsvm) are kept as (column, value) pairs until the width is known. Growable arrays double.
-// Peak memory is about twice the final matrix (blocks + result), never a copy of the input text.
+// or the width in advance, and without copying: every growing array lives in a resizable
+// ArrayBuffer (ES2024; V8 reserves the address range and commits pages as it grows, so growing
+// never copies and the final matrix is the buffer itself, shrunk to size). Peak memory is the
+// matrix plus one growth step for CSV; for libsvm the (column, value) pairs until they are
+// scattered into the matrix. A wider CSV row re-lays the rows out in place, from the last one back.
 
 import type { DMatrix } from '../types.js';
+import { TrainingInputError } from './errors.js';
 
-/** A Float32Array that grows by doubling. */
-export class GrowableF32 {
-  data: Float32Array;
+/** V8's limit for a resizable ArrayBuffer's maxByteLength (Node 20): 4 GiB. */
+const MAX_BYTES = 2 ** 32;
+const MIN_STEP = 1 << 20;
+
+function tooLarge(what: string): never {
+  throw new TrainingInputError(
+    `the ${what} would exceed 4 GiB, the largest array this trainer holds; split the data or use fewer features`,
+  );
+}
+
+// ES2024's resizable ArrayBuffer (in Node 20), typed here because the project compiles with ES2023 libs.
+interface ResizableArrayBuffer extends ArrayBuffer {
+  resize(byteLength: number): void;
+}
+const Resizable = ArrayBuffer as unknown as new (
+  byteLength: number,
+  options: { maxByteLength: number },
+) => ResizableArrayBuffer;
+
+/** A typed array that grows in place, never copied. */
+class Growable<T extends Float32Array | Uint32Array> {
+  private readonly buffer = new Resizable(0, { maxByteLength: MAX_BYTES });
+  data: T;
   length = 0;
-  constructor(initial = 1024) {
-    this.data = new Float32Array(initial);
+  constructor(private readonly make: (b: ArrayBuffer, n?: number) => T) {
+    this.data = make(this.buffer);
   }
-  push(v: number): void {
-    if (this.length === this.data.length) this.grow(this.length + 1);
+  get capacity(): number {
+    return this.buffer.byteLength / 4;
+  }
+  /** Make room for `n` elements in total. */
+  reserve(n: number, what: string): void {
+    if (n <= this.capacity) return;
+    const bytes = Math.min(
+      MAX_BYTES,
+      Math.max(n * 4, this.buffer.byteLength + Math.max(MIN_STEP, this.buffer.byteLength >>> 2)),
+    );
+    if (n * 4 > MAX_BYTES) tooLarge(what);
+    this.buffer.resize(bytes); // length-tracking views see the new length
+  }
+  push(v: number, what: string): void {
+    if (this.length === this.capacity) this.reserve(this.length + 1, what);
     this.data[this.length++] = v;
   }
-  grow(min: number): void {
-    let n = this.data.length * 2;
-    while (n < min) n *= 2;
-    const next = new Float32Array(n);
-    next.set(this.data.subarray(0, this.length));
-    this.data = next;
-  }
-  /** The values, trimmed (a view when nothing is wasted, else a copy). */
-  result(): Float32Array {
-    return this.length === this.data.length ? this.data : this.data.slice(0, this.length);
+  /** The first `length` elements, the buffer shrunk to them. */
+  result(): T {
+    this.buffer.resize(this.length * 4);
+    return this.make(this.buffer, this.length);
   }
 }
 
-export class GrowableU32 {
-  data: Uint32Array;
-  length = 0;
-  constructor(initial = 1024) {
-    this.data = new Uint32Array(initial);
-  }
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = new Uint32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length++] = v;
-  }
-}
+const f32 = (b: ArrayBuffer, n?: number): Float32Array =>
+  n === undefined ? new Float32Array(b) : new Float32Array(b, 0, n);
+const u32 = (b: ArrayBuffer, n?: number): Uint32Array =>
+  n === undefined ? new Uint32Array(b) : new Uint32Array(b, 0, n);
 
 /** Labels and optional weights, one per row, shared by both builders. */
 class RowMeta {
-  readonly labels = new GrowableF32();
-  weights: GrowableF32 | undefined;
+  readonly labels = new Growable(f32);
+  weights: Growable<Float32Array> | undefined;
   get numRows(): number {
     return this.labels.length;
   }
   add(label: number, weight: number | undefined): void {
-    this.labels.push(label);
+    this.labels.push(label, 'label vector');
     if (weight !== undefined) {
-      this.weights ??= new GrowableF32();
-      this.weights.push(weight);
+      this.weights ??= new Growable(f32);
+      this.weights.push(weight, 'weight vector');
     }
   }
-}
-
-const BLOCK_FLOATS = 1 << 20; // 4 MiB per block
-
-interface Block {
-  width: number;
-  rows: number;
-  data: Float32Array;
 }
 
 /** Dense rows of varying width (CSV): shorter rows are padded with NaN (missing). */
 export class DenseBuilder {
   private readonly meta = new RowMeta();
-  private blocks: Block[] = [];
-  private current: Block | undefined;
-  private maxWidth = 0;
+  private readonly cells = new Growable(f32);
+  private width = 0;
 
   get numRows(): number {
     return this.meta.numRows;
   }
-  get hasWeights(): boolean {
-    return this.meta.weights !== undefined;
-  }
 
   /** Append one row: `width` values from values[0..width), NaN = missing. */
   addRow(values: Float32Array, width: number, label: number, weight: number | undefined): void {
-    let b = this.current;
-    if (!b || width > b.width || (b.rows + 1) * b.width > b.data.length) {
-      const w = Math.max(width, b?.width ?? 0, 1);
-      const capacity = Math.max(1, Math.floor(BLOCK_FLOATS / w));
-      b = { width: w, rows: 0, data: new Float32Array(capacity * w).fill(Number.NaN) };
-      this.blocks.push(b);
-      this.current = b;
-    }
-    b.data.set(values.subarray(0, width), b.rows * b.width);
-    b.rows++;
-    if (width > this.maxWidth) this.maxWidth = width;
+    if (width > this.width) this.widen(width);
+    const w = this.width;
+    const at = this.meta.numRows * w;
+    this.cells.reserve(at + w, 'feature matrix');
+    const data = this.cells.data;
+    data.set(values.subarray(0, width), at);
+    if (width < w) data.fill(Number.NaN, at + width, at + w);
+    this.cells.length = at + w;
     this.meta.add(label, weight);
+  }
+
+  /** Re-lay the rows out `to` wide, in place: the last row moves first, so nothing is overwritten. */
+  private widen(to: number): void {
+    const from = this.width;
+    const rows = this.meta.numRows;
+    this.cells.reserve(rows * to, 'feature matrix');
+    const data = this.cells.data;
+    for (let r = rows - 1; r >= 0; r--) {
+      data.copyWithin(r * to, r * from, r * from + from);
+      data.fill(Number.NaN, r * to + from, (r + 1) * to);
+    }
+    this.cells.length = rows * to;
+    this.width = to;
   }
 
   /** The matrix, `minWidth` columns at least (a validation matrix takes the train width). */
   build(minWidth = 0): DMatrix {
-    const width = Math.max(this.maxWidth, minWidth);
-    const numRows = this.meta.numRows;
-    const blocks = this.blocks;
-    this.blocks = [];
-    this.current = undefined;
-    let data: Float32Array;
-    if (blocks.length === 1 && blocks[0].width === width) {
-      data = blocks[0].data.subarray(0, numRows * width);
-    } else {
-      data = new Float32Array(numRows * width);
-      let row = 0;
-      for (let i = 0; i < blocks.length; i++) {
-        const b = blocks[i];
-        if (b.width === width) data.set(b.data.subarray(0, b.rows * width), row * width);
-        else {
-          for (let r = 0; r < b.rows; r++) {
-            const at = (row + r) * width;
-            data.set(b.data.subarray(r * b.width, (r + 1) * b.width), at);
-            data.fill(Number.NaN, at + b.width, at + width);
-          }
-        }
-        row += b.rows;
-        blocks[i] = undefined as unknown as Block; // let the block go as soon as it is copied
-      }
-    }
-    return finish(numRows, width, data, this.meta);
+    if (minWidth > this.width) this.widen(minWidth);
+    return finish(this.meta.numRows, this.width, this.cells.result(), this.meta);
   }
 }
 
 /** Sparse rows (libsvm): (column, value) pairs, densified once the width is known. */
 export class SparseBuilder {
   private readonly meta = new RowMeta();
-  private readonly cols = new GrowableU32();
-  private readonly vals = new GrowableF32();
-  private readonly rowEnds = new GrowableU32(); // entries < 2^32: a 1 GB file holds fewer pairs
+  private readonly cols = new Growable(u32);
+  private readonly vals = new Growable(f32);
+  private readonly rowEnds = new Growable(u32);
   private maxCol = -1;
 
   get numRows(): number {
     return this.meta.numRows;
   }
-  get hasWeights(): boolean {
-    return this.meta.weights !== undefined;
-  }
 
   addEntry(col: number, value: number): void {
-    this.cols.push(col);
-    this.vals.push(value);
+    this.cols.push(col, 'libsvm entries');
+    this.vals.push(value, 'libsvm entries');
     if (col > this.maxCol) this.maxCol = col;
   }
 
   endRow(label: number, weight: number | undefined): void {
-    this.rowEnds.push(this.cols.length);
+    this.rowEnds.push(this.cols.length, 'row index');
     this.meta.add(label, weight);
   }
 
   build(minWidth = 0): DMatrix {
     const width = Math.max(this.maxCol + 1, minWidth);
     const numRows = this.meta.numRows;
+    if (numRows * width * 4 > MAX_BYTES) tooLarge('feature matrix');
     const data = new Float32Array(numRows * width).fill(Number.NaN);
     const cols = this.cols.data;
     const vals = this.vals.data;
@@ -169,6 +160,8 @@ export class SparseBuilder {
       const base = r * width;
       for (const end = ends[r]; k < end; k++) data[base + cols[k]] = vals[k];
     }
+    this.cols.result();
+    this.vals.result();
     return finish(numRows, width, data, this.meta);
   }
 }
