@@ -14,6 +14,25 @@ function ddl(id: string, statements: readonly string[]): Migration {
   };
 }
 
+/** A ResourceTable (src/storage/repositories/resource-table.ts) and its creation-time index. */
+function resourceTable(t: string): string[] {
+  return [
+    `CREATE TABLE ${t} (
+        account_id TEXT NOT NULL,
+        region TEXT NOT NULL,
+        name_key SORTED_TEXT NOT NULL,
+        name TEXT NOT NULL,
+        arn TEXT NOT NULL,
+        status SORTED_TEXT,
+        doc TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        last_modified_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, region, name_key)
+      )`,
+    `CREATE INDEX ${t}_by_time ON ${t} (account_id, region, created_at, name_key)`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   ddl('0001_foundation', [
       // Server-wide secrets and settings (e.g. the NextToken signing key).
@@ -89,21 +108,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // Registry and hosting. Each resource keeps its validated API input as a JSON document (doc);
   // the columns are what is looked up, filtered and sorted.
   ddl('0003_registry', [
-    ...['models', 'endpoint_configs', 'endpoints'].flatMap((t) => [
-      `CREATE TABLE ${t} (
-        account_id TEXT NOT NULL,
-        region TEXT NOT NULL,
-        name_key SORTED_TEXT NOT NULL,
-        name TEXT NOT NULL,
-        arn TEXT NOT NULL,
-        status SORTED_TEXT,
-        doc TEXT NOT NULL,
-        created_at BIGINT NOT NULL,
-        last_modified_at BIGINT NOT NULL,
-        PRIMARY KEY (account_id, region, name_key)
-      )`,
-      `CREATE INDEX ${t}_by_time ON ${t} (account_id, region, created_at, name_key)`,
-    ]),
+    ...['models', 'endpoint_configs', 'endpoints'].flatMap(resourceTable),
     `CREATE INDEX endpoints_by_status ON endpoints (status)`,
     // name_key: lower(group)/version (zero-padded) for versions, lower(name) for unversioned packages.
     `CREATE TABLE model_packages (
@@ -259,19 +264,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // Training jobs (a ResourceTable: the validated CreateTrainingJob input and what the job recorded
   // as it ran, in doc; status is TrainingJobStatus for ListTrainingJobs' StatusEquals and sort).
   ddl('0022_training_jobs', [
-    `CREATE TABLE training_jobs (
-      account_id TEXT NOT NULL,
-      region TEXT NOT NULL,
-      name_key SORTED_TEXT NOT NULL,
-      name TEXT NOT NULL,
-      arn TEXT NOT NULL,
-      status SORTED_TEXT,
-      doc TEXT NOT NULL,
-      created_at BIGINT NOT NULL,
-      last_modified_at BIGINT NOT NULL,
-      PRIMARY KEY (account_id, region, name_key)
-    )`,
-    `CREATE INDEX training_jobs_by_time ON training_jobs (account_id, region, created_at, name_key)`,
+    ...resourceTable('training_jobs'),
     `CREATE INDEX training_jobs_by_status ON training_jobs (account_id, region, status, name_key)`,
   ]),
 ];
