@@ -77,8 +77,11 @@ interface TrialComponentDoc {
   Parameters?: Record<string, TrialComponentParameterValue>;
   InputArtifacts?: Record<string, TrialComponentArtifact>;
   OutputArtifacts?: Record<string, TrialComponentArtifact>;
-  Metrics?: TrialComponentMetricSummary[];
+  Metrics?: StoredMetricSummary[];
 }
+
+/** A metric summary as documents keep it: its time as epoch ms. */
+export type StoredMetricSummary = Omit<TrialComponentMetricSummary, 'TimeStamp'> & { TimeStamp?: number };
 
 const artifactField = (a: JobArtifact): TrialComponentArtifact =>
   a.mediaType ? { Value: a.uri, MediaType: a.mediaType } : { Value: a.uri };
@@ -142,8 +145,7 @@ export async function recordJobProgress(tx: Queryable, p: Partition, j: JobProgr
   if (j.startTime !== undefined) doc.StartTime = j.startTime;
   if (j.endTime !== undefined) doc.EndTime = j.endTime;
   // Times are stored as epoch ms, as every document keeps them; Describe turns them into dates.
-  if (j.metrics?.length)
-    doc.Metrics = j.metrics.map((m) => ({ ...m, TimeStamp: m.TimeStamp?.getTime() as unknown as Date }));
+  if (j.metrics?.length) doc.Metrics = j.metrics.map((m) => ({ ...m, TimeStamp: m.TimeStamp?.getTime() }));
   if (j.outputs) {
     doc.OutputArtifacts = {
       ...doc.OutputArtifacts,

@@ -59,7 +59,7 @@ function parseS3OrFail(uri: string, what: string): void {
 
 export function trainingJobHandlers(deps: ServiceDeps, training: TrainingJobs) {
   const jobs = tableKind<TrainingJobDoc>(deps, deps.repos.trainingJobs, {
-    notFound: (p, name) => new ResourceNotFound(`Requested resource not found: Training job ${name} does not exist.`),
+    notFound: (_p, name) => new ResourceNotFound(`Requested resource not found: Training job ${name} does not exist.`),
     taken: (_p, arn) =>
       new ResourceInUse(
         `Training job names must be unique within an AWS account and region, and a training job with this name already exists (${arn})`,

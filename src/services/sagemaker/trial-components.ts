@@ -17,7 +17,6 @@ import type {
   ListTrialComponentsResponse,
   MetadataProperties,
   TrialComponentArtifact,
-  TrialComponentMetricSummary,
   TrialComponentParameterValue,
   TrialComponentSource,
   TrialComponentStatus,
@@ -29,6 +28,7 @@ import { entityArn, sourceKey, trialComponentType } from '../../lineage/entities
 import type { Queryable } from '../../storage/db/types.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
+import type { StoredMetricSummary } from '../../lineage/job-recorder.js';
 import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { entityKind, type EntityKindHandle, entityQuery, mergeMap, NO_USER, toDate } from './lineage-common.js';
@@ -50,7 +50,7 @@ interface TrialComponentDoc {
   MetadataProperties?: MetadataProperties;
   /** Set only for components SageMaker creates for its jobs. */
   Source?: TrialComponentSource;
-  Metrics?: TrialComponentMetricSummary[];
+  Metrics?: StoredMetricSummary[];
 }
 
 function summary(components: EntityKindHandle<TrialComponentDoc>, row: LineageEntityRow): TrialComponentSummary {
@@ -131,7 +131,7 @@ export function trialComponentHandlers(deps: ServiceDeps) {
         InputArtifacts: d.InputArtifacts,
         OutputArtifacts: d.OutputArtifacts,
         MetadataProperties: d.MetadataProperties,
-        Metrics: d.Metrics?.map((m) => ({ ...m, TimeStamp: toDate(m.TimeStamp as unknown as number) })),
+        Metrics: d.Metrics?.map((m) => ({ ...m, TimeStamp: toDate(m.TimeStamp) })),
         Sources: d.Source ? [d.Source] : undefined,
       };
     },
