@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
+import { Authorizer } from './auth/authorizer.js';
 import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
 import { model as runtimeModel } from './generated/sagemaker-runtime/model.js';
@@ -29,6 +30,8 @@ export interface RunningApp {
   readonly port: number;
   readonly graphPort: number;
   readonly log: Logger;
+  /** Re-reads the credentials file (SIGHUP); open connections stay. Throws (keeping the old file) on error. */
+  reloadCredentials(): { principals: number; roles: number } | undefined;
   /** Stops accepting, lets in-flight requests finish, closes the database. */
   close(): Promise<void>;
 }
@@ -45,6 +48,8 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 
 export async function startApp(config: Config, log?: Logger): Promise<RunningApp> {
   const logger = log ?? pino({ level: config.logLevel, base: { service: 'slipway' } });
+  // Read first: a bad credentials file stops the start before anything is opened.
+  const authorizer = config.credentialsFile ? Authorizer.fromFile(config.credentialsFile) : Authorizer.anonymous();
   if (!config.databaseUrl) mkdirSync(config.dataDir, { recursive: true });
   const db = await openDatabase({
     url: config.databaseUrl,
@@ -84,6 +89,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
     metrics: () => engine.metrics(),
+    authorizer,
   });
   const startTime = new Date();
   const awsServer = createServer({ keepAliveTimeout: 65_000 }, api.listener);
@@ -100,6 +106,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       defaultRegion: config.defaultRegion,
       startTime,
       version: VERSION,
+      authorizer,
     });
   } catch (err) {
     storage.close();
@@ -122,7 +129,18 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   // Always written, whatever the log level: scripts and tests wait for this line to learn the ports.
   logger
     .child({}, { level: 'info' })
-    .info({ host: config.host, port, graphPort, dataDir: config.dataDir, database: db.dialect }, 'listening');
+    .info(
+      {
+        host: config.host,
+        port,
+        graphPort,
+        dataDir: config.dataDir,
+        database: db.dialect,
+        // Which file, never what is in it.
+        authentication: authorizer.enabled ? `sigv4 (${config.credentialsFile})` : 'none',
+      },
+      'listening',
+    );
   // Endpoints left Creating, Updating or Deleting by a previous run carry on.
   const resumed = await deployments.resume();
   if (resumed > 0) logger.info({ endpoints: resumed }, 'resuming endpoint deployments');
@@ -147,6 +165,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     port,
     graphPort,
     log: logger,
+    reloadCredentials() {
+      return authorizer.enabled ? authorizer.reload() : undefined;
+    },
     close() {
       closing ??= (async () => {
         api.startDraining();

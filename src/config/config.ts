@@ -23,6 +23,10 @@ export interface Config {
   readonly serverlessIdleSeconds: number;
   /** JSON file mapping custom container images to local commands (the process runtime). */
   readonly containersFile: string | undefined;
+  /** JSON file of principals (access keys, ARNs, IAM policies) and roles; absent: anonymous, loopback only. */
+  readonly credentialsFile: string | undefined;
+  /** Serve without authentication on a non-loopback address (explicitly asked for). */
+  readonly allowAnonymous: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -40,6 +44,8 @@ const OPTIONS = {
   's3-endpoint': { type: 'string' },
   'serverless-idle-seconds': { type: 'string' },
   'containers-file': { type: 'string' },
+  'credentials-file': { type: 'string' },
+  'allow-anonymous': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -58,7 +64,19 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
   --serverless-idle-seconds N  scale a serverless endpoint to zero after N idle seconds (default 300)
   --containers-file FILE  JSON mapping custom container images to local commands (env SLIPWAY_CONTAINERS_FILE)
   --log-level LEVEL       trace|debug|info|warn|error|silent (default info; env SLIPWAY_LOG_LEVEL)
+  --credentials-file FILE principals (access keys, ARNs, IAM policies) and roles: every request must then be
+                          SigV4-signed by one of them and allowed by its policy; re-read on SIGHUP
+                          (env SLIPWAY_CREDENTIALS_FILE). Without it Slipway accepts any request and
+                          listens on loopback only
+  --allow-anonymous       listen on a non-loopback --host without a credentials file (anyone who reaches
+                          the port can do anything; env SLIPWAY_ALLOW_ANONYMOUS=1)
 `;
+
+/** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::ffff:127.0.0.1';
+}
 
 function port(name: string, v: string | undefined, dflt: number): number {
   if (v === undefined || v === '') return dflt;
@@ -93,9 +111,18 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   if (s3Endpoint && !/^https?:\/\/[^/]+/.test(s3Endpoint)) throw new ConfigError(`--s3-endpoint must be an http(s):// URL, got '${s3Endpoint}'`);
   const region = str('default-region', 'SLIPWAY_DEFAULT_REGION') ?? 'us-east-1';
   if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) throw new ConfigError(`--default-region is not a region name: '${region}'`);
+  const host = str('host', 'SLIPWAY_HOST') ?? '127.0.0.1';
+  const credentialsFile = str('credentials-file', 'SLIPWAY_CREDENTIALS_FILE') || undefined;
+  const allowAnonymous = values['allow-anonymous'] === true || /^(1|true|yes)$/i.test(env.SLIPWAY_ALLOW_ANONYMOUS ?? '');
+  // Secure by default: an open server is only ever reachable from this machine unless asked for.
+  if (!credentialsFile && !allowAnonymous && !isLoopback(host) && values.help !== true) {
+    throw new ConfigError(
+      `refusing to listen on ${host} without authentication: give --credentials-file FILE (principals and their policies), or --allow-anonymous to let anyone who reaches the port do anything`,
+    );
+  }
   return Object.freeze({
     help: values.help === true,
-    host: str('host', 'SLIPWAY_HOST') ?? '127.0.0.1',
+    host,
     port: port('port', str('port', 'SLIPWAY_PORT'), 4810),
     graphPort: port('graph-port', str('graph-port', 'SLIPWAY_GRAPH_PORT'), 8182),
     dataDir: resolve(str('data-dir', 'SLIPWAY_DATA_DIR') ?? '.slipway'),
@@ -107,5 +134,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     s3Endpoint,
     serverlessIdleSeconds: nonNegative('serverless-idle-seconds', str('serverless-idle-seconds', 'SLIPWAY_SERVERLESS_IDLE_SECONDS'), 300),
     containersFile: str('containers-file', 'SLIPWAY_CONTAINERS_FILE') || undefined,
+    credentialsFile: credentialsFile ? resolve(credentialsFile) : undefined,
+    allowAnonymous,
   });
 }
