@@ -38,7 +38,9 @@ function signer(service: string, secret = SECRET, s3 = service === 's3') {
 /** The request as a server sees it: method, raw target, lower-case headers. */
 function asReceived(r: HttpRequest) {
   const q = Object.entries(r.query ?? {})
-    .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${encodeURIComponent(k)}=${encodeURIComponent(x ?? '')}`))
+    .flatMap(([k, v]) =>
+      (Array.isArray(v) ? v : [v]).map((x) => `${encodeURIComponent(k)}=${encodeURIComponent(x ?? '')}`),
+    )
     .join('&');
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(r.headers)) headers[k.toLowerCase()] = v;
@@ -55,7 +57,11 @@ test('JSON 1.1 request signed by the SDK signer verifies; a changed body or head
     hostname: '127.0.0.1',
     port: 4810,
     path: '/',
-    headers: { host: '127.0.0.1:4810', 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'SageMaker.DescribeEndpoint' },
+    headers: {
+      host: '127.0.0.1:4810',
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': 'SageMaker.DescribeEndpoint',
+    },
     body,
   });
   const signed = asReceived((await signer('sagemaker').sign(req)) as HttpRequest);
@@ -90,14 +96,20 @@ test('S3: path signed as sent, query sorted and encoded, x-amz-content-sha256 re
   const signed = asReceived((await signer('s3').sign(req)) as HttpRequest);
   assert.ok(ok(authz.authenticate(signed, { s3: true })));
   const { 'x-amz-content-sha256': _drop, ...rest } = signed.headers;
-  assert.equal((authz.authenticate({ ...signed, headers: rest }, { s3: true }) as AuthFailure).reason, 'missing-content-sha256');
+  assert.equal(
+    (authz.authenticate({ ...signed, headers: rest }, { s3: true }) as AuthFailure).reason,
+    'missing-content-sha256',
+  );
 });
 
 test('unknown key, wrong secret, skewed clock, unsigned and malformed are told apart', async () => {
   const base = new HttpRequest({ method: 'POST', hostname: 'h', path: '/', headers: { host: 'h' }, body: '{}' });
   const wrong = asReceived((await signer('sagemaker', 'not-the-secret').sign(base)) as HttpRequest);
   assert.equal((authz.authenticate(wrong, { body: Buffer.from('{}') }) as AuthFailure).reason, 'signature');
-  const unknown = { ...wrong, headers: { ...wrong.headers, authorization: wrong.headers.authorization!.replace(KEY, 'AKIANOBODY0000000000') } };
+  const unknown = {
+    ...wrong,
+    headers: { ...wrong.headers, authorization: wrong.headers.authorization!.replace(KEY, 'AKIANOBODY0000000000') },
+  };
   assert.equal((authz.authenticate(unknown, { body: Buffer.from('{}') }) as AuthFailure).reason, 'unknown-key');
   const old = asReceived(
     (await signer('sagemaker').sign(base, { signingDate: new Date(Date.now() - 16 * 60_000) })) as HttpRequest,
@@ -108,8 +120,15 @@ test('unknown key, wrong secret, skewed clock, unsigned and malformed are told a
     (await signer('sagemaker').sign(base, { signingDate: new Date(Date.now() - 14 * 60_000) })) as HttpRequest,
   );
   assert.ok(ok(authz.authenticate(recent, { body: Buffer.from('{}') })));
-  assert.equal((authz.authenticate({ method: 'POST', url: '/', headers: { host: 'h' } }) as AuthFailure).reason, 'missing');
-  const bad = authz.authenticate({ method: 'POST', url: '/', headers: { host: 'h', authorization: 'AWS4-HMAC-SHA256 Credential=x' } });
+  assert.equal(
+    (authz.authenticate({ method: 'POST', url: '/', headers: { host: 'h' } }) as AuthFailure).reason,
+    'missing',
+  );
+  const bad = authz.authenticate({
+    method: 'POST',
+    url: '/',
+    headers: { host: 'h', authorization: 'AWS4-HMAC-SHA256 Credential=x' },
+  });
   assert.equal((bad as AuthFailure).reason, 'malformed');
 });
 
@@ -123,7 +142,10 @@ test('presigned URLs: valid, tampered, expired, and longer than a week', async (
   });
   const url = asReceived((await signer('s3').presign(req, { expiresIn: 60 })) as HttpRequest);
   assert.ok(ok(authz.authenticate(url, { s3: true })));
-  assert.equal((authz.authenticate({ ...url, url: url.url.replace('key.txt', 'other.txt') }, { s3: true }) as AuthFailure).reason, 'signature');
+  assert.equal(
+    (authz.authenticate({ ...url, url: url.url.replace('key.txt', 'other.txt') }, { s3: true }) as AuthFailure).reason,
+    'signature',
+  );
   const expired = authz.authenticate(url, { s3: true, now: Date.now() + 61_000 }) as AuthFailure;
   assert.equal(expired.reason, 'expired');
   const week = asReceived((await signer('s3').presign(req, { expiresIn: 604_800 })) as HttpRequest);
@@ -171,20 +193,39 @@ test('roleMay: only roles the file lists, only what their policy allows', () => 
       roles: [
         {
           arn: 'arn:aws:iam::111122223333:role/loader',
-          policy: { Statement: [{ Effect: 'Allow', Action: ['s3:GetObject', 's3:ListBucket'], Resource: ['arn:aws:s3:::data', 'arn:aws:s3:::data/graph/*'] }] },
+          policy: {
+            Statement: [
+              {
+                Effect: 'Allow',
+                Action: ['s3:GetObject', 's3:ListBucket'],
+                Resource: ['arn:aws:s3:::data', 'arn:aws:s3:::data/graph/*'],
+              },
+            ],
+          },
         },
       ],
     }),
   );
-  assert.equal(a.roleMay('arn:aws:iam::111122223333:role/loader', 's3:GetObject', 'arn:aws:s3:::data/graph/v.csv'), true);
-  assert.equal(a.roleMay('arn:aws:iam::111122223333:role/loader', 's3:GetObject', 'arn:aws:s3:::data/secret/v.csv'), false);
-  assert.equal(a.roleMay('arn:aws:iam::111122223333:role/other', 's3:GetObject', 'arn:aws:s3:::data/graph/v.csv'), false);
+  assert.equal(
+    a.roleMay('arn:aws:iam::111122223333:role/loader', 's3:GetObject', 'arn:aws:s3:::data/graph/v.csv'),
+    true,
+  );
+  assert.equal(
+    a.roleMay('arn:aws:iam::111122223333:role/loader', 's3:GetObject', 'arn:aws:s3:::data/secret/v.csv'),
+    false,
+  );
+  assert.equal(
+    a.roleMay('arn:aws:iam::111122223333:role/other', 's3:GetObject', 'arn:aws:s3:::data/graph/v.csv'),
+    false,
+  );
   assert.equal(Authorizer.anonymous().roleMay('', 's3:GetObject', 'arn:aws:s3:::x/y'), true);
 });
 
 test('a principal serialised for a log carries no secret', () => {
   const c = parseCredentials({
-    principals: [{ accessKeyId: KEY, secretAccessKey: SECRET, arn: 'arn:aws:iam::111122223333:user/alice', policy: [] }],
+    principals: [
+      { accessKeyId: KEY, secretAccessKey: SECRET, arn: 'arn:aws:iam::111122223333:user/alice', policy: [] },
+    ],
   });
   assert.ok(!JSON.stringify([...c.byAccessKey.values()]).includes(SECRET));
 });

@@ -71,7 +71,12 @@ export interface Denial {
   readonly message: string;
 }
 
-export function deniedMessage(principalArn: string, action: string, resource: string, decision: Denial['decision']): string {
+export function deniedMessage(
+  principalArn: string,
+  action: string,
+  resource: string,
+  decision: Denial['decision'],
+): string {
   const on = resource === '*' ? '' : ` on resource: ${resource}`;
   const why =
     decision === 'ExplicitDeny'
@@ -138,7 +143,12 @@ export class Authorizer {
       if (signedAt - now > MAX_SKEW_MS)
         return { reason: 'skewed', requestTime: parsed.amzDate, serverTime: new Date(now), future: true };
       if (now > signedAt + seconds * 1000)
-        return { reason: 'expired', expiresAt: new Date(signedAt + seconds * 1000), serverTime: new Date(now), seconds };
+        return {
+          reason: 'expired',
+          expiresAt: new Date(signedAt + seconds * 1000),
+          serverTime: new Date(now),
+          seconds,
+        };
     } else if (Math.abs(now - signedAt) > MAX_SKEW_MS) {
       return { reason: 'skewed', requestTime: parsed.amzDate, serverTime: new Date(now), future: signedAt > now };
     }
@@ -161,12 +171,25 @@ export class Authorizer {
       s3: opts.s3 === true,
     });
     const toSign = stringToSign(parsed.amzDate, parsed.scope, canonical);
-    const key = this.keys.get(principal.accessKeyId, principal.secretAccessKey, parsed.date, parsed.region, parsed.service);
+    const key = this.keys.get(
+      principal.accessKeyId,
+      principal.secretAccessKey,
+      parsed.date,
+      parsed.region,
+      parsed.service,
+    );
     const expected = sign(key, toSign);
     // A JSON body whose declared hash is not its own was not what was signed.
     const bodyMatches =
-      opts.body === undefined || typeof declared !== 'string' || !/^[0-9a-f]{64}$/i.test(declared) || sha256Hex(opts.body) === declared.toLowerCase();
-    if (!sameSignature(expected, parsed.signature.toLowerCase()) || !parsed.signedHeaders.includes('host') || !bodyMatches) {
+      opts.body === undefined ||
+      typeof declared !== 'string' ||
+      !/^[0-9a-f]{64}$/i.test(declared) ||
+      sha256Hex(opts.body) === declared.toLowerCase();
+    if (
+      !sameSignature(expected, parsed.signature.toLowerCase()) ||
+      !parsed.signedHeaders.includes('host') ||
+      !bodyMatches
+    ) {
       return {
         reason: 'signature',
         accessKeyId: parsed.accessKeyId,
@@ -179,7 +202,12 @@ export class Authorizer {
   }
 
   /** The decision for every resource: the first one refused, or undefined when all are allowed. */
-  authorize(principal: Principal, action: string, resources: readonly string[], facts: Omit<RequestFacts, 'principalArn' | 'accountId'>): Denial | undefined {
+  authorize(
+    principal: Principal,
+    action: string,
+    resources: readonly string[],
+    facts: Omit<RequestFacts, 'principalArn' | 'accountId'>,
+  ): Denial | undefined {
     const ctx: RequestFacts = { ...facts, principalArn: principal.arn, accountId: accountOf(principal.arn) };
     for (const resource of resources) {
       const decision = evaluate(principal.policy, action, resource, ctx);

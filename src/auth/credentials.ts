@@ -30,7 +30,8 @@ function policyOf(raw: unknown, where: string): CompiledPolicy {
   try {
     return compilePolicies(raw ?? []);
   } catch (err) {
-    if (err instanceof PolicyError || err instanceof SyntaxError) throw new CredentialsError(`${where}: ${err.message}`);
+    if (err instanceof PolicyError || err instanceof SyntaxError)
+      throw new CredentialsError(`${where}: ${err.message}`);
     throw err;
   }
 }
@@ -54,7 +55,8 @@ export function parseCredentials(doc: unknown): Credentials {
       throw new CredentialsError(`${where}.secretAccessKey must be a string of at least 8 characters`);
     if (typeof e.arn !== 'string' || !ARN.test(e.arn))
       throw new CredentialsError(`${where}.arn must be an IAM ARN (arn:aws:iam::<account>:user/<name>)`);
-    if (byAccessKey.has(e.accessKeyId)) throw new CredentialsError(`${where}: access key ${e.accessKeyId} is listed twice`);
+    if (byAccessKey.has(e.accessKeyId))
+      throw new CredentialsError(`${where}: access key ${e.accessKeyId} is listed twice`);
     const principal: Principal = {
       accessKeyId: e.accessKeyId,
       secretAccessKey: e.secretAccessKey,
@@ -62,7 +64,9 @@ export function parseCredentials(doc: unknown): Credentials {
       policy: policyOf(e.policy, where),
     };
     // A stray log of the object must not print the secret.
-    Object.defineProperty(principal, 'toJSON', { value: () => ({ accessKeyId: principal.accessKeyId, arn: principal.arn }) });
+    Object.defineProperty(principal, 'toJSON', {
+      value: () => ({ accessKeyId: principal.accessKeyId, arn: principal.arn }),
+    });
     byAccessKey.set(e.accessKeyId, principal);
     if (!byArn.has(e.arn)) byArn.set(e.arn, principal);
   });

@@ -10,7 +10,11 @@ const SIGNATURE_MISMATCH_JSON =
   'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.';
 
 /** `20261124T132032Z` from a Date. */
-const basic = (d: Date): string => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const basic = (d: Date): string =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 /** The JSON services' (SageMaker, SageMaker Runtime, Logs) answer to a failed authentication. */
 export function jsonAuthError(f: AuthFailure): ServiceError {
@@ -20,7 +24,11 @@ export function jsonAuthError(f: AuthFailure): ServiceError {
     case 'malformed':
       return new ServiceError('IncompleteSignatureException', f.message, 400);
     case 'unknown-key':
-      return new ServiceError('UnrecognizedClientException', 'The security token included in the request is invalid.', 400);
+      return new ServiceError(
+        'UnrecognizedClientException',
+        'The security token included in the request is invalid.',
+        400,
+      );
     case 'signature':
     case 'missing-content-sha256':
       return new ServiceError('InvalidSignatureException', SIGNATURE_MISMATCH_JSON, 403);
@@ -28,7 +36,8 @@ export function jsonAuthError(f: AuthFailure): ServiceError {
     case 'expired':
     case 'expires-too-long': {
       const now = f.reason === 'expires-too-long' ? new Date() : f.serverTime;
-      const requestTime = f.reason === 'skewed' ? f.requestTime : f.reason === 'expired' ? basic(f.expiresAt) : basic(now);
+      const requestTime =
+        f.reason === 'skewed' ? f.requestTime : f.reason === 'expired' ? basic(f.expiresAt) : basic(now);
       if (f.reason === 'skewed' && f.future) {
         return new ServiceError(
           'InvalidSignatureException',
@@ -94,7 +103,9 @@ export function s3AuthError(f: AuthFailure): S3Error {
 
 /** `41 57 53 34 ...`: S3 spells the strings it signed as space-separated hex bytes. */
 function hexBytes(s: string): string {
-  return Buffer.from(s, 'utf8').toString('hex').replace(/(..)(?!$)/g, '$1 ');
+  return Buffer.from(s, 'utf8')
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
 }
 
 /** Neptune's answer to any failed IAM authentication or authorization: 403 AccessDeniedException. */

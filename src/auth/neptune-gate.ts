@@ -44,59 +44,66 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
     return d;
   };
 
-  const listener = (inner: Listener): Listener => (req, res) => {
-    const requestId = randomUUID();
-    void (async () => {
-      // The signature covers the body: read it here, hand it to the route through readBody().
-      let body: Buffer = Buffer.alloc(0);
-      if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
-        try {
-          body = await readBody(req, BODY_LIMIT);
-        } catch (err) {
-          if (!(err instanceof BodyTooLargeError)) throw err;
-          deny(res, requestId, { reason: 'denied', message: `Request body over ${err.limit} bytes` });
+  const listener =
+    (inner: Listener): Listener =>
+    (req, res) => {
+      const requestId = randomUUID();
+      void (async () => {
+        // The signature covers the body: read it here, hand it to the route through readBody().
+        let body: Buffer = Buffer.alloc(0);
+        if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
+          try {
+            body = await readBody(req, BODY_LIMIT);
+          } catch (err) {
+            if (!(err instanceof BodyTooLargeError)) throw err;
+            deny(res, requestId, { reason: 'denied', message: `Request body over ${err.limit} bytes` });
+            return;
+          }
+          setBodyRead(req, body);
+        }
+        const r = authz.authenticate(
+          { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers },
+          { body },
+        );
+        if ('reason' in r) {
+          deny(res, requestId, r);
           return;
         }
-        setBodyRead(req, body);
-      }
-      const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, { body });
+        const region = r.parts.region || defaultRegion;
+        const url = new URL(req.url ?? '/', 'http://graph');
+        const path = url.pathname.replace(/\/+$/, '') || '/';
+        // Gremlin queries are authorized one by one once parsed (queryAccess); other routes here.
+        if (path !== '/gremlin') {
+          const action = neptuneRouteAction(req.method ?? 'GET', path, url.searchParams);
+          const d = action ? check(r.principal, region, action) : undefined;
+          if (d) {
+            deny(res, requestId, { reason: 'denied', message: d.message });
+            return;
+          }
+        }
+        callers.set(req, { principal: r.principal, region });
+        inner(req, res);
+      })().catch(() => {
+        if (!res.headersSent) deny(res, requestId, { reason: 'missing' });
+        else res.destroy();
+      });
+    };
+
+  const upgrade =
+    (inner: Upgrade): Upgrade =>
+    (req, socket, head) => {
+      const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, {});
       if ('reason' in r) {
-        deny(res, requestId, r);
+        const e = neptuneAuthError(r);
+        const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message });
+        socket.end(
+          `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+        );
         return;
       }
-      const region = r.parts.region || defaultRegion;
-      const url = new URL(req.url ?? '/', 'http://graph');
-      const path = url.pathname.replace(/\/+$/, '') || '/';
-      // Gremlin queries are authorized one by one once parsed (queryAccess); other routes here.
-      if (path !== '/gremlin') {
-        const action = neptuneRouteAction(req.method ?? 'GET', path, url.searchParams);
-        const d = action ? check(r.principal, region, action) : undefined;
-        if (d) {
-          deny(res, requestId, { reason: 'denied', message: d.message });
-          return;
-        }
-      }
-      callers.set(req, { principal: r.principal, region });
-      inner(req, res);
-    })().catch(() => {
-      if (!res.headersSent) deny(res, requestId, { reason: 'missing' });
-      else res.destroy();
-    });
-  };
-
-  const upgrade = (inner: Upgrade): Upgrade => (req, socket, head) => {
-    const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, {});
-    if ('reason' in r) {
-      const e = neptuneAuthError(r);
-      const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message });
-      socket.end(
-        `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
-      );
-      return;
-    }
-    callers.set(req, { principal: r.principal, region: r.parts.region || defaultRegion });
-    inner(req, socket, head);
-  };
+      callers.set(req, { principal: r.principal, region: r.parts.region || defaultRegion });
+      inner(req, socket, head);
+    };
 
   const queryAccess = (req: IncomingMessage, effects: { write: boolean; drop: boolean }) => {
     const caller = callers.get(req);

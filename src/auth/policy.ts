@@ -43,7 +43,10 @@ function wildcard(pattern: string, ignoreCase: boolean): RegExp {
   const id = `${ignoreCase ? 'i' : 's'}${pattern}`;
   let re = wildcardCache.get(id);
   if (!re) {
-    const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    const body = pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
     re = new RegExp(`^${body}$`, ignoreCase ? 'is' : 's');
     if (wildcardCache.size > 10_000) wildcardCache.clear();
     wildcardCache.set(id, re);
@@ -53,7 +56,8 @@ function wildcard(pattern: string, ignoreCase: boolean): RegExp {
 
 function strings(v: unknown, what: string): string[] {
   const list = Array.isArray(v) ? v : [v];
-  if (list.length === 0 || !list.every((s) => typeof s === 'string')) throw new PolicyError(`${what} must be a string or a list of strings`);
+  if (list.length === 0 || !list.every((s) => typeof s === 'string'))
+    throw new PolicyError(`${what} must be a string or a list of strings`);
   return list as string[];
 }
 
@@ -98,7 +102,10 @@ function resourceMatcher(patterns: string[]): (r: string, ctx: RequestFacts) => 
           .map((part) =>
             part.startsWith('\uE000')
               ? `\\${part[1]}`
-              : part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.'),
+              : part
+                  .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                  .replace(/\*/g, '.*')
+                  .replace(/\?/g, '.'),
           )
           .join('')}$`,
         's',
@@ -198,9 +205,11 @@ const KNOWN_KEYS = new Set([
 const isKnownKey = (k: string): boolean => KNOWN_KEYS.has(k.toLowerCase());
 
 function compileStatement(s: unknown, i: number): CompiledStatement {
-  if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new PolicyError(`Statement ${i} must be an object`);
+  if (s === null || typeof s !== 'object' || Array.isArray(s))
+    throw new PolicyError(`Statement ${i} must be an object`);
   const st = s as Record<string, unknown>;
-  if (st.Effect !== 'Allow' && st.Effect !== 'Deny') throw new PolicyError(`Statement ${i}: Effect must be Allow or Deny`);
+  if (st.Effect !== 'Allow' && st.Effect !== 'Deny')
+    throw new PolicyError(`Statement ${i}: Effect must be Allow or Deny`);
   if ((st.Action === undefined) === (st.NotAction === undefined))
     throw new PolicyError(`Statement ${i}: exactly one of Action and NotAction is required`);
   if ((st.Resource === undefined) === (st.NotResource === undefined))
@@ -213,9 +222,11 @@ function compileStatement(s: unknown, i: number): CompiledStatement {
   const notResource = st.NotResource !== undefined;
   const conditions: CompiledCondition[] = [];
   if (st.Condition !== undefined) {
-    if (st.Condition === null || typeof st.Condition !== 'object') throw new PolicyError(`Statement ${i}: Condition must be an object`);
+    if (st.Condition === null || typeof st.Condition !== 'object')
+      throw new PolicyError(`Statement ${i}: Condition must be an object`);
     for (const [operator, block] of Object.entries(st.Condition as Record<string, unknown>)) {
-      if (block === null || typeof block !== 'object') throw new PolicyError(`Statement ${i}: Condition ${operator} must be an object`);
+      if (block === null || typeof block !== 'object')
+        throw new PolicyError(`Statement ${i}: Condition ${operator} must be an object`);
       for (const [key, v] of Object.entries(block as Record<string, unknown>)) {
         const values = (Array.isArray(v) ? v : [v]).map(String);
         conditions.push(compileCondition(operator, key, values));
@@ -242,7 +253,8 @@ export function compilePolicies(doc: unknown): CompiledPolicy {
   const statements: CompiledStatement[] = [];
   for (const d of docs) {
     const p = typeof d === 'string' ? (JSON.parse(d) as unknown) : d;
-    if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new PolicyError('A policy must be a JSON object');
+    if (p === null || typeof p !== 'object' || Array.isArray(p))
+      throw new PolicyError('A policy must be a JSON object');
     const st = (p as Record<string, unknown>).Statement;
     if (st === undefined) throw new PolicyError('A policy needs a Statement');
     const list = Array.isArray(st) ? st : [st];

@@ -83,11 +83,18 @@ export function parseSignature(headers: IncomingHttpHeaders, query: URLSearchPar
     signed === undefined && 'SignedHeaders',
     signature === undefined && 'Signature',
   ].filter(Boolean);
-  if (missing.length) return { kind: 'malformed', message: `Authorization header requires ${missing.map((m) => `'${m}'`).join(', ')} parameter.` };
+  if (missing.length)
+    return {
+      kind: 'malformed',
+      message: `Authorization header requires ${missing.map((m) => `'${m}'`).join(', ')} parameter.`,
+    };
   const c = CREDENTIAL.exec(credential!);
   if (!c) return { kind: 'malformed', message: `Credential should be scoped to a valid region.` };
   if (!amzDate || !AMZ_DATE.test(amzDate))
-    return { kind: 'malformed', message: `Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.` };
+    return {
+      kind: 'malformed',
+      message: `Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.`,
+    };
   return {
     kind: 'ok',
     accessKeyId: c[1]!,
@@ -107,7 +114,12 @@ export function parseSignature(headers: IncomingHttpHeaders, query: URLSearchPar
 function isoBasic(httpDate: string | undefined): string | undefined {
   if (!httpDate) return undefined;
   const t = Date.parse(httpDate);
-  return Number.isNaN(t) ? undefined : new Date(t).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return Number.isNaN(t)
+    ? undefined
+    : new Date(t)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d{3}/, '');
 }
 
 /** `20261124T132032Z` → epoch ms. */

@@ -13,7 +13,10 @@ before(async () => {
 });
 after(() => server.close());
 
-test('boto3: good, wrong and unknown keys, IAM denials, presigned URLs', { skip: missing, timeout: 60_000 }, async () => {
+test('boto3: good, wrong and unknown keys, IAM denials, presigned URLs', {
+  skip: missing,
+  timeout: 60_000,
+}, async () => {
   const child = spawn(python(), ['test/e2e/auth_boto3.py', server.endpoint, ACCOUNT], {
     env: { ...process.env, AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' },
   });

@@ -21,7 +21,12 @@ interface GTraversal {
   [step: string]: (...args: unknown[]) => GTraversal;
 }
 const gremlin = createRequire(import.meta.url)('gremlin') as {
-  driver: { DriverRemoteConnection: new (url: string, opts: Record<string, unknown>) => { close(): Promise<void>; open(): Promise<void> } };
+  driver: {
+    DriverRemoteConnection: new (
+      url: string,
+      opts: Record<string, unknown>,
+    ) => { close(): Promise<void>; open(): Promise<void> };
+  };
   process: { AnonymousTraversalSource: { traversal(): { withRemote(c: unknown): GTraversal } } };
 };
 
@@ -38,14 +43,17 @@ async function failure(p: Promise<unknown>): Promise<{ name: string; message: st
 
 describe('graph port with a credentials file (Neptune IAM auth)', () => {
   let server: TestServer;
-  const neptune = (c: Creds) => new NeptunedataClient({ endpoint: server.graphEndpoint, region: REGION, credentials: c, maxAttempts: 1 });
+  const neptune = (c: Creds) =>
+    new NeptunedataClient({ endpoint: server.graphEndpoint, region: REGION, credentials: c, maxAttempts: 1 });
 
   before(async () => {
     server = await startServer(['--credentials-file', writeCredentialsFile(tempDir())]);
     const s3 = new S3Client({ endpoint: server.endpoint, region: REGION, credentials: ALICE, forcePathStyle: true });
     await s3.send(new CreateBucketCommand({ Bucket: 'data' }));
     for (const prefix of ['graph', 'secret'])
-      await s3.send(new PutObjectCommand({ Bucket: 'data', Key: `${prefix}/v.csv`, Body: `~id,~label\n${prefix}-1,thing\n` }));
+      await s3.send(
+        new PutObjectCommand({ Bucket: 'data', Key: `${prefix}/v.csv`, Body: `~id,~label\n${prefix}-1,thing\n` }),
+      );
   });
   after(() => server.close());
 
@@ -66,17 +74,31 @@ describe('graph port with a credentials file (Neptune IAM auth)', () => {
     assert.match(body.requestId!, /^[0-9a-f-]{36}$/);
     const unknown = await failure(neptune(UNKNOWN).send(new GetEngineStatusCommand({})));
     assert.deepEqual([unknown.name, unknown.status], ['AccessDeniedException', 403]);
-    const wrong = await failure(neptune({ ...ALICE, secretAccessKey: 'wrong-secret' }).send(new GetEngineStatusCommand({})));
+    const wrong = await failure(
+      neptune({ ...ALICE, secretAccessKey: 'wrong-secret' }).send(new GetEngineStatusCommand({})),
+    );
     assert.deepEqual([wrong.name, wrong.status], ['AccessDeniedException', 403]);
     assert.match(wrong.message, /signature we calculated does not match/);
   });
 
   it('each route is its neptune-db action: a reader may not start a load', async () => {
     const e = await failure(
-      neptune(CAROL).send(new StartLoaderJobCommand({ source: 's3://data/graph/', format: 'csv', s3BucketRegion: 'us-west-2', iamRoleArn: LOADER_ROLE })),
+      neptune(CAROL).send(
+        new StartLoaderJobCommand({
+          source: 's3://data/graph/',
+          format: 'csv',
+          s3BucketRegion: 'us-west-2',
+          iamRoleArn: LOADER_ROLE,
+        }),
+      ),
     );
     assert.equal(e.name, 'AccessDeniedException');
-    assert.match(e.message, new RegExp(`is not authorized to perform: neptune-db:StartLoaderJob on resource: arn:aws:neptune-db:${REGION}:${ACCOUNT}:`));
+    assert.match(
+      e.message,
+      new RegExp(
+        `is not authorized to perform: neptune-db:StartLoaderJob on resource: arn:aws:neptune-db:${REGION}:${ACCOUNT}:`,
+      ),
+    );
   });
 
   const load = async (source: string, iamRoleArn: string) => {
@@ -94,7 +116,10 @@ describe('graph port with a credentials file (Neptune IAM auth)', () => {
   it('the bulk loader reads only what its iamRoleArn may read', async () => {
     assert.equal(await load('s3://data/graph/', LOADER_ROLE), 'LOAD_COMPLETED');
     assert.equal(await load('s3://data/secret/', LOADER_ROLE), 'LOAD_S3_ACCESS_DENIED_ERROR');
-    assert.equal(await load('s3://data/graph/', `arn:aws:iam::${ACCOUNT}:role/not-in-the-file`), 'LOAD_S3_ACCESS_DENIED_ERROR');
+    assert.equal(
+      await load('s3://data/graph/', `arn:aws:iam::${ACCOUNT}:role/not-in-the-file`),
+      'LOAD_S3_ACCESS_DENIED_ERROR',
+    );
   });
 
   it('Gremlin over HTTP: reads need ReadDataViaQuery, writes WriteDataViaQuery', async () => {
@@ -113,7 +138,14 @@ describe('graph port with a credentials file (Neptune IAM auth)', () => {
       let headers: Record<string, string> = {};
       if (c) {
         const signed = await sdkSigner(c, 'neptune-db', REGION).sign(
-          new HttpRequest({ method: 'GET', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: '/gremlin', headers: { host: url.host } }),
+          new HttpRequest({
+            method: 'GET',
+            protocol: 'http:',
+            hostname: url.hostname,
+            port: Number(url.port),
+            path: '/gremlin',
+            headers: { host: url.host },
+          }),
         );
         headers = signed.headers;
       }
@@ -125,7 +157,9 @@ describe('graph port with a credentials file (Neptune IAM auth)', () => {
       const alice = await connect(ALICE);
       try {
         await (alice.g.addV('driver') as unknown as { next(): Promise<unknown> }).next();
-        const n = await (alice.g.V().hasLabel('driver').count() as unknown as { next(): Promise<{ value: number }> }).next();
+        const n = await (
+          alice.g.V().hasLabel('driver').count() as unknown as { next(): Promise<{ value: number }> }
+        ).next();
         assert.equal(Number(n.value), 1);
       } finally {
         await alice.conn.close();
@@ -134,7 +168,10 @@ describe('graph port with a credentials file (Neptune IAM auth)', () => {
       try {
         const n = await (carol.g.V().count() as unknown as { next(): Promise<{ value: number }> }).next();
         assert.ok(Number(n.value) >= 2);
-        await assert.rejects((carol.g.addV('nope') as unknown as { next(): Promise<unknown> }).next(), /AccessDeniedException|WriteDataViaQuery/);
+        await assert.rejects(
+          (carol.g.addV('nope') as unknown as { next(): Promise<unknown> }).next(),
+          /AccessDeniedException|WriteDataViaQuery/,
+        );
       } finally {
         await carol.conn.close();
       }

@@ -37,7 +37,14 @@ describe('S3 API with a credentials file', () => {
   let server: TestServer;
   let host: string;
   const s3 = (c: Creds, extra: Record<string, unknown> = {}) =>
-    new S3Client({ endpoint: server.endpoint, region: REGION, credentials: c, forcePathStyle: true, maxAttempts: 1, ...extra });
+    new S3Client({
+      endpoint: server.endpoint,
+      region: REGION,
+      credentials: c,
+      forcePathStyle: true,
+      maxAttempts: 1,
+      ...extra,
+    });
 
   before(async () => {
     server = await startServer(['--credentials-file', writeCredentialsFile(tempDir())]);
@@ -60,13 +67,22 @@ describe('S3 API with a credentials file', () => {
   });
 
   it('unknown key: InvalidAccessKeyId; wrong secret: SignatureDoesNotMatch; skewed clock: RequestTimeTooSkewed', async () => {
-    assert.deepEqual(await failure(s3(UNKNOWN).send(new ListBucketsCommand({}))), { name: 'InvalidAccessKeyId', status: 403 });
-    assert.deepEqual(await failure(s3({ ...ALICE, secretAccessKey: 'wrong-secret' }).send(new ListBucketsCommand({}))), {
-      name: 'SignatureDoesNotMatch',
+    assert.deepEqual(await failure(s3(UNKNOWN).send(new ListBucketsCommand({}))), {
+      name: 'InvalidAccessKeyId',
       status: 403,
     });
+    assert.deepEqual(
+      await failure(s3({ ...ALICE, secretAccessKey: 'wrong-secret' }).send(new ListBucketsCommand({}))),
+      {
+        name: 'SignatureDoesNotMatch',
+        status: 403,
+      },
+    );
     const skewed = s3(ALICE, { systemClockOffset: 16 * 60_000 });
-    assert.deepEqual(await failure(skewed.send(new ListBucketsCommand({}))), { name: 'RequestTimeTooSkewed', status: 403 });
+    assert.deepEqual(await failure(skewed.send(new ListBucketsCommand({}))), {
+      name: 'RequestTimeTooSkewed',
+      status: 403,
+    });
   });
 
   it('unsigned requests are refused with AccessDenied in S3 XML', async () => {
@@ -88,7 +104,10 @@ describe('S3 API with a credentials file', () => {
         path,
         headers: { host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
       });
-      const signed = await sdkSigner(ALICE, 's3', REGION).presign(req, { expiresIn, ...(signingDate ? { signingDate } : {}) });
+      const signed = await sdkSigner(ALICE, 's3', REGION).presign(req, {
+        expiresIn,
+        ...(signingDate ? { signingDate } : {}),
+      });
       const q = new URLSearchParams(signed.query as Record<string, string>).toString();
       return `${server.endpoint}${signed.path}?${q}`;
     };
@@ -123,12 +142,20 @@ describe('S3 API with a credentials file', () => {
     it('PutObject with a stream (STREAMING-UNSIGNED-PAYLOAD-TRAILER) and lib-storage multipart', async () => {
       const data = Buffer.alloc(300_000, 'z');
       await s3(ALICE).send(
-        new PutObjectCommand({ Bucket: 'models', Key: 'streamed', Body: Readable.from([data]), ContentLength: data.length }),
+        new PutObjectCommand({
+          Bucket: 'models',
+          Key: 'streamed',
+          Body: Readable.from([data]),
+          ContentLength: data.length,
+        }),
       );
       const back = await s3(ALICE).send(new GetObjectCommand({ Bucket: 'models', Key: 'streamed' }));
       assert.equal(Buffer.from(await back.Body!.transformToByteArray()).equals(data), true);
       const big = Buffer.alloc(6 * 1024 * 1024, 'q');
-      await new Upload({ client: s3(ALICE), params: { Bucket: 'models', Key: 'multi', Body: Readable.from([big]) } }).done();
+      await new Upload({
+        client: s3(ALICE),
+        params: { Bucket: 'models', Key: 'multi', Body: Readable.from([big]) },
+      }).done();
       const m = await s3(ALICE).send(new GetObjectCommand({ Bucket: 'models', Key: 'multi' }));
       assert.equal((await m.Body!.transformToByteArray()).length, big.length);
     });
@@ -160,7 +187,11 @@ describe('S3 API with a credentials file', () => {
         const toSign = `AWS4-HMAC-SHA256-PAYLOAD\n${amzDate}\n${scope}\n${previous}\n${sha('')}\n${sha(chunk)}`;
         previous = await signer.sign(toSign, { signingDate: date, signingRegion: REGION, signingService: 's3' });
         const sent = tamper ? tamper(i, chunk) : chunk;
-        parts.push(Buffer.from(`${sent.length.toString(16)};chunk-signature=${previous}\r\n`), sent, Buffer.from('\r\n'));
+        parts.push(
+          Buffer.from(`${sent.length.toString(16)};chunk-signature=${previous}\r\n`),
+          sent,
+          Buffer.from('\r\n'),
+        );
       }
       const body = Buffer.concat(parts);
       const { host: _h, ...headers } = seed.headers;
@@ -180,7 +211,10 @@ describe('S3 API with a credentials file', () => {
       const bad = await signedChunkedPut('tampered', chunks, (i, c) => (i === 1 ? Buffer.alloc(c.length, 'X') : c));
       assert.equal(bad.status, 403);
       assert.equal(xmlField(await bad.text(), 'Code'), 'SignatureDoesNotMatch');
-      assert.equal((await failure(s3(ALICE).send(new GetObjectCommand({ Bucket: 'models', Key: 'tampered' })))).name, 'NoSuchKey');
+      assert.equal(
+        (await failure(s3(ALICE).send(new GetObjectCommand({ Bucket: 'models', Key: 'tampered' })))).name,
+        'NoSuchKey',
+      );
     });
 
     it('x-amz-content-sha256 is checked against the body', async () => {

@@ -15,7 +15,6 @@ import {
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import {
   ALICE,
-  ALICE_ARN,
   BOB,
   BOB_ARN,
   CAROL,
@@ -45,7 +44,8 @@ const MODEL = (name: string) => ({
 
 describe('SageMaker APIs with a credentials file', () => {
   let server: TestServer;
-  const sm = (c: Creds) => new SageMakerClient({ endpoint: server.endpoint, region: REGION, credentials: c, maxAttempts: 1 });
+  const sm = (c: Creds) =>
+    new SageMakerClient({ endpoint: server.endpoint, region: REGION, credentials: c, maxAttempts: 1 });
 
   before(async () => {
     const dir = tempDir();
@@ -82,7 +82,10 @@ describe('SageMaker APIs with a credentials file', () => {
       body: '{}',
     });
     assert.equal(res.status, 403);
-    assert.deepEqual(await res.json(), { __type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' });
+    assert.deepEqual(await res.json(), {
+      __type: 'MissingAuthenticationTokenException',
+      message: 'Missing Authentication Token',
+    });
   });
 
   it('a clock 20 minutes behind: Signature expired', async () => {
@@ -95,7 +98,10 @@ describe('SageMaker APIs with a credentials file', () => {
     });
     const e = await failure(skewed.send(new ListModelsCommand({})));
     assert.equal(e.name, 'InvalidSignatureException');
-    assert.match(e.message, /^Signature expired: \d{8}T\d{6}Z is now earlier than \d{8}T\d{6}Z \(\d{8}T\d{6}Z - 15 min\.\)$/);
+    assert.match(
+      e.message,
+      /^Signature expired: \d{8}T\d{6}Z is now earlier than \d{8}T\d{6}Z \(\d{8}T\d{6}Z - 15 min\.\)$/,
+    );
   });
 
   it('a read-only principal reads, but may not create: AWS wording and the resource ARN', async () => {
@@ -123,15 +129,24 @@ describe('SageMaker APIs with a credentials file', () => {
     const rt = (c: Creds) =>
       new SageMakerRuntimeClient({ endpoint: server.endpoint, region: REGION, credentials: c, maxAttempts: 1 });
     const body = new TextEncoder().encode('1,2,3');
-    const denied = await failure(rt(CAROL).send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: body })));
+    const denied = await failure(
+      rt(CAROL).send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: body })),
+    );
     assert.equal(denied.name, 'AccessDeniedException');
-    assert.match(denied.message, new RegExp(`sagemaker:InvokeEndpoint on resource: arn:aws:sagemaker:${REGION}:${ACCOUNT}:endpoint/ep `));
+    assert.match(
+      denied.message,
+      new RegExp(`sagemaker:InvokeEndpoint on resource: arn:aws:sagemaker:${REGION}:${ACCOUNT}:endpoint/ep `),
+    );
     const bad = await failure(
-      rt({ ...ALICE, secretAccessKey: 'x'.repeat(20) }).send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: body })),
+      rt({ ...ALICE, secretAccessKey: 'x'.repeat(20) }).send(
+        new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: body }),
+      ),
     );
     assert.equal(bad.name, 'InvalidSignatureException');
     // Alice passes authentication and authorization: the answer is about the endpoint itself.
-    const missing = await failure(rt(ALICE).send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: body })));
+    const missing = await failure(
+      rt(ALICE).send(new InvokeEndpointCommand({ EndpointName: 'ep', ContentType: 'text/csv', Body: body })),
+    );
     assert.equal(missing.name, 'ValidationError');
   });
 
@@ -171,7 +186,10 @@ describe('the server process with --credentials-file', () => {
       for (let i = 0; i < 50 && !listed; i++) {
         listed = await client(server.endpoint, ALICE)
           .send(new ListModelsCommand({}))
-          .then(() => true, () => false);
+          .then(
+            () => true,
+            () => false,
+          );
         if (!listed) await new Promise((r) => setTimeout(r, 50));
       }
       assert.ok(listed, 'alice is known after SIGHUP');
@@ -189,9 +207,13 @@ describe('the server process with --credentials-file', () => {
   });
 
   it('refuses to listen off loopback without a credentials file, naming --credentials-file', async () => {
-    const child = spawn(process.execPath, ['bin/slipway.js', 'serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', tempDir()], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/slipway.js', 'serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', tempDir()],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -203,10 +225,17 @@ describe('the server process with --credentials-file', () => {
   it('a credentials file that does not parse stops the start and prints no secret', async () => {
     const dir = tempDir();
     const file = `${dir}/bad.json`;
-    writeFileSync(file, '{"principals": [{"accessKeyId": "AKIAALICE00000000001", "secretAccessKey": "top-secret-value", "arn": "nope"}]}');
-    const child = spawn(process.execPath, ['bin/slipway.js', 'serve', '--credentials-file', file, '--port', '0', '--graph-port', '0', '--data-dir', dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    writeFileSync(
+      file,
+      '{"principals": [{"accessKeyId": "AKIAALICE00000000001", "secretAccessKey": "top-secret-value", "arn": "nope"}]}',
+    );
+    const child = spawn(
+      process.execPath,
+      ['bin/slipway.js', 'serve', '--credentials-file', file, '--port', '0', '--graph-port', '0', '--data-dir', dir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stderr.on('data', (d) => (out += d));
     child.stdout.on('data', (d) => (out += d));

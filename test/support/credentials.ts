@@ -29,7 +29,11 @@ export function credentialsDocument(): unknown {
           {
             Version: '2012-10-17',
             Statement: [
-              { Effect: 'Allow', Action: ['sagemaker:Describe*', 'sagemaker:List*', 'sagemaker:DeleteModel'], Resource: '*' },
+              {
+                Effect: 'Allow',
+                Action: ['sagemaker:Describe*', 'sagemaker:List*', 'sagemaker:DeleteModel'],
+                Resource: '*',
+              },
               { Effect: 'Allow', Action: 's3:GetObject', Resource: 'arn:aws:s3:::models/*' },
               { Effect: 'Allow', Action: 's3:ListBucket', Resource: 'arn:aws:s3:::models' },
             ],
@@ -42,7 +46,9 @@ export function credentialsDocument(): unknown {
         arn: `arn:aws:iam::${ACCOUNT}:user/carol`,
         policy: {
           Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Action: ['neptune-db:ReadDataViaQuery', 'neptune-db:GetEngineStatus'], Resource: '*' }],
+          Statement: [
+            { Effect: 'Allow', Action: ['neptune-db:ReadDataViaQuery', 'neptune-db:GetEngineStatus'], Resource: '*' },
+          ],
         },
       },
     ],

@@ -7,7 +7,9 @@ import type { ActionRequest, ActionTable, Partition } from './types.js';
 /** A resource: its type and the input member naming it (a name, or already an ARN). */
 type Ref = readonly [resourceType: string, member: string];
 
-const action = (t: string) => (m: string): Ref => [t, m];
+const action =
+  (t: string) =>
+  (m: string): Ref => [t, m];
 const endpoint = action('endpoint');
 const endpointConfig = action('endpoint-config');
 const model = action('model');
@@ -91,7 +93,9 @@ function resourcesOf(ref: Ref, input: Record<string, unknown>, p: Partition): st
   const values = Array.isArray(v) ? v : v === undefined ? [] : [v];
   return values
     .filter((x): x is string => typeof x === 'string')
-    .map((x) => (x.startsWith('arn:') ? x : suffix ? `${sagemakerArn(p, type, x)}/${suffix}` : sagemakerArn(p, type, x)));
+    .map((x) =>
+      x.startsWith('arn:') ? x : suffix ? `${sagemakerArn(p, type, x)}/${suffix}` : sagemakerArn(p, type, x),
+    );
 }
 
 export const sagemakerActions: ActionTable = (operation, input, p): ActionRequest => {
