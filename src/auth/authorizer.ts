@@ -1,6 +1,7 @@
 // The one seam between the HTTP ports and IAM: who signed this request (SigV4 against the
 // credentials file) and may they do this action on this resource (their identity policy).
 // Without a credentials file every request is anonymous and allowed (local, loopback-only use).
+import type { KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Credentials, loadCredentialsFile, type Principal } from './credentials.js';
 import { type Decision, evaluate, type RequestFacts } from './policy.js';
@@ -43,7 +44,7 @@ export type AuthFailure =
 export interface Authenticated {
   readonly principal: Principal;
   readonly parts: SignedParts;
-  readonly signingKey: Buffer;
+  readonly signingKey: KeyObject;
   /** The payload hash the signature covers (a hex digest, UNSIGNED-PAYLOAD or a STREAMING-* literal). */
   readonly payloadHash: string;
 }

@@ -19,10 +19,13 @@ interface CompiledStatement {
   readonly action: Matcher;
   readonly resource: (resource: string, ctx: RequestFacts) => boolean | undefined;
   readonly conditions: readonly CompiledCondition[];
+  readonly templated: boolean;
 }
 
 export interface CompiledPolicy {
   readonly statements: readonly CompiledStatement[];
+  /** No conditions and no policy variables: the decision depends on action and resource only. */
+  readonly contextFree: boolean;
 }
 
 /** What a condition may look at: the caller and the request. */
@@ -218,7 +221,8 @@ function compileStatement(s: unknown, i: number): CompiledStatement {
     throw new PolicyError(`Statement ${i}: an identity-based policy has no Principal element`);
   const action = actionMatcher(strings(st.Action ?? st.NotAction, `Statement ${i}: Action`));
   const notAction = st.NotAction !== undefined;
-  const res = resourceMatcher(strings(st.Resource ?? st.NotResource, `Statement ${i}: Resource`));
+  const resourcePatterns = strings(st.Resource ?? st.NotResource, `Statement ${i}: Resource`);
+  const res = resourceMatcher(resourcePatterns);
   const notResource = st.NotResource !== undefined;
   const conditions: CompiledCondition[] = [];
   if (st.Condition !== undefined) {
@@ -244,6 +248,7 @@ function compileStatement(s: unknown, i: number): CompiledStatement {
         }
       : res,
     conditions,
+    templated: resourcePatterns.some((p) => p.includes('${')),
   };
 }
 
@@ -262,7 +267,7 @@ export function compilePolicies(doc: unknown): CompiledPolicy {
       statements.push(compileStatement(s, i));
     });
   }
-  return { statements };
+  return { statements, contextFree: statements.every((s) => s.conditions.length === 0 && !s.templated) };
 }
 
 /**

@@ -2,7 +2,7 @@
 // derived signing key (cached per key, day, region and service) and the signature comparison.
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-create-signed-request.html
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html (S3's exceptions)
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hash, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 export const ALGORITHM = 'AWS4-HMAC-SHA256';
@@ -12,7 +12,8 @@ export const STREAMING_SIGNED_TRAILER = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAI
 export const STREAMING_UNSIGNED_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TRAILER';
 export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
-export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+/** One-shot SHA-256 (crypto.hash: a third of createHash's cost for the short strings signed here). */
+export const sha256Hex = (data: string | Buffer): string => hash('sha256', data, 'hex');
 
 /** What a request says about its signature, from the Authorization header or the query (presigned). */
 export interface SignedParts {
@@ -152,8 +153,12 @@ function safeDecode(s: string): string {
  * The canonical URI. Every service but S3 normalises the path (no empty, `.` or `..` segments) and
  * encodes the already-encoded path once more; S3 signs the path as sent.
  */
+/** A path that normalising and encoding leave as it is (the common case: `/`, `/endpoints/x/invocations`). */
+const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
+
 export function canonicalUri(rawPath: string, s3: boolean): string {
   if (s3) return rawPath === '' ? '/' : rawPath;
+  if (rawPath === '/' || (PLAIN_PATH.test(rawPath) && !rawPath.includes('/.'))) return rawPath || '/';
   const segments: string[] = [];
   for (const seg of rawPath.split('/')) {
     if (seg === '' || seg === '.') continue;
@@ -209,13 +214,14 @@ const hmac = (key: Buffer | string, data: string): Buffer => createHmac('sha256'
  * holds the secret it was derived from, so a key whose secret changed on reload is derived anew.
  */
 export class SigningKeys {
-  private readonly cache = new Map<string, { secret: string; key: Buffer }>();
+  private readonly cache = new Map<string, { secret: string; key: KeyObject }>();
 
-  get(accessKeyId: string, secret: string, date: string, region: string, service: string): Buffer {
+  /** The derived key as a KeyObject: createHmac with one skips importing raw key bytes per request. */
+  get(accessKeyId: string, secret: string, date: string, region: string, service: string): KeyObject {
     const id = `${accessKeyId}/${date}/${region}/${service}`;
     const hit = this.cache.get(id);
     if (hit && hit.secret === secret) return hit.key;
-    const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
+    const key = createSecretKey(hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request'));
     // Bounded: a client cycling regions or services (or an attacker with a valid key id) cannot grow it forever.
     if (this.cache.size >= 4096) this.cache.clear();
     this.cache.set(id, { secret, key });
@@ -223,14 +229,16 @@ export class SigningKeys {
   }
 }
 
-export function sign(key: Buffer, toSign: string): string {
+export function sign(key: KeyObject, toSign: string): string {
   return createHmac('sha256', key).update(toSign).digest('hex');
 }
 
-/** Constant-time comparison of two hex signatures. */
+/** Comparison of two hex signatures in time independent of where they differ. */
 export function sameSignature(a: string, b: string): boolean {
-  if (a.length !== b.length || a.length !== 64) return false;
-  return timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'));
+  if (a.length !== 64 || b.length !== 64) return false;
+  let diff = 0;
+  for (let i = 0; i < 64; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 /** String to sign of one aws-chunked chunk (STREAMING-AWS4-HMAC-SHA256-PAYLOAD). */
