@@ -15,7 +15,10 @@ import { parseArgs } from 'node:util';
 import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { load, type Proc, rssMB, sleep, slipway } from './support.js';
+import { Authorizer } from '../src/auth/authorizer.js';
+import { parseCredentials } from '../src/auth/credentials.js';
+import { gateFor } from '../src/auth/services.js';
+import { type LoadResult, load, type Proc, rssMB, sleep, slipway } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -108,6 +111,22 @@ async function deploy(port: number): Promise<void> {
   while ((await call(port, 'DescribeEndpoint', { EndpointName: 'hot' })).EndpointStatus !== 'InService') await sleep(5);
 }
 
+/** CPU time (user + system) the process has used, in ms: 100 Hz ticks from /proc/<pid>/stat. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/**
+ * Server CPU per request over a load: unlike requests/s, it hardly moves when other processes
+ * share the machine, so it is the steadier measure of what verification costs.
+ */
+async function cpuPerRequest(pid: number, run: () => Promise<LoadResult>): Promise<LoadResult & { cpuUs: number }> {
+  const before = cpuMs(pid);
+  const r = await run();
+  return { ...r, cpuUs: Math.round(((cpuMs(pid) - before) * 1000) / r.total) };
+}
+
 async function measure(s: Proc, label: string) {
   const describeBody = '{"EndpointName":"hot"}';
   const describe = {
@@ -126,11 +145,16 @@ async function measure(s: Proc, label: string) {
   };
   const base = `http://127.0.0.1:${s.port}`;
   await load(`${base}/`, describe, { seconds: 2, connections });
-  const d = await load(`${base}/`, describe, { seconds, connections });
+  const pid = s.child.pid!;
+  const d = await cpuPerRequest(pid, () => load(`${base}/`, describe, { seconds, connections }));
   await load(`${base}/endpoints/hot/invocations`, invoke, { seconds: 2, connections });
-  const i = await load(`${base}/endpoints/hot/invocations`, invoke, { seconds, connections });
-  report(`${label} DescribeEndpoint: ${d.rps} req/s (p50 ${d.p50} ms, p99 ${d.p99} ms, errors ${d.bad})`);
-  report(`${label} InvokeEndpoint warm: ${i.rps} req/s (p50 ${i.p50} ms, p99 ${i.p99} ms, errors ${i.bad})`);
+  const i = await cpuPerRequest(pid, () => load(`${base}/endpoints/hot/invocations`, invoke, { seconds, connections }));
+  report(
+    `${label} DescribeEndpoint: ${d.rps} req/s (p50 ${d.p50} ms, p99 ${d.p99} ms, errors ${d.bad}), server CPU ${d.cpuUs} µs/request`,
+  );
+  report(
+    `${label} InvokeEndpoint warm: ${i.rps} req/s (p50 ${i.p50} ms, p99 ${i.p99} ms, errors ${i.bad}), server CPU ${i.cpuUs} µs/request`,
+  );
   return { d, i };
 }
 
@@ -144,7 +168,9 @@ function forged(port: number): { url: string; init: RequestInit } {
   const key = Math.random() < 0.5 ? KEY.accessKeyId : `AKIA${randomBytes(8).toString('hex').toUpperCase()}`;
   const scope = `${now.slice(0, 8)}/us-east-1/${Math.random() < 0.5 ? 'sagemaker' : 's3'}/aws4_request`;
   // Printable ASCII: what an HTTP client lets through as a header value.
-  const garbage = Array.from(randomBytes(1 + Math.floor(Math.random() * 200)), (b) => String.fromCharCode(32 + (b % 95))).join('');
+  const garbage = Array.from(randomBytes(1 + Math.floor(Math.random() * 200)), (b) =>
+    String.fromCharCode(32 + (b % 95)),
+  ).join('');
   const kinds: Record<string, string>[] = [
     {
       authorization: `AWS4-HMAC-SHA256 Credential=${key}/${scope}, SignedHeaders=host;x-amz-date, Signature=${hex}`,
@@ -177,6 +203,48 @@ function forged(port: number): { url: string; init: RequestInit } {
   return { url: `http://127.0.0.1:${port}/bench-models/abalone/model.tar.gz?${q}`, init: { method: 'GET' } };
 }
 
+/**
+ * What verification adds to one request, measured in this process: authenticate (canonical
+ * request, SHA-256 of the body and of the canonical request, HMAC) plus the gate's authorization.
+ */
+async function verificationCost(policy: unknown): Promise<{ describeUs: number; invokeUs: number }> {
+  const authz = Authorizer.fromCredentials(
+    parseCredentials({ principals: [{ ...KEY, arn: 'arn:aws:iam::000000000000:user/bench', policy }] }),
+  );
+  const one = async (
+    path: string,
+    headers: Record<string, string>,
+    body: string,
+    op: string,
+    input: Record<string, unknown>,
+  ) => {
+    const signedHeaders = await signed(4810, 'POST', path, headers, body);
+    const req = { method: 'POST', url: path, headers: { ...signedHeaders, host: '127.0.0.1:4810' } };
+    const buf = Buffer.from(body);
+    const partition = { accountId: '000000000000', region: 'us-east-1' };
+    const n = 20_000;
+    const started = performance.now();
+    for (let i = 0; i < n; i++) {
+      const a = authz.authenticate(req, { body: buf });
+      if ('reason' in a) throw new Error(a.reason);
+      gateFor('sagemaker', authz, a, partition, '127.0.0.1').operation(op, input);
+    }
+    return Math.round(((performance.now() - started) * 1000) / n);
+  };
+  return {
+    describeUs: await one(
+      '/',
+      { 'x-amz-target': 'SageMaker.DescribeEndpoint', 'content-type': 'application/x-amz-json-1.1' },
+      '{"EndpointName":"hot"}',
+      'DescribeEndpoint',
+      { EndpointName: 'hot' },
+    ),
+    invokeUs: await one('/endpoints/hot/invocations', { 'content-type': 'text/csv' }, ROW, 'InvokeEndpoint', {
+      EndpointName: 'hot',
+    }),
+  };
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-'));
 try {
   // Both servers run side by side and are measured in turn, twice, so that a neighbour's load on
@@ -201,6 +269,10 @@ try {
       ],
     }),
   );
+  const cost = await verificationCost(JSON.parse(readFileSync(creds, 'utf8')).principals[0].policy);
+  report(
+    `verification + authorization in process: DescribeEndpoint ${cost.describeUs} µs, InvokeEndpoint ${cost.invokeUs} µs per request`,
+  );
   const off = await slipway(join(dir, 'off'), ['--log-level', 'warn']);
   const on = await slipway(join(dir, 'on'), ['--log-level', 'warn', '--credentials-file', creds]);
   await deploy(off.port);
@@ -212,8 +284,18 @@ try {
   }
   await off.stop();
   const sum = (xs: { rps: number }[]) => xs.reduce((t, x) => t + x.rps, 0);
+  const cpu = (xs: { cpuUs: number }[]) => xs.reduce((t, x) => t + x.cpuUs, 0);
   report(
     `ratio on/off over both rounds: DescribeEndpoint ${(sum(runs.on.map((r) => r.d)) / sum(runs.off.map((r) => r.d))).toFixed(2)}, InvokeEndpoint ${(sum(runs.on.map((r) => r.i)) / sum(runs.off.map((r) => r.i))).toFixed(2)}`,
+  );
+  const offD = cpu(runs.off.map((r) => r.d)) / runs.off.length;
+  const offI = cpu(runs.off.map((r) => r.i)) / runs.off.length;
+  report(
+    `capacity ratio estimated from the off server's CPU per request plus the in-process cost: DescribeEndpoint ${(offD / (offD + cost.describeUs)).toFixed(2)}, InvokeEndpoint ${(offI / (offI + cost.invokeUs)).toFixed(2)}`,
+  );
+  // Throughput when the server is CPU-bound is the inverse of its CPU per request.
+  report(
+    `capacity ratio on/off from server CPU per request: DescribeEndpoint ${(cpu(runs.off.map((r) => r.d)) / cpu(runs.on.map((r) => r.d))).toFixed(2)}, InvokeEndpoint ${(cpu(runs.off.map((r) => r.i)) / cpu(runs.on.map((r) => r.i))).toFixed(2)}`,
   );
 
   // 3. Forged signatures against the verifying server.

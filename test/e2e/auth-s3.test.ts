@@ -3,6 +3,7 @@
 // stream, lib-storage, and per-chunk signatures), and S3's XML errors.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { Readable } from 'node:stream';
 import {
@@ -161,7 +162,12 @@ describe('S3 API with a credentials file', () => {
     });
 
     /** A STREAMING-AWS4-HMAC-SHA256-PAYLOAD upload: each chunk signed, chained from the seed signature. */
-    const signedChunkedPut = async (key: string, chunks: Buffer[], tamper?: (i: number, c: Buffer) => Buffer) => {
+    const signedChunkedPut = async (
+      key: string,
+      chunks: Buffer[],
+      tamper?: (i: number, c: Buffer) => Buffer,
+      trailer?: { name: string; value: string; forge?: boolean },
+    ) => {
       const signer = sdkSigner(ALICE, 's3', REGION);
       const length = chunks.reduce((n, c) => n + c.length, 0);
       const date = new Date();
@@ -172,9 +178,12 @@ describe('S3 API with a credentials file', () => {
           path: `/models/${key}`,
           headers: {
             host,
-            'x-amz-content-sha256': 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
+            'x-amz-content-sha256': trailer
+              ? 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER'
+              : 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
             'content-encoding': 'aws-chunked',
             'x-amz-decoded-content-length': String(length),
+            ...(trailer ? { 'x-amz-trailer': trailer.name } : {}),
           },
         }),
         { signingDate: date },
@@ -187,11 +196,17 @@ describe('S3 API with a credentials file', () => {
         const toSign = `AWS4-HMAC-SHA256-PAYLOAD\n${amzDate}\n${scope}\n${previous}\n${sha('')}\n${sha(chunk)}`;
         previous = await signer.sign(toSign, { signingDate: date, signingRegion: REGION, signingService: 's3' });
         const sent = tamper ? tamper(i, chunk) : chunk;
-        parts.push(
-          Buffer.from(`${sent.length.toString(16)};chunk-signature=${previous}\r\n`),
-          sent,
-          Buffer.from('\r\n'),
-        );
+        const last = i === chunks.length;
+        parts.push(Buffer.from(`${sent.length.toString(16)};chunk-signature=${previous}\r\n`), sent);
+        if (!last || !trailer) parts.push(Buffer.from('\r\n'));
+      }
+      if (trailer) {
+        // The trailing checksum is signed too, chained from the final chunk's signature.
+        const line = `${trailer.name}:${trailer.value}\n`;
+        const toSign = `AWS4-HMAC-SHA256-TRAILER\n${amzDate}\n${scope}\n${previous}\n${sha(line)}`;
+        const sig = await signer.sign(toSign, { signingDate: date, signingRegion: REGION, signingService: 's3' });
+        const sent = trailer.forge ? `${trailer.name}:AAAAAA==\r\n` : `${trailer.name}:${trailer.value}\r\n`;
+        parts.push(Buffer.from(`${sent}x-amz-trailer-signature:${sig}\r\n\r\n`));
       }
       const body = Buffer.concat(parts);
       const { host: _h, ...headers } = seed.headers;
@@ -215,6 +230,18 @@ describe('S3 API with a credentials file', () => {
         (await failure(s3(ALICE).send(new GetObjectCommand({ Bucket: 'models', Key: 'tampered' })))).name,
         'NoSuchKey',
       );
+    });
+
+    it('STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER: the signed trailer is checked', async () => {
+      const chunks = [Buffer.alloc(70_000, 'c'), Buffer.from('end')];
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(Buffer.concat(chunks)));
+      const trailer = { name: 'x-amz-checksum-crc32', value: crc.toString('base64') };
+      const good = await signedChunkedPut('signed-trailer', chunks, undefined, trailer);
+      assert.equal(good.status, 200, await good.text());
+      const forged = await signedChunkedPut('forged-trailer', chunks, undefined, { ...trailer, forge: true });
+      assert.equal(forged.status, 403);
+      assert.equal(xmlField(await forged.text(), 'Code'), 'SignatureDoesNotMatch');
     });
 
     it('x-amz-content-sha256 is checked against the body', async () => {
