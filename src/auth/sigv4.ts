@@ -36,6 +36,8 @@ export interface SignedParts {
 export type ParseResult = { kind: 'none' } | { kind: 'malformed'; message: string } | ({ kind: 'ok' } & SignedParts);
 
 const AUTH_HEADER = /^AWS4-HMAC-SHA256\s+(.*)$/;
+/** The layout every SDK writes: one regex instead of splitting (the general parse handles the rest). */
+const AUTH_HEADER_SDK = /^AWS4-HMAC-SHA256 Credential=([^,\s]+), ?SignedHeaders=([^,\s]+), ?Signature=([0-9a-f]{64})$/;
 const CREDENTIAL = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/;
 const AMZ_DATE = /^\d{8}T\d{6}Z$/;
 
@@ -53,7 +55,13 @@ export function parseSignature(headers: IncomingHttpHeaders, query: URLSearchPar
   let amzDate: string | undefined;
   let expires: number | undefined;
   let presigned = false;
-  if (auth !== undefined) {
+  const sdk = auth === undefined ? null : AUTH_HEADER_SDK.exec(auth);
+  if (sdk) {
+    credential = sdk[1];
+    signed = sdk[2];
+    signature = sdk[3];
+    amzDate = header(headers, 'x-amz-date') ?? isoBasic(header(headers, 'date'));
+  } else if (auth !== undefined) {
     const m = AUTH_HEADER.exec(auth.trim());
     if (!m) return { kind: 'malformed', message: `Unsupported Authorization Type` };
     for (const part of m[1]!.split(',')) {
