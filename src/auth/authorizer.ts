@@ -131,7 +131,7 @@ export class Authorizer {
     const q = url.indexOf('?');
     const rawPath = q < 0 ? url : url.slice(0, q);
     const rawQuery = q < 0 ? '' : url.slice(q + 1);
-    const parsed = parseSignature(req.headers, new URLSearchParams(rawQuery));
+    const parsed = parseSignature(req.headers, rawQuery);
     if (parsed.kind === 'none') return { reason: 'missing' };
     if (parsed.kind === 'malformed') return { reason: 'malformed', message: parsed.message };
     const now = opts.now ?? Date.now();
@@ -209,13 +209,42 @@ export class Authorizer {
     resources: readonly string[],
     facts: Omit<RequestFacts, 'principalArn' | 'accountId'>,
   ): Denial | undefined {
-    const ctx: RequestFacts = { ...facts, principalArn: principal.arn, accountId: accountOf(principal.arn) };
+    // A policy without conditions or variables decides by action and resource alone: its
+    // decisions are remembered per principal object (a reload makes new ones, starting afresh).
+    const cache = principal.policy.contextFree ? this.decisionsOf(principal, action) : undefined;
+    let ctx: RequestFacts | undefined;
     for (const resource of resources) {
-      const decision = evaluate(principal.policy, action, resource, ctx);
+      let decision = cache?.get(resource);
+      if (decision === undefined) {
+        ctx ??= { ...facts, principalArn: principal.arn, accountId: accountOf(principal.arn) };
+        decision = evaluate(principal.policy, action, resource, ctx);
+        if (cache) {
+          if (cache.size >= 10_000) cache.clear();
+          cache.set(resource, decision);
+        }
+      }
       if (decision !== 'Allow')
         return { decision, action, resource, message: deniedMessage(principal.arn, action, resource, decision) };
     }
     return undefined;
+  }
+
+  /** Decisions by principal, then action, then resource. */
+  private readonly decisions = new WeakMap<Principal, Map<string, Map<string, Decision>>>();
+
+  private decisionsOf(principal: Principal, action: string): Map<string, Decision> {
+    let byAction = this.decisions.get(principal);
+    if (!byAction) {
+      byAction = new Map();
+      this.decisions.set(principal, byAction);
+    }
+    let m = byAction.get(action);
+    if (!m) {
+      // Actions come from the operation tables, a closed set: this map stays small.
+      m = new Map();
+      byAction.set(action, m);
+    }
+    return m;
   }
 
   /**

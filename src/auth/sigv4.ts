@@ -47,7 +47,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /** Reads the SigV4 fields of a request; `none` when it carries no signature at all. */
-export function parseSignature(headers: IncomingHttpHeaders, query: URLSearchParams): ParseResult {
+export function parseSignature(headers: IncomingHttpHeaders, rawQuery: string): ParseResult {
   const auth = header(headers, 'authorization');
   let credential: string | undefined;
   let signed: string | undefined;
@@ -74,7 +74,9 @@ export function parseSignature(headers: IncomingHttpHeaders, query: URLSearchPar
       else if (k === 'Signature') signature = v;
     }
     amzDate = header(headers, 'x-amz-date') ?? isoBasic(header(headers, 'date'));
-  } else if (query.has('X-Amz-Signature') || query.has('X-Amz-Credential')) {
+  } else if (rawQuery.includes('X-Amz-Signature') || rawQuery.includes('X-Amz-Credential')) {
+    // Parsed only for presigned URLs: header-signed requests (the hot path) never build it.
+    const query = new URLSearchParams(rawQuery);
     presigned = true;
     if (query.get('X-Amz-Algorithm') !== ALGORITHM)
       return { kind: 'malformed', message: 'X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"' };
