@@ -131,20 +131,8 @@ const MATRIX: Row[] = [
     OBJ,
     'ImplicitDeny',
   ],
-  [
-    'policy variable aws:username',
-    [allow('s3:*', HOME)],
-    's3:GetObject',
-    'arn:aws:s3:::home/alice/x',
-    'Allow',
-  ],
-  [
-    'policy variable, another user',
-    [allow('s3:*', HOME)],
-    's3:GetObject',
-    'arn:aws:s3:::home/bob/x',
-    'ImplicitDeny',
-  ],
+  ['policy variable aws:username', [allow('s3:*', HOME)], 's3:GetObject', 'arn:aws:s3:::home/alice/x', 'Allow'],
+  ['policy variable, another user', [allow('s3:*', HOME)], 's3:GetObject', 'arn:aws:s3:::home/bob/x', 'ImplicitDeny'],
   [
     'condition met',
     [allow('*', '*', { Condition: { StringEquals: { 'aws:RequestedRegion': 'us-west-2' } } })],

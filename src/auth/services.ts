@@ -28,7 +28,39 @@ export const SERVICES = {
 
 export type ServiceName = keyof typeof SERVICES;
 
-/** The per-request gate handed to the protocol in the RequestContext. */
+/**
+ * The per-request gate handed to the protocol in the RequestContext: one small object per request
+ * (no closures), the request facts built only if a policy needs them.
+ */
+class Gate implements RequestGate {
+  constructor(
+    private readonly svc: AuthService,
+    private readonly authorizer: Authorizer,
+    private readonly auth: Authenticated,
+    private readonly partition: Partition,
+    private readonly sourceIp: string | undefined,
+  ) {}
+
+  get principalArn(): string {
+    return this.auth.principal.arn;
+  }
+
+  operation(operation: string, input: Record<string, unknown>): void {
+    const a = this.svc.actions(operation, input, this.partition);
+    this.action(a.action, a.resources);
+  }
+
+  action(action: string, resources: readonly string[]): void {
+    const facts = {
+      region: this.partition.region,
+      now: new Date(),
+      ...(this.sourceIp ? { sourceIp: this.sourceIp } : {}),
+    };
+    const denial = this.authorizer.authorize(this.auth.principal, action, resources, facts);
+    if (denial) throw this.svc.denied(denial);
+  }
+}
+
 export function gateFor(
   service: ServiceName,
   authorizer: Authorizer,
@@ -36,18 +68,5 @@ export function gateFor(
   partition: Partition,
   sourceIp: string | undefined,
 ): RequestGate {
-  const svc: AuthService = SERVICES[service];
-  const facts = { region: partition.region, now: new Date(), ...(sourceIp ? { sourceIp } : {}) };
-  const check = (action: string, resources: readonly string[]) => {
-    const denial = authorizer.authorize(auth.principal, action, resources, facts);
-    if (denial) throw svc.denied(denial);
-  };
-  return {
-    principalArn: auth.principal.arn,
-    operation(operation, input) {
-      const a = svc.actions(operation, input, partition);
-      check(a.action, a.resources);
-    },
-    action: check,
-  };
+  return new Gate(SERVICES[service], authorizer, auth, partition, sourceIp);
 }

@@ -29,7 +29,7 @@ export interface SignedParts {
   /** `yyyymmddThhmmssZ` from X-Amz-Date (or Date). */
   readonly amzDate: string;
   /** Presigned URL: seconds from amzDate the URL stays valid. */
-  readonly expires?: number;
+  readonly expires: number | undefined;
   readonly presigned: boolean;
 }
 
@@ -113,11 +113,12 @@ export function parseSignature(headers: IncomingHttpHeaders, rawQuery: string): 
     region: c[3]!,
     service: c[4]!,
     scope: `${c[2]}/${c[3]}/${c[4]}/aws4_request`,
-    signedHeaders: signed!.split(';').map((h) => h.trim().toLowerCase()),
+    // The SDKs write them lower-case and without spaces; anything else is normalised.
+    signedHeaders: sdk ? signed!.split(';') : signed!.split(';').map((h) => h.trim().toLowerCase()),
     signature: signature!,
     amzDate,
     presigned,
-    ...(expires !== undefined ? { expires } : {}),
+    expires,
   };
 }
 
@@ -204,11 +205,14 @@ export interface CanonicalInput {
   readonly s3: boolean;
 }
 
+const RUNS_OF_SPACE = /\s\s|[\t\n\r]/;
+
 export function canonicalRequest(i: CanonicalInput): string {
   let headers = '';
   for (const name of i.signedHeaders) {
-    const v = header(i.headers, name) ?? '';
-    headers += `${name}:${v.trim().replace(/\s+/g, ' ')}\n`;
+    const v = (header(i.headers, name) ?? '').trim();
+    // Runs of spaces fold to one; a value without any (nearly all) is used as it is.
+    headers += `${name}:${RUNS_OF_SPACE.test(v) ? v.replace(/\s+/g, ' ') : v}\n`;
   }
   return `${i.method}\n${canonicalUri(i.rawPath, i.s3)}\n${canonicalQuery(i.rawQuery)}\n${headers}\n${i.signedHeaders.join(';')}\n${i.payloadHash}`;
 }

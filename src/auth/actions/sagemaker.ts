@@ -84,28 +84,49 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
 export const actsOnAll = (operation: string): boolean =>
   operation.startsWith('List') || operation.startsWith('Search') || operation === 'QueryLineage';
 
-function resourcesOf(ref: Ref, input: Record<string, unknown>, p: Partition): string[] {
-  const [type, member] = ref;
-  if (member === '*') return [sagemakerArn(p, type, '*')];
-  // `Group/*`: a resource under the named one.
-  const [name, suffix] = member.split('/');
-  const v = input[name!];
-  const values = Array.isArray(v) ? v : v === undefined ? [] : [v];
-  return values
-    .filter((x): x is string => typeof x === 'string')
-    .map((x) =>
-      x.startsWith('arn:') ? x : suffix ? `${sagemakerArn(p, type, x)}/${suffix}` : sagemakerArn(p, type, x),
-    );
+/** A table entry worked out once: the input member, the suffix (`Group/*`), or a fixed `*`. */
+interface CompiledRef {
+  readonly type: string;
+  readonly member: string;
+  readonly suffix: string | undefined;
+  readonly all: boolean;
+}
+
+const COMPILED = new Map<string, { action: string; refs: readonly CompiledRef[] }>(
+  Object.entries(SAGEMAKER_RESOURCES).map(([op, refs]) => [
+    op,
+    {
+      action: `sagemaker:${op}`,
+      refs: refs.map(([type, member]) => {
+        const [name, suffix] = member.split('/');
+        return { type, member: name!, suffix, all: member === '*' };
+      }),
+    },
+  ]),
+);
+
+function push(out: string[], ref: CompiledRef, v: unknown, p: Partition): void {
+  if (typeof v !== 'string') return;
+  if (v.startsWith('arn:')) out.push(v);
+  else out.push(ref.suffix ? `${sagemakerArn(p, ref.type, v)}/${ref.suffix}` : sagemakerArn(p, ref.type, v));
 }
 
 export const sagemakerActions: ActionTable = (operation, input, p): ActionRequest => {
-  const action = `sagemaker:${operation}`;
-  const refs = SAGEMAKER_RESOURCES[operation];
-  if (!refs) {
+  const entry = COMPILED.get(operation);
+  if (!entry) {
     // Unlisted operations (a new one added without an entry) act on `*`: only a policy granting
     // every resource allows them, never a narrower one by accident. The table test lists them.
-    return { action, resources: ['*'] };
+    return { action: `sagemaker:${operation}`, resources: ['*'] };
   }
-  const resources = refs.flatMap((r) => resourcesOf(r, input, p));
-  return { action, resources: resources.length ? resources : ['*'] };
+  const resources: string[] = [];
+  for (const ref of entry.refs) {
+    if (ref.all) {
+      resources.push(sagemakerArn(p, ref.type, '*'));
+      continue;
+    }
+    const v = input[ref.member];
+    if (Array.isArray(v)) for (const x of v) push(resources, ref, x, p);
+    else push(resources, ref, v, p);
+  }
+  return { action: entry.action, resources: resources.length ? resources : ['*'] };
 };
