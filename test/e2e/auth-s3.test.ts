@@ -166,7 +166,7 @@ describe('S3 API with a credentials file', () => {
       key: string,
       chunks: Buffer[],
       tamper?: (i: number, c: Buffer) => Buffer,
-      trailer?: { name: string; value: string; forge?: boolean },
+      trailer?: { name: string; value: string; forge?: boolean; unsigned?: boolean },
     ) => {
       const signer = sdkSigner(ALICE, 's3', REGION);
       const length = chunks.reduce((n, c) => n + c.length, 0);
@@ -206,7 +206,7 @@ describe('S3 API with a credentials file', () => {
         const toSign = `AWS4-HMAC-SHA256-TRAILER\n${amzDate}\n${scope}\n${previous}\n${sha(line)}`;
         const sig = await signer.sign(toSign, { signingDate: date, signingRegion: REGION, signingService: 's3' });
         const sent = trailer.forge ? `${trailer.name}:AAAAAA==\r\n` : `${trailer.name}:${trailer.value}\r\n`;
-        parts.push(Buffer.from(`${sent}x-amz-trailer-signature:${sig}\r\n\r\n`));
+        parts.push(Buffer.from(trailer.unsigned ? `${sent}\r\n` : `${sent}x-amz-trailer-signature:${sig}\r\n\r\n`));
       }
       const body = Buffer.concat(parts);
       const { host: _h, ...headers } = seed.headers;
@@ -242,6 +242,9 @@ describe('S3 API with a credentials file', () => {
       const forged = await signedChunkedPut('forged-trailer', chunks, undefined, { ...trailer, forge: true });
       assert.equal(forged.status, 403);
       assert.equal(xmlField(await forged.text(), 'Code'), 'SignatureDoesNotMatch');
+      const unsigned = await signedChunkedPut('unsigned-trailer', chunks, undefined, { ...trailer, unsigned: true });
+      assert.equal(unsigned.status, 403);
+      assert.equal(xmlField(await unsigned.text(), 'Code'), 'SignatureDoesNotMatch');
     });
 
     it('x-amz-content-sha256 is checked against the body', async () => {

@@ -101,6 +101,8 @@ export class PayloadStream extends Readable {
   private chunkSignature = '';
   private chunkHash: Hash | undefined;
   private trailerSignature: string | undefined;
+  /** STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER: the trailer must come signed. */
+  private readonly trailerSigned: boolean;
   private trailerLines = '';
   private readonly onData = (chunk: Buffer) => {
     try {
@@ -132,6 +134,7 @@ export class PayloadStream extends Readable {
     super({ highWaterMark: 256 * 1024 });
     this.chunked = isAwsChunked(headers);
     this.signatures = this.chunked ? options.chunkSignatures : undefined;
+    this.trailerSigned = header(headers, 'x-amz-content-sha256') === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
     this.maxSize = options.maxSize;
     this.expectedLength = declaredLength(headers);
     if (this.chunked && this.expectedLength === undefined) throw s3Error('MissingContentLength');
@@ -373,6 +376,9 @@ export class PayloadStream extends Readable {
       throw s3Error('IncompleteBody');
     }
     // STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER signs the trailing headers too.
+    if (this.signatures && this.trailerSigned && this.trailerSignature === undefined && this.trailerLines !== '') {
+      throw s3Error('SignatureDoesNotMatch', undefined, 'The trailing headers carry no x-amz-trailer-signature.');
+    }
     if (this.signatures && this.trailerSignature !== undefined) {
       const hash = createHash('sha256').update(this.trailerLines).digest('hex');
       if (!this.signatures.trailer(this.trailerSignature, hash)) throw s3Error('SignatureDoesNotMatch');
