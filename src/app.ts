@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import pino, { type Logger } from 'pino';
+import { Authorizer } from './auth/authorizer.js';
 import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
 import { model as logsModel } from './generated/logs/model.js';
@@ -35,6 +36,8 @@ export interface RunningApp {
   readonly port: number;
   readonly graphPort: number;
   readonly log: Logger;
+  /** Re-reads the credentials file (SIGHUP); open connections stay. Throws (keeping the old file) on error. */
+  reloadCredentials(): { principals: number; roles: number } | undefined;
   /** Stops accepting, lets in-flight requests finish, closes the database. */
   close(): Promise<void>;
 }
@@ -51,6 +54,8 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 
 export async function startApp(config: Config, log?: Logger): Promise<RunningApp> {
   const logger = log ?? pino({ level: config.logLevel, base: { service: 'slipway' } });
+  // Read first: a bad credentials file stops the start before anything is opened.
+  const authorizer = config.credentialsFile ? Authorizer.fromFile(config.credentialsFile) : Authorizer.anonymous();
   if (!config.databaseUrl) mkdirSync(config.dataDir, { recursive: true });
   const db = await openDatabase({
     url: config.databaseUrl,
@@ -115,6 +120,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
     metrics: () => engine.metrics(),
+    authorizer,
   });
   const startTime = new Date();
   const awsServer = createServer({ keepAliveTimeout: 65_000 }, api.listener);
@@ -131,6 +137,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       defaultRegion: config.defaultRegion,
       startTime,
       version: VERSION,
+      authorizer,
     });
   } catch (err) {
     storage.close();
@@ -151,9 +158,18 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     throw err;
   }
   // Always written, whatever the log level: scripts and tests wait for this line to learn the ports.
-  logger
-    .child({}, { level: 'info' })
-    .info({ host: config.host, port, graphPort, dataDir: config.dataDir, database: db.dialect }, 'listening');
+  logger.child({}, { level: 'info' }).info(
+    {
+      host: config.host,
+      port,
+      graphPort,
+      dataDir: config.dataDir,
+      database: db.dialect,
+      // Which file, never what is in it.
+      authentication: authorizer.enabled ? `sigv4 (${config.credentialsFile})` : 'none',
+    },
+    'listening',
+  );
   // Endpoints left Creating, Updating or Deleting by a previous run carry on: the runner takes back
   // what this server held and claims what is queued (or held by a replica whose lease ran out).
   const resumed = await deployments.resume();
@@ -180,6 +196,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     port,
     graphPort,
     log: logger,
+    reloadCredentials() {
+      return authorizer.enabled ? authorizer.reload() : undefined;
+    },
     close() {
       closing ??= (async () => {
         api.startDraining();

@@ -1,5 +1,6 @@
 // The `slipway` command: `slipway serve [options]` (the default) runs the server;
 // `slipway lineage export` writes lineage as graph bulk-load files.
+import { CredentialsError } from '../auth/credentials.js';
 import { ConfigError, SERVE_USAGE, loadConfig } from '../config/config.js';
 import { startApp } from '../app.js';
 import { lineageExportCommand } from './lineage-export.js';
@@ -35,7 +36,27 @@ export async function main(argv: string[]): Promise<number | undefined> {
     }
     throw err;
   }
-  const app = await startApp(config);
+  let app: Awaited<ReturnType<typeof startApp>>;
+  try {
+    app = await startApp(config);
+  } catch (err) {
+    if (err instanceof CredentialsError) {
+      process.stderr.write(`slipway: --credentials-file: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  // SIGHUP re-reads the credentials file; a broken file leaves the previous principals in force.
+  const onHup = () => {
+    try {
+      const n = app.reloadCredentials();
+      if (n) app.log.info(n, 'credentials reloaded');
+      else app.log.warn('SIGHUP: no --credentials-file to reload');
+    } catch (err) {
+      app.log.error({ error: (err as Error).message }, 'credentials reload failed; the previous credentials stay in force');
+    }
+  };
+  process.on('SIGHUP', onHup);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       app.log.info({ signal }, 'shutting down');
@@ -48,5 +69,6 @@ export async function main(argv: string[]): Promise<number | undefined> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  process.off('SIGHUP', onHup);
   return process.exitCode as number | undefined;
 }

@@ -30,3 +30,14 @@ test('bad values are clear errors', () => {
   assert.throws(() => loadConfig(['--database-url', 'mysql://x'], {}), /postgres/);
   assert.throws(() => loadConfig(['--bogus'], {}), ConfigError);
 });
+
+test('secure by default: off loopback only with a credentials file or --allow-anonymous', () => {
+  assert.equal(loadConfig(['--host', '::1'], {}).host, '::1');
+  assert.equal(loadConfig(['--host', 'localhost'], {}).host, 'localhost');
+  assert.throws(() => loadConfig(['--host', '0.0.0.0'], {}), /--credentials-file/);
+  assert.throws(() => loadConfig([], { SLIPWAY_HOST: '10.1.2.3' }), /--credentials-file/);
+  const open = loadConfig(['--host', '0.0.0.0', '--allow-anonymous'], {});
+  assert.equal(open.allowAnonymous, true);
+  const team = loadConfig(['--host', '0.0.0.0'], { SLIPWAY_CREDENTIALS_FILE: 'creds.json' });
+  assert.ok(team.credentialsFile?.endsWith('/creds.json'));
+});

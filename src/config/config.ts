@@ -27,6 +27,10 @@ export interface Config {
   readonly replicaId: string | undefined;
   /** A claim on background work lasts this long without a heartbeat before another replica takes it over. */
   readonly jobLeaseSeconds: number;
+  /** JSON file of principals (access keys, ARNs, IAM policies) and roles; absent: anonymous, loopback only. */
+  readonly credentialsFile: string | undefined;
+  /** Serve without authentication on a non-loopback address (explicitly asked for). */
+  readonly allowAnonymous: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +50,8 @@ const OPTIONS = {
   'containers-file': { type: 'string' },
   'replica-id': { type: 'string' },
   'job-lease-seconds': { type: 'string' },
+  'credentials-file': { type: 'string' },
+  'allow-anonymous': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -69,12 +75,25 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
   --job-lease-seconds N   background work held by a server that stops answering is taken over by another after
                           N seconds (default 30; env SLIPWAY_JOB_LEASE_SECONDS)
   --log-level LEVEL       trace|debug|info|warn|error|silent (default info; env SLIPWAY_LOG_LEVEL)
+  --credentials-file FILE principals (access keys, ARNs, IAM policies) and roles: every request must then be
+                          SigV4-signed by one of them and allowed by its policy; re-read on SIGHUP
+                          (env SLIPWAY_CREDENTIALS_FILE). Without it Slipway accepts any request and
+                          listens on loopback only
+  --allow-anonymous       listen on a non-loopback --host without a credentials file (anyone who reaches
+                          the port can do anything; env SLIPWAY_ALLOW_ANONYMOUS=1)
 `;
+
+/** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::ffff:127.0.0.1';
+}
 
 function port(name: string, v: string | undefined, dflt: number): number {
   if (v === undefined || v === '') return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`--${name} must be a port number (0-65535), got '${v}'`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new ConfigError(`--${name} must be a port number (0-65535), got '${v}'`);
   return n;
 }
 
@@ -99,7 +118,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
-  const str = (flag: string, envName: string): string | undefined => (values[flag] as string | undefined) ?? env[envName];
+  const str = (flag: string, envName: string): string | undefined =>
+    (values[flag] as string | undefined) ?? env[envName];
   const accountId = str('account-id', 'SLIPWAY_ACCOUNT_ID') ?? '000000000000';
   if (!/^\d{12}$/.test(accountId)) throw new ConfigError(`--account-id must be 12 digits, got '${accountId}'`);
   const databaseUrl = str('database-url', 'SLIPWAY_DATABASE_URL') || undefined;
@@ -107,12 +127,24 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     throw new ConfigError(`--database-url must be a postgres:// URL, got '${databaseUrl}'`);
   }
   const s3Endpoint = str('s3-endpoint', 'SLIPWAY_S3_ENDPOINT') || undefined;
-  if (s3Endpoint && !/^https?:\/\/[^/]+/.test(s3Endpoint)) throw new ConfigError(`--s3-endpoint must be an http(s):// URL, got '${s3Endpoint}'`);
+  if (s3Endpoint && !/^https?:\/\/[^/]+/.test(s3Endpoint))
+    throw new ConfigError(`--s3-endpoint must be an http(s):// URL, got '${s3Endpoint}'`);
   const region = str('default-region', 'SLIPWAY_DEFAULT_REGION') ?? 'us-east-1';
-  if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) throw new ConfigError(`--default-region is not a region name: '${region}'`);
+  if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region))
+    throw new ConfigError(`--default-region is not a region name: '${region}'`);
+  const host = str('host', 'SLIPWAY_HOST') ?? '127.0.0.1';
+  const credentialsFile = str('credentials-file', 'SLIPWAY_CREDENTIALS_FILE') || undefined;
+  const allowAnonymous =
+    values['allow-anonymous'] === true || /^(1|true|yes)$/i.test(env.SLIPWAY_ALLOW_ANONYMOUS ?? '');
+  // Secure by default: an open server is only ever reachable from this machine unless asked for.
+  if (!credentialsFile && !allowAnonymous && !isLoopback(host) && values.help !== true) {
+    throw new ConfigError(
+      `refusing to listen on ${host} without authentication: give --credentials-file FILE (principals and their policies), or --allow-anonymous to let anyone who reaches the port do anything`,
+    );
+  }
   return Object.freeze({
     help: values.help === true,
-    host: str('host', 'SLIPWAY_HOST') ?? '127.0.0.1',
+    host,
     port: port('port', str('port', 'SLIPWAY_PORT'), 4810),
     graphPort: port('graph-port', str('graph-port', 'SLIPWAY_GRAPH_PORT'), 8182),
     dataDir: resolve(str('data-dir', 'SLIPWAY_DATA_DIR') ?? '.slipway'),
@@ -122,9 +154,15 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     logLevel: str('log-level', 'SLIPWAY_LOG_LEVEL') ?? 'info',
     defaultRegion: region,
     s3Endpoint,
-    serverlessIdleSeconds: nonNegative('serverless-idle-seconds', str('serverless-idle-seconds', 'SLIPWAY_SERVERLESS_IDLE_SECONDS'), 300),
+    serverlessIdleSeconds: nonNegative(
+      'serverless-idle-seconds',
+      str('serverless-idle-seconds', 'SLIPWAY_SERVERLESS_IDLE_SECONDS'),
+      300,
+    ),
     containersFile: str('containers-file', 'SLIPWAY_CONTAINERS_FILE') || undefined,
     replicaId: str('replica-id', 'SLIPWAY_REPLICA_ID') || undefined,
     jobLeaseSeconds: positive('job-lease-seconds', str('job-lease-seconds', 'SLIPWAY_JOB_LEASE_SECONDS'), 30),
+    credentialsFile: credentialsFile ? resolve(credentialsFile) : undefined,
+    allowAnonymous,
   });
 }

@@ -121,9 +121,8 @@ export function createGraphHandlers(d: GraphHandlerDeps): NeptuneDataHandlers {
         dbEngineVersion: `slipway-${d.version}`,
         role: 'writer',
         dfeQueryEngine: 'viaQueryHint',
+        // Only what is served: Gremlin. SPARQL and openCypher queries are not, so they are not advertised.
         gremlin: { version: 'tinkerpop-3.7.2' },
-        sparql: { version: 'sparql-1.1' },
-        opencypher: { version: 'Neptune-9.0.20190305-1.0' },
         labMode: { ObjectIndex: 'disabled', ReadWriteConflictDetection: 'enabled' },
         features: {
           ResultCache: { status: 'disabled' },

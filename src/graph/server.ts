@@ -4,6 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import type { Authorizer } from '../auth/authorizer.js';
+import { neptuneGate } from '../auth/neptune-gate.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Database } from '../storage/db/types.js';
 import { gremlinHttpListener, isGremlinPath } from './gremlin/http.js';
@@ -29,6 +31,8 @@ export interface GraphServiceOptions {
   readonly defaultRegion: string;
   readonly startTime: Date;
   readonly version: string;
+  /** Neptune IAM authentication and authorization; absent or anonymous: every request is served. */
+  readonly authorizer?: Authorizer;
 }
 
 export interface GraphService {
@@ -51,7 +55,14 @@ export async function openGraphService(o: GraphServiceOptions): Promise<GraphSer
     fileName: o.fileName,
   });
   const log = o.log.child({ component: 'graph' });
-  const jobs = new LoadJobs({ db, blobs: o.blobs, log });
+  const authz = o.authorizer?.enabled ? o.authorizer : undefined;
+  const gate = authz ? neptuneGate(authz, o.accountId, o.defaultRegion) : undefined;
+  const jobs = new LoadJobs({
+    db,
+    blobs: o.blobs,
+    log,
+    ...(authz ? { sourceAccess: (role: string, source: string) => roleMayRead(authz, role, source) } : {}),
+  });
   try {
     await jobs.init();
   } catch (err) {
@@ -67,17 +78,30 @@ export async function openGraphService(o: GraphServiceOptions): Promise<GraphSer
   });
   const neptune = neptuneListener({ handlers, log, accountId: o.accountId, defaultRegion: o.defaultRegion });
   const gremlin = new GremlinService(db);
-  const gremlinHttp = gremlinHttpListener(gremlin, log);
-  const gremlinWs = gremlinWebSocket(gremlin, log);
+  const gremlinHttp = gremlinHttpListener(gremlin, log, gate?.queryAccess);
+  const gremlinWs = gremlinWebSocket(gremlin, log, gate?.queryAccess);
+  const listener = (req: IncomingMessage, res: ServerResponse) =>
+    isGremlinPath(req.url) ? gremlinHttp(req, res) : neptune(req, res);
   return {
     db,
     jobs,
-    listener: (req, res) => (isGremlinPath(req.url) ? gremlinHttp(req, res) : neptune(req, res)),
-    upgrade: gremlinWs.upgrade,
+    listener: gate ? gate.listener(listener) : listener,
+    upgrade: gate ? gate.upgrade(gremlinWs.upgrade) : gremlinWs.upgrade,
     closeSockets: () => gremlinWs.close(),
     async close() {
       await jobs.close();
       await db.close();
     },
   };
+}
+
+/** A bulk load lists and reads its `s3://bucket/prefix` as its iamRoleArn: both must be allowed. */
+function roleMayRead(authz: Authorizer, role: string, source: string): boolean {
+  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(source);
+  if (!m) return true;
+  const [, bucket, prefix] = m;
+  return (
+    authz.roleMay(role, 's3:ListBucket', `arn:aws:s3:::${bucket}`) &&
+    authz.roleMay(role, 's3:GetObject', `arn:aws:s3:::${bucket}/${prefix}`)
+  );
 }

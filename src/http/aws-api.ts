@@ -11,6 +11,9 @@ import type { RequestContext } from '../protocol/context.js';
 import { type RestJsonProtocol, restJsonError } from '../protocol/rest-json/rest-json.js';
 import { ServiceError } from '../protocol/service-error.js';
 import type { WireRequest, WireResponse } from '../protocol/wire.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import { jsonAuthError, s3AuthError } from '../auth/errors.js';
+import { gateFor, type ServiceName } from '../auth/services.js';
 import { credentialScope } from './sigv4-scope.js';
 import { writeResponse, readBody, BodyTooLargeError } from './io.js';
 
@@ -40,6 +43,8 @@ export interface AwsApiOptions {
   readonly health: () => Record<string, unknown>;
   /** Prometheus text for GET /metrics. */
   readonly metrics?: () => string;
+  /** SigV4 and IAM policies; absent (or anonymous) accepts every request. */
+  readonly authorizer?: Authorizer;
 }
 
 const MiB = 1024 * 1024;
@@ -76,11 +81,12 @@ export class AwsApi {
     };
     let op = '-';
     let response: WireResponse;
+    const authz = this.opts.authorizer?.enabled ? this.opts.authorizer : undefined;
     try {
       const target = req.headers['x-amz-target'];
       const s3 = this.opts.s3;
       if (s3 && scope?.service === 's3') {
-        await this.serveRaw(s3, 'S3', req, res, ctx, started);
+        await this.serveRaw(s3, 'S3', req, res, this.authenticateS3(req, ctx), started);
         return;
       }
       // Any X-Amz-Target is an AWS JSON request (S3 never sends one): an unknown service prefix is
@@ -88,18 +94,26 @@ export class AwsApi {
       if (typeof target === 'string') {
         op = target.slice(target.indexOf('.') + 1);
         const body = await readBody(req, this.opts.maxJsonBody ?? 16 * MiB);
-        const json = this.opts.logs && target.startsWith('Logs_20140328.') ? this.opts.logs : this.opts.sagemaker;
-        response = await json.handle(this.wire(req, path, query, body), ctx);
+        const logs = this.opts.logs && target.startsWith('Logs_20140328.') ? this.opts.logs : undefined;
+        const authed = this.authenticateJson(req, body, ctx, logs ? 'logs' : 'sagemaker');
+        response = authed.rejected
+          ? awsJsonError(authed.rejected, ctx)
+          : await (logs ?? this.opts.sagemaker).handle(this.wire(req, path, query, body), authed);
       } else if (path === '/_slipway/health' && (req.method === 'GET' || req.method === 'HEAD')) {
         op = 'health';
         response = this.health();
-      } else if (path === '/metrics' && req.method === 'GET' && this.opts.metrics && !scope) {
+      } else if (path === '/metrics' && req.method === 'GET' && this.opts.metrics && (!scope || authz)) {
         op = 'health';
-        response = {
-          status: 200,
-          headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
-          body: this.opts.metrics(),
-        };
+        // With a credentials file, metrics are an API like any other: signed, and allowed by policy.
+        const authed = this.authenticateJson(req, Buffer.alloc(0), ctx, 'sagemaker');
+        authed.gate?.action('slipway:GetMetrics', ['*']);
+        response = authed.rejected
+          ? awsJsonError(authed.rejected, ctx)
+          : {
+              status: 200,
+              headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
+              body: this.opts.metrics(),
+            };
       } else {
         const head: WireRequest = this.wire(req, path, query, Buffer.alloc(0));
         const matched = this.opts.runtime.match(head);
@@ -111,12 +125,15 @@ export class AwsApi {
           } catch (err) {
             if (!(err instanceof BodyTooLargeError)) throw err;
           }
-          response = body
-            ? await this.opts.runtime.handle({ ...head, body }, ctx, matched)
-            : // What SageMaker Runtime answers for a payload over its limit.
-              restJsonError(new ServiceError('ValidationError', `Request ${requestId} has oversize body.`, 400), ctx);
+          const authed = body ? this.authenticateJson(req, body, ctx, 'sagemaker-runtime') : ctx;
+          response = authed.rejected
+            ? restJsonError(authed.rejected, ctx)
+            : body
+              ? await this.opts.runtime.handle({ ...head, body }, authed, matched)
+              : // What SageMaker Runtime answers for a payload over its limit.
+                restJsonError(new ServiceError('ValidationError', `Request ${requestId} has oversize body.`, 400), ctx);
         } else if (s3) {
-          await this.serveRaw(s3, 'S3', req, res, ctx, started);
+          await this.serveRaw(s3, 'S3', req, res, this.authenticateS3(req, ctx), started);
           return;
         } else {
           await readBody(req, this.opts.maxJsonBody ?? 16 * MiB).catch(() => undefined);
@@ -162,8 +179,45 @@ export class AwsApi {
     }
     if (this.opts.log.isLevelEnabled('info')) {
       const ms = Math.round((performance.now() - started) * 100) / 100;
-      this.opts.log.info({ requestId: ctx.requestId, op: protocol, method: req.method, status: res.statusCode, ms }, 'request');
+      this.opts.log.info(
+        { requestId: ctx.requestId, op: protocol, method: req.method, status: res.statusCode, ms },
+        'request',
+      );
     }
+  }
+
+  /**
+   * Verifies a JSON request's signature over its body; the context it returns carries the
+   * caller's gate, or the error to answer with. Anonymous servers pass every request through.
+   */
+  private authenticateJson(
+    req: IncomingMessage,
+    body: Buffer,
+    ctx: RequestContext,
+    service: ServiceName,
+  ): RequestContext {
+    const authz = this.opts.authorizer;
+    if (!authz?.enabled) return ctx;
+    const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, { body });
+    if ('reason' in r) return { ...ctx, rejected: jsonAuthError(r) };
+    return { ...ctx, gate: gateFor(service, authz, r, ctx, req.socket.remoteAddress) };
+  }
+
+  /** S3 is verified from its headers alone: the body streams, checked against the signed hash as it goes. */
+  private authenticateS3(req: IncomingMessage, ctx: RequestContext): RequestContext {
+    const authz = this.opts.authorizer;
+    if (!authz?.enabled) return ctx;
+    const r = authz.authenticate(
+      { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers },
+      { s3: true },
+    );
+    if ('reason' in r) return { ...ctx, rejected: s3AuthError(r) };
+    const streaming = r.payloadHash.startsWith('STREAMING-AWS4-HMAC-SHA256-PAYLOAD');
+    return {
+      ...ctx,
+      gate: gateFor('s3', authz, r, ctx, req.socket.remoteAddress),
+      ...(streaming ? { chunkSignatures: authz.chunkVerifier(r) } : {}),
+    };
   }
 
   private wire(req: IncomingMessage, path: string, query: URLSearchParams, body: Buffer): WireRequest {

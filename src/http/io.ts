@@ -11,8 +11,18 @@ export class BodyTooLargeError extends Error {
 
 const EMPTY = Buffer.alloc(0);
 
+/** Bodies already read (to verify their signature) before the request reached its handler. */
+const alreadyRead = new WeakMap<IncomingMessage, Buffer>();
+
+/** Hands a body read ahead of the handler to the handler's own readBody(). */
+export function setBodyRead(req: IncomingMessage, body: Buffer): void {
+  alreadyRead.set(req, body);
+}
+
 /** Reads the whole body, refusing (without buffering further) once it passes `limit` bytes. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const read = alreadyRead.get(req);
+  if (read) return read.length > limit ? Promise.reject(new BodyTooLargeError(limit)) : Promise.resolve(read);
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();

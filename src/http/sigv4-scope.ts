@@ -1,5 +1,6 @@
 // Reads the credential scope of a SigV4-signed request (header or presigned query) to learn the
-// region and the service the client meant. Signatures are not verified: Slipway is a local stand-in.
+// region and the service the client meant, for routing only: it trusts nothing. Verification (with
+// a credentials file) is src/auth/sigv4.ts, which parses the same fields strictly.
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-create-signed-request.html
 import type { IncomingHttpHeaders } from 'node:http';
 

@@ -1,5 +1,25 @@
 // What a handler knows about the request it serves: who, where, and how to log.
 import type { Logger } from 'pino';
+import type { ServiceError } from './service-error.js';
+
+/**
+ * Authorization of the authenticated caller (src/auth): the protocol asks once it knows the
+ * operation and its input; each check throws the protocol's AccessDenied error when refused.
+ */
+export interface RequestGate {
+  /** The caller's ARN (for logs and lineage). */
+  readonly principalArn: string;
+  /** May the caller run `operation` with this input? The action and resource come from the service's table. */
+  operation(operation: string, input: Record<string, unknown>): void;
+  /** May the caller do `action` on each of `resources`? (S3's copy source, DeleteObjects' keys.) */
+  action(action: string, resources: readonly string[]): void;
+}
+
+/** Verifies the signatures of an aws-chunked body (STREAMING-AWS4-HMAC-SHA256-PAYLOAD). */
+export interface ChunkSignatures {
+  chunk(signature: string, chunkHash: string): boolean;
+  trailer(signature: string, trailerHash: string): boolean;
+}
 
 export interface RequestContext {
   readonly requestId: string;
@@ -10,4 +30,10 @@ export interface RequestContext {
   readonly log: Logger;
   /** Wall-clock time the request arrived (ms since epoch). */
   readonly receivedAt: number;
+  /** Present when a credentials file is in force and the caller authenticated. */
+  readonly gate?: RequestGate;
+  /** The body's chunk signatures must be checked as it streams (S3 uploads). */
+  readonly chunkSignatures?: ChunkSignatures;
+  /** Authentication failed: the protocol answers with this error in its own format, and nothing else. */
+  readonly rejected?: ServiceError;
 }

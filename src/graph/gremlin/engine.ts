@@ -88,6 +88,24 @@ export function isMutating(statements: readonly (readonly Step[])[]): boolean {
   return statements.some(walk);
 }
 
+/** What a query does beyond reading, for authorization: writes (addV, addE, property) and deletes (drop). */
+export function queryEffects(statements: readonly (readonly Step[])[]): { write: boolean; drop: boolean } {
+  const effects = { write: false, drop: false };
+  const walk = (steps: readonly Step[]): void => {
+    for (const s of steps) {
+      if (s.name === 'drop') effects.drop = true;
+      else if (MUTATING.has(s.name)) effects.write = true;
+      for (const a of s.args) visit(a);
+    }
+  };
+  const visit = (a: Arg): void => {
+    if (a instanceof Traversal) walk(a.steps);
+    else if (Array.isArray(a)) a.forEach(visit);
+  };
+  statements.forEach(walk);
+  return effects;
+}
+
 /** Per-query state: the store, vertex objects by id (labels read once), the deadline. */
 class Ctx {
   readonly store: StoreAccess;

@@ -16,7 +16,7 @@ import {
 import { BodyTooLargeError, readBody } from '../../http/io.js';
 import { ServiceError } from '../../protocol/service-error.js';
 import { EMPTY_MAP, toGraphSON } from './graphson.js';
-import type { GremlinService } from './service.js';
+import type { GremlinService, QueryAccess } from './service.js';
 
 const BODY_LIMIT = 1024 * 1024;
 
@@ -55,7 +55,7 @@ async function queryOf(req: IncomingMessage): Promise<{ text: string; timeoutMs?
   return { text, timeoutMs: Number.isFinite(t) && t > 0 ? t : undefined };
 }
 
-export function gremlinHttpListener(service: GremlinService, log: Logger) {
+export function gremlinHttpListener(service: GremlinService, log: Logger, access?: QueryAccess) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = randomUUID();
     const send = (status: number, text: string) => {
@@ -71,7 +71,8 @@ export function gremlinHttpListener(service: GremlinService, log: Logger) {
       // The data list is written as it streams; the envelope is assembled around it.
       const items: string[] = [];
       let bytes = 0;
-      for await (const batch of service.stream({ kind: 'groovy', text: q.text, timeoutMs: q.timeoutMs })) {
+      const check = access && ((e: { write: boolean; drop: boolean }) => access(req, e));
+      for await (const batch of service.stream({ kind: 'groovy', text: q.text, timeoutMs: q.timeoutMs }, check)) {
         for (const v of batch) {
           const s = JSON.stringify(toGraphSON(v));
           bytes += s.length + 1;

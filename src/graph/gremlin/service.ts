@@ -2,11 +2,12 @@
 // WebSocket driver endpoint: parse (Groovy text or bytecode), check, apply the query's timeout,
 // and stream result batches from the engine.
 // https://docs.aws.amazon.com/neptune/latest/userguide/gremlin-query-hints-evaluationTimeout.html
+import type { IncomingMessage } from 'node:http';
 import { MalformedQueryException } from '../../generated/neptunedata/errors.js';
 import type { Database } from '../../storage/db/types.js';
 import { type Bytecode, readBytecode } from './bytecode.js';
 import { BinaryBytecode } from './graphbinary.js';
-import { checkSteps, DEFAULT_LIMITS, type EngineLimits, GremlinEngine } from './engine.js';
+import { checkSteps, DEFAULT_LIMITS, type EngineLimits, GremlinEngine, queryEffects } from './engine.js';
 import { parseGremlin } from './parser.js';
 import type { Step } from './steps.js';
 import { GMap, Num, type Value } from './values.js';
@@ -63,6 +64,12 @@ function bytecodeTimeout(b: Bytecode): number | undefined {
   return undefined;
 }
 
+/** Authorization of one query by what it does (Neptune's ReadDataViaQuery, WriteDataViaQuery, DeleteDataViaQuery). */
+export type QueryCheck = (effects: { write: boolean; drop: boolean }) => void;
+
+/** The caller of a request or a WebSocket connection, asked about each of its queries. */
+export type QueryAccess = (req: IncomingMessage, effects: { write: boolean; drop: boolean }) => void;
+
 export class GremlinService {
   readonly engine: GremlinEngine;
   constructor(
@@ -98,8 +105,10 @@ export class GremlinService {
     return { statements, timeoutMs: budget };
   }
 
-  stream(r: GremlinRequest): AsyncGenerator<Value[]> {
+  /** Runs a query; `check` sees what it does (reads, writes, deletes) first and throws to refuse it. */
+  stream(r: GremlinRequest, check?: QueryCheck): AsyncGenerator<Value[]> {
     const { statements, timeoutMs } = this.prepare(r);
+    check?.(queryEffects(statements));
     return this.engine.stream(statements, { timeoutMs });
   }
 }

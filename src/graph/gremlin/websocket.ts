@@ -13,7 +13,7 @@ import { ServiceError } from '../../protocol/service-error.js';
 import { readArg } from './bytecode.js';
 import { readBinaryRequest, writeBinaryResponse } from './graphbinary.js';
 import { EMPTY_MAP, type GraphSON, list, toGraphSON, traverserGraphSON } from './graphson.js';
-import type { GremlinService } from './service.js';
+import type { GremlinService, QueryAccess } from './service.js';
 import { Num, type Value } from './values.js';
 
 const GRAPHSON3 = /^application\/(vnd\.gremlin-v3\.0\+json|json)(;.*)?$/;
@@ -82,7 +82,7 @@ export interface GremlinWebSocket {
   close(): void;
 }
 
-export function gremlinWebSocket(service: GremlinService, log: Logger): GremlinWebSocket {
+export function gremlinWebSocket(service: GremlinService, log: Logger, access?: QueryAccess): GremlinWebSocket {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
 
   /** A request, whatever its serializer, and how to answer it in the same one. */
@@ -170,7 +170,7 @@ export function gremlinWebSocket(service: GremlinService, log: Logger): GremlinW
     };
   };
 
-  const handle = async (ws: WebSocket, data: Buffer, isBinary: boolean) => {
+  const handle = async (ws: WebSocket, data: Buffer, isBinary: boolean, upgrade: IncomingMessage) => {
     let req: Decoded | undefined;
     try {
       req = decode(ws, data, isBinary);
@@ -184,11 +184,13 @@ export function gremlinWebSocket(service: GremlinService, log: Logger): GremlinW
       const batchSize = Math.max(1, req.batchSize ?? DEFAULT_BATCH);
       let stream: AsyncGenerator<Value[]>;
       const bytecode = req.op === 'bytecode';
+      // The connection's caller, authenticated at the upgrade, is asked about each query.
+      const check = access && ((e: { write: boolean; drop: boolean }) => access(upgrade, e));
       if (bytecode) {
-        stream = service.stream({ kind: 'bytecode', bytecode: req.gremlin, timeoutMs: req.timeoutMs });
+        stream = service.stream({ kind: 'bytecode', bytecode: req.gremlin, timeoutMs: req.timeoutMs }, check);
       } else if (req.op === 'eval') {
         if (typeof req.gremlin !== 'string') throw new MalformedQueryException("eval needs a 'gremlin' string");
-        stream = service.stream({ kind: 'groovy', text: req.gremlin, timeoutMs: req.timeoutMs });
+        stream = service.stream({ kind: 'groovy', text: req.gremlin, timeoutMs: req.timeoutMs }, check);
       } else if (req.op === 'close' || req.op === 'authentication') {
         reply(NO_CONTENT, '', null, false);
         return;
@@ -219,10 +221,10 @@ export function gremlinWebSocket(service: GremlinService, log: Logger): GremlinW
     }
   };
 
-  wss.on('connection', (ws) => {
+  wss.on('connection', (ws: WebSocket, upgrade: IncomingMessage) => {
     ws.on('message', (data, isBinary) => {
       const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-      void handle(ws, buf, isBinary).catch((err) => log.error({ err }, 'gremlin websocket: could not answer'));
+      void handle(ws, buf, isBinary, upgrade).catch((err) => log.error({ err }, 'gremlin websocket: could not answer'));
     });
     ws.on('error', (err) => log.debug({ err }, 'gremlin websocket: connection error'));
   });

@@ -140,7 +140,8 @@ export function decodeStartLoaderJob(p: Params, defaultRegion: string): StartLoa
     source,
     format,
     // DEVIATION(neptune): region and iamRoleArn are required by Neptune; Slipway reads the source
-    // through its own BlobStore and needs neither, so a bare `{"source","format"}` loads too.
+    // through its own BlobStore and needs neither, so a bare `{"source","format"}` loads too,
+    // unless a credentials file is in force: then iamRoleArn must name a role allowed to read it.
     s3BucketRegion: oneOf<S3BucketRegion>(p, 'region', 'S3BucketRegion', false) ?? (defaultRegion as S3BucketRegion),
     iamRoleArn: str(p, 'iamRoleArn') ?? '',
     mode: oneOf<Mode>(p, 'mode', 'Mode', true),

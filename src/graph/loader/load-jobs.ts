@@ -22,6 +22,9 @@ import {
 import { listSource, readHeader, readText, type SourceFile } from './source-files.js';
 import { IdFingerprints } from './id-fingerprints.js';
 
+/** Whether the role `iamRoleArn` may read the `s3://` source (Authorizer.roleMay); absent: any may. */
+export type SourceAccess = (iamRoleArn: string, source: string) => boolean;
+
 export type LoadStatus =
   | 'LOAD_NOT_STARTED'
   | 'LOAD_IN_QUEUE'
@@ -110,10 +113,13 @@ export class LoadJobs {
   /** Persistence runs behind the load transaction (SQLite has one writer), in order. */
   #persisting: Promise<void> = Promise.resolve();
 
-  constructor(o: { db: Database; blobs: BlobStore; log: Logger }) {
+  readonly #sourceAccess: SourceAccess | undefined;
+
+  constructor(o: { db: Database; blobs: BlobStore; log: Logger; sourceAccess?: SourceAccess }) {
     this.#db = o.db;
     this.#blobs = o.blobs;
     this.#log = o.log;
+    this.#sourceAccess = o.sourceAccess;
   }
 
   /** Loads the job history; jobs that were queued or running when the server stopped run again. */
@@ -391,6 +397,13 @@ export class LoadJobs {
       errors.push(e);
     };
 
+    // The load reads as the role it names: one the credentials file lists, whose policy allows the read.
+    if (this.#sourceAccess && !this.#sourceAccess(r.iamRoleArn, r.source)) {
+      this.#log.info({ loadId: job.id, iamRoleArn: r.iamRoleArn }, 'graph loader: the role may not read the source');
+      job.status = 'LOAD_S3_ACCESS_DENIED_ERROR';
+      await this.#finish(job, started);
+      return;
+    }
     let files: SourceFile[];
     try {
       files = await listSource(this.#blobs, r.source);

@@ -59,6 +59,8 @@ export class AwsJsonProtocol {
         throw new SerializationException('Request body must be a JSON object.');
       }
       const input = entry.op.input ? validateInput(this.service.model, entry.op.input, raw) : {};
+      // Authorization needs the operation's resource, named by its input: asked here, once, for every operation.
+      ctx.gate?.operation(entry.op.name, input as Record<string, unknown>);
       const output = await entry.handler(input, ctx);
       return { status: 200, headers: { 'content-type': CONTENT_TYPE }, body: toAwsJson(output ?? {}) };
     } catch (err) {

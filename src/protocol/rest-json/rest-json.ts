@@ -120,6 +120,8 @@ export class RestJsonProtocol {
       const { route, labels } = matched;
       const raw = route.op.input ? this.bindInput(route, req, labels) : {};
       const input = route.op.input ? validateInput(this.model, route.op.input, raw, { blobs: 'bytes' }) : {};
+      // Authorization needs the operation's resource, named by its input: asked here, once, for every operation.
+      ctx.gate?.operation(route.op.name, input as Record<string, unknown>);
       const output = (await route.handler(input, ctx)) as Record<string, unknown> | undefined;
       return writeOutput(route, output ?? {});
     } catch (err) {

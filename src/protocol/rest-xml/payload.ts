@@ -3,17 +3,21 @@
 // x-amz-checksum-* while they stream, so nothing unverified is ever committed and nothing is buffered.
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming.html
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming-trailers.html
+import { createHash, type Hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { algorithmOfHeader, type ChecksumAlgorithm, headerOfAlgorithm, isWellFormedChecksum } from './checksums.js';
 import { createDigester, type Digester } from './digests.js';
 import { S3Error, s3Error } from './s3-errors.js';
+import type { ChunkSignatures } from '../context.js';
 
 export interface PayloadOptions {
   /** Largest body accepted (EntityTooLarge beyond it). */
   readonly maxSize: number;
   /** Also compute this checksum when the client declared none (parts of an upload created with one). */
   readonly alwaysCompute?: ChecksumAlgorithm;
+  /** The request was signed for streaming: every chunk (and the trailer) carries a signature to check. */
+  readonly chunkSignatures?: ChunkSignatures;
 }
 
 export interface PayloadDigest {
@@ -92,6 +96,14 @@ export class PayloadStream extends Readable {
   private result: PayloadDigest | undefined;
   private started = false;
   private ended = false;
+  private readonly signatures: ChunkSignatures | undefined;
+  /** The signature of the chunk being read, and the hash of its data so far. */
+  private chunkSignature = '';
+  private chunkHash: Hash | undefined;
+  private trailerSignature: string | undefined;
+  /** STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER: the trailer must come signed. */
+  private readonly trailerSigned: boolean;
+  private trailerLines = '';
   private readonly onData = (chunk: Buffer) => {
     try {
       if (!this.chunked) this.data(chunk);
@@ -121,6 +133,8 @@ export class PayloadStream extends Readable {
   ) {
     super({ highWaterMark: 256 * 1024 });
     this.chunked = isAwsChunked(headers);
+    this.signatures = this.chunked ? options.chunkSignatures : undefined;
+    this.trailerSigned = header(headers, 'x-amz-content-sha256') === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
     this.maxSize = options.maxSize;
     this.expectedLength = declaredLength(headers);
     if (this.chunked && this.expectedLength === undefined) throw s3Error('MissingContentLength');
@@ -281,15 +295,20 @@ export class PayloadStream extends Readable {
           if (!/^[0-9a-fA-F]{1,16}$/.test(hex))
             throw s3Error('IncompleteBody', undefined, 'Malformed aws-chunked chunk size.');
           this.remaining = Number.parseInt(hex, 16);
+          if (this.signatures) this.startChunk(got.line);
+          if (this.remaining === 0) this.endChunk();
           this.state = this.remaining === 0 ? 'trailer' : 'data';
           break;
         }
         case 'data': {
           const n = Math.min(this.remaining, chunk.length - i);
-          this.data(chunk.subarray(i, i + n));
+          const part = chunk.subarray(i, i + n);
+          this.chunkHash?.update(part);
+          this.data(part);
           i += n;
           this.remaining -= n;
           if (this.remaining === 0) {
+            this.endChunk();
             this.state = 'data-end';
             this.remaining = 2;
           }
@@ -315,8 +334,15 @@ export class PayloadStream extends Readable {
             break;
           }
           const colon = got.line.indexOf(':');
-          if (colon > 0)
-            this.trailers.set(got.line.slice(0, colon).trim().toLowerCase(), got.line.slice(colon + 1).trim());
+          if (colon > 0) {
+            const name = got.line.slice(0, colon).trim().toLowerCase();
+            const value = got.line.slice(colon + 1).trim();
+            if (name === 'x-amz-trailer-signature') this.trailerSignature = value;
+            else {
+              this.trailers.set(name, value);
+              this.trailerLines += `${name}:${value}\n`;
+            }
+          }
           break;
         }
         case 'done':
@@ -328,10 +354,34 @@ export class PayloadStream extends Readable {
     }
   }
 
+  /** `<hex>;chunk-signature=<sig>`: a signed stream's chunk must carry its signature. */
+  private startChunk(line: string): void {
+    const m = /;\s*chunk-signature=([0-9a-fA-F]{64})\s*$/.exec(line);
+    if (!m) throw s3Error('SignatureDoesNotMatch', undefined, 'An aws-chunked chunk has no chunk-signature.');
+    this.chunkSignature = m[1]!;
+    this.chunkHash = createHash('sha256');
+  }
+
+  /** Each chunk's signature chains from the previous one: a reordered, altered or dropped chunk fails here. */
+  private endChunk(): void {
+    if (!this.signatures || !this.chunkHash) return;
+    const hash = this.chunkHash.digest('hex');
+    this.chunkHash = undefined;
+    if (!this.signatures.chunk(this.chunkSignature, hash)) throw s3Error('SignatureDoesNotMatch');
+  }
+
   private async finish(): Promise<void> {
     // A missing blank line after the trailers is tolerated: the SDKs differ on it.
     if (this.chunked && this.state !== 'done' && !(this.state === 'trailer' && this.lineLength === 0)) {
       throw s3Error('IncompleteBody');
+    }
+    // STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER signs the trailing headers too.
+    if (this.signatures && this.trailerSigned && this.trailerSignature === undefined && this.trailerLines !== '') {
+      throw s3Error('SignatureDoesNotMatch', undefined, 'The trailing headers carry no x-amz-trailer-signature.');
+    }
+    if (this.signatures && this.trailerSignature !== undefined) {
+      const hash = createHash('sha256').update(this.trailerLines).digest('hex');
+      if (!this.signatures.trailer(this.trailerSignature, hash)) throw s3Error('SignatureDoesNotMatch');
     }
     if (this.expectedLength !== undefined && this.size !== this.expectedLength) throw s3Error('IncompleteBody');
     const digests = await this.digester!.finish();

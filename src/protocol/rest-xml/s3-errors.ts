@@ -5,6 +5,8 @@ import { ServiceError } from '../service-error.js';
 
 export const S3_ERRORS = {
   AccessDenied: [403, 'Access Denied'],
+  AuthorizationHeaderMalformed: [400, 'The authorization header is malformed.'],
+  AuthorizationQueryParametersError: [400, 'Error parsing the X-Amz-Credential parameter.'],
   BadDigest: [400, 'The Content-MD5 you specified did not match what we received.'],
   BucketAlreadyExists: [409, 'The requested bucket name is not available.'],
   BucketAlreadyOwnedByYou: [409, 'Your previous request to create the named bucket succeeded and you already own it.'],
@@ -13,6 +15,7 @@ export const S3_ERRORS = {
   EntityTooSmall: [400, 'Your proposed upload is smaller than the minimum allowed size'],
   IncompleteBody: [400, 'You did not provide the number of bytes specified by the Content-Length HTTP header.'],
   InternalError: [500, 'We encountered an internal error. Please try again.'],
+  InvalidAccessKeyId: [403, 'The AWS Access Key Id you provided does not exist in our records.'],
   InvalidArgument: [400, 'Invalid Argument'],
   InvalidBucketName: [400, 'The specified bucket is not valid.'],
   InvalidDigest: [400, 'The Content-MD5 you specified is not valid.'],
@@ -39,7 +42,12 @@ export const S3_ERRORS = {
   NotImplemented: [501, 'A header you provided implies functionality that is not implemented'],
   NotModified: [304, 'Not Modified'],
   PreconditionFailed: [412, 'At least one of the pre-conditions you specified did not hold'],
+  RequestTimeTooSkewed: [403, 'The difference between the request time and the current time is too large.'],
   ServiceUnavailable: [503, 'Please reduce your request rate.'],
+  SignatureDoesNotMatch: [
+    403,
+    'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+  ],
   XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
 } as const satisfies Record<string, readonly [number, string]>;
 

@@ -1,0 +1,132 @@
+// The resource ARN each SageMaker operation is authorized against, derived from its input: one
+// declared table, as the SageMaker authorization reference lists them (List* operations use `*`).
+// https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonsagemaker.html
+import { sagemakerArn } from '../../domain/arn.js';
+import type { ActionRequest, ActionTable, Partition } from './types.js';
+
+/** A resource: its type and the input member naming it (a name, or already an ARN). */
+type Ref = readonly [resourceType: string, member: string];
+
+const action =
+  (t: string) =>
+  (m: string): Ref => [t, m];
+const endpoint = action('endpoint');
+const endpointConfig = action('endpoint-config');
+const model = action('model');
+const modelPackage = action('model-package');
+const modelPackageGroup = action('model-package-group');
+const experiment = action('experiment');
+const trial = action('experiment-trial');
+const trialComponent = action('experiment-trial-component');
+const lineageAction = action('action');
+const context = action('context');
+const artifact = action('artifact');
+/** A member that always holds an ARN (tags, associations). */
+const arn = (m: string): Ref => ['', m];
+
+/** Operation → the resources it acts on. Operations named List* and QueryLineage act on `*`. */
+export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
+  AddAssociation: [arn('SourceArn'), arn('DestinationArn')],
+  DeleteAssociation: [arn('SourceArn'), arn('DestinationArn')],
+  AddTags: [arn('ResourceArn')],
+  DeleteTags: [arn('ResourceArn')],
+  ListTags: [arn('ResourceArn')],
+  AssociateTrialComponent: [trialComponent('TrialComponentName'), trial('TrialName')],
+  DisassociateTrialComponent: [trialComponent('TrialComponentName'), trial('TrialName')],
+  BatchDescribeModelPackage: [arn('ModelPackageArnList')],
+  CreateAction: [lineageAction('ActionName')],
+  DescribeAction: [lineageAction('ActionName')],
+  UpdateAction: [lineageAction('ActionName')],
+  DeleteAction: [lineageAction('ActionName')],
+  // Artifact ARNs are made by SageMaker; creating one names no resource yet.
+  CreateArtifact: [['artifact', '*']],
+  DescribeArtifact: [artifact('ArtifactArn')],
+  UpdateArtifact: [artifact('ArtifactArn')],
+  DeleteArtifact: [artifact('ArtifactArn')],
+  CreateContext: [context('ContextName')],
+  DescribeContext: [context('ContextName')],
+  UpdateContext: [context('ContextName')],
+  DeleteContext: [context('ContextName')],
+  CreateEndpoint: [endpoint('EndpointName')],
+  DescribeEndpoint: [endpoint('EndpointName')],
+  UpdateEndpoint: [endpoint('EndpointName')],
+  DeleteEndpoint: [endpoint('EndpointName')],
+  InvokeEndpoint: [endpoint('EndpointName')],
+  CreateEndpointConfig: [endpointConfig('EndpointConfigName')],
+  DescribeEndpointConfig: [endpointConfig('EndpointConfigName')],
+  DeleteEndpointConfig: [endpointConfig('EndpointConfigName')],
+  CreateExperiment: [experiment('ExperimentName')],
+  DescribeExperiment: [experiment('ExperimentName')],
+  UpdateExperiment: [experiment('ExperimentName')],
+  DeleteExperiment: [experiment('ExperimentName')],
+  CreateModel: [model('ModelName')],
+  DescribeModel: [model('ModelName')],
+  DeleteModel: [model('ModelName')],
+  // An unversioned package is named; a versioned one is a new version in its group.
+  CreateModelPackage: [modelPackage('ModelPackageName'), modelPackage('ModelPackageGroupName/*')],
+  DescribeModelPackage: [modelPackage('ModelPackageName')],
+  UpdateModelPackage: [modelPackage('ModelPackageArn')],
+  DeleteModelPackage: [modelPackage('ModelPackageName')],
+  CreateModelPackageGroup: [modelPackageGroup('ModelPackageGroupName')],
+  DescribeModelPackageGroup: [modelPackageGroup('ModelPackageGroupName')],
+  DeleteModelPackageGroup: [modelPackageGroup('ModelPackageGroupName')],
+  CreateTrial: [trial('TrialName')],
+  DescribeTrial: [trial('TrialName')],
+  UpdateTrial: [trial('TrialName')],
+  DeleteTrial: [trial('TrialName')],
+  CreateTrialComponent: [trialComponent('TrialComponentName')],
+  DescribeTrialComponent: [trialComponent('TrialComponentName')],
+  UpdateTrialComponent: [trialComponent('TrialComponentName')],
+  DeleteTrialComponent: [trialComponent('TrialComponentName')],
+};
+
+/** Operations that act on no particular resource (the reference lists `*`). */
+export const actsOnAll = (operation: string): boolean =>
+  operation.startsWith('List') || operation.startsWith('Search') || operation === 'QueryLineage';
+
+/** A table entry worked out once: the input member, the suffix (`Group/*`), or a fixed `*`. */
+interface CompiledRef {
+  readonly type: string;
+  readonly member: string;
+  readonly suffix: string | undefined;
+  readonly all: boolean;
+}
+
+const COMPILED = new Map<string, { action: string; refs: readonly CompiledRef[] }>(
+  Object.entries(SAGEMAKER_RESOURCES).map(([op, refs]) => [
+    op,
+    {
+      action: `sagemaker:${op}`,
+      refs: refs.map(([type, member]) => {
+        const [name, suffix] = member.split('/');
+        return { type, member: name!, suffix, all: member === '*' };
+      }),
+    },
+  ]),
+);
+
+function push(out: string[], ref: CompiledRef, v: unknown, p: Partition): void {
+  if (typeof v !== 'string') return;
+  if (v.startsWith('arn:')) out.push(v);
+  else out.push(ref.suffix ? `${sagemakerArn(p, ref.type, v)}/${ref.suffix}` : sagemakerArn(p, ref.type, v));
+}
+
+export const sagemakerActions: ActionTable = (operation, input, p): ActionRequest => {
+  const entry = COMPILED.get(operation);
+  if (!entry) {
+    // Unlisted operations (a new one added without an entry) act on `*`: only a policy granting
+    // every resource allows them, never a narrower one by accident. The table test lists them.
+    return { action: `sagemaker:${operation}`, resources: ['*'] };
+  }
+  const resources: string[] = [];
+  for (const ref of entry.refs) {
+    if (ref.all) {
+      resources.push(sagemakerArn(p, ref.type, '*'));
+      continue;
+    }
+    const v = input[ref.member];
+    if (Array.isArray(v)) for (const x of v) push(resources, ref, x, p);
+    else push(resources, ref, v, p);
+  }
+  return { action: entry.action, resources: resources.length ? resources : ['*'] };
+};

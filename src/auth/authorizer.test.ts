@@ -1,0 +1,231 @@
+// Signature checks against requests signed by the AWS SDK's own signer (@smithy/signature-v4),
+// so canonicalization mistakes on either side cannot cancel out.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import { Hash } from '@smithy/hash-node';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { type Authenticated, Authorizer, type AuthFailure } from './authorizer.js';
+import { parseCredentials } from './credentials.js';
+
+const KEY = 'AKIAALICE00000000001';
+const SECRET = 'alice-secret-access-key';
+const authz = Authorizer.fromCredentials(
+  parseCredentials({
+    principals: [
+      {
+        accessKeyId: KEY,
+        secretAccessKey: SECRET,
+        arn: 'arn:aws:iam::111122223333:user/alice',
+        policy: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] },
+      },
+    ],
+  }),
+);
+
+function signer(service: string, secret = SECRET, s3 = service === 's3') {
+  return new SignatureV4({
+    credentials: { accessKeyId: KEY, secretAccessKey: secret },
+    region: 'us-west-2',
+    service,
+    sha256: Hash.bind(null, 'sha256'),
+    uriEscapePath: !s3,
+    applyChecksum: s3,
+  });
+}
+
+/** The request as a server sees it: method, raw target, lower-case headers. */
+function asReceived(r: HttpRequest) {
+  const q = Object.entries(r.query ?? {})
+    .flatMap(([k, v]) =>
+      (Array.isArray(v) ? v : [v]).map((x) => `${encodeURIComponent(k)}=${encodeURIComponent(x ?? '')}`),
+    )
+    .join('&');
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r.headers)) headers[k.toLowerCase()] = v;
+  return { method: r.method, url: q ? `${r.path}?${q}` : r.path, headers };
+}
+
+const ok = (r: Authenticated | AuthFailure): r is Authenticated => !('reason' in r);
+
+test('JSON 1.1 request signed by the SDK signer verifies; a changed body or header does not', async () => {
+  const body = JSON.stringify({ EndpointName: 'my-endpoint' });
+  const req = new HttpRequest({
+    method: 'POST',
+    protocol: 'http:',
+    hostname: '127.0.0.1',
+    port: 4810,
+    path: '/',
+    headers: {
+      host: '127.0.0.1:4810',
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': 'SageMaker.DescribeEndpoint',
+    },
+    body,
+  });
+  const signed = asReceived((await signer('sagemaker').sign(req)) as HttpRequest);
+  const good = authz.authenticate(signed, { body: Buffer.from(body) });
+  assert.ok(ok(good));
+  assert.equal(good.principal.arn, 'arn:aws:iam::111122223333:user/alice');
+  assert.equal((authz.authenticate(signed, { body: Buffer.from(`${body} `) }) as AuthFailure).reason, 'signature');
+  const otherTarget = { ...signed, headers: { ...signed.headers, 'x-amz-target': 'SageMaker.DeleteEndpoint' } };
+  assert.equal((authz.authenticate(otherTarget, { body: Buffer.from(body) }) as AuthFailure).reason, 'signature');
+});
+
+test('REST-JSON path with characters to escape is double-encoded as the SDK signs it', async () => {
+  const req = new HttpRequest({
+    method: 'POST',
+    hostname: 'localhost',
+    path: '/endpoints/my%20endpoint%2Bx/invocations',
+    headers: { host: 'localhost', 'content-type': 'text/csv' },
+    body: '1,2,3',
+  });
+  const signed = asReceived((await signer('sagemaker').sign(req)) as HttpRequest);
+  assert.ok(ok(authz.authenticate(signed, { body: Buffer.from('1,2,3') })));
+});
+
+test('S3: path signed as sent, query sorted and encoded, x-amz-content-sha256 required', async () => {
+  const req = new HttpRequest({
+    method: 'GET',
+    hostname: 'localhost',
+    path: '/bucket/dir/a%20b%2Bc~%21.txt',
+    query: { 'list-type': '2', prefix: 'a b/ç', 'max-keys': '5' },
+    headers: { host: 'localhost', 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+  });
+  const signed = asReceived((await signer('s3').sign(req)) as HttpRequest);
+  assert.ok(ok(authz.authenticate(signed, { s3: true })));
+  const { 'x-amz-content-sha256': _drop, ...rest } = signed.headers;
+  assert.equal(
+    (authz.authenticate({ ...signed, headers: rest }, { s3: true }) as AuthFailure).reason,
+    'missing-content-sha256',
+  );
+});
+
+test('unknown key, wrong secret, skewed clock, unsigned and malformed are told apart', async () => {
+  const base = new HttpRequest({ method: 'POST', hostname: 'h', path: '/', headers: { host: 'h' }, body: '{}' });
+  const wrong = asReceived((await signer('sagemaker', 'not-the-secret').sign(base)) as HttpRequest);
+  assert.equal((authz.authenticate(wrong, { body: Buffer.from('{}') }) as AuthFailure).reason, 'signature');
+  const unknown = {
+    ...wrong,
+    headers: { ...wrong.headers, authorization: wrong.headers.authorization!.replace(KEY, 'AKIANOBODY0000000000') },
+  };
+  assert.equal((authz.authenticate(unknown, { body: Buffer.from('{}') }) as AuthFailure).reason, 'unknown-key');
+  const old = asReceived(
+    (await signer('sagemaker').sign(base, { signingDate: new Date(Date.now() - 16 * 60_000) })) as HttpRequest,
+  );
+  const skew = authz.authenticate(old, { body: Buffer.from('{}') }) as AuthFailure;
+  assert.equal(skew.reason, 'skewed');
+  const recent = asReceived(
+    (await signer('sagemaker').sign(base, { signingDate: new Date(Date.now() - 14 * 60_000) })) as HttpRequest,
+  );
+  assert.ok(ok(authz.authenticate(recent, { body: Buffer.from('{}') })));
+  assert.equal(
+    (authz.authenticate({ method: 'POST', url: '/', headers: { host: 'h' } }) as AuthFailure).reason,
+    'missing',
+  );
+  const bad = authz.authenticate({
+    method: 'POST',
+    url: '/',
+    headers: { host: 'h', authorization: 'AWS4-HMAC-SHA256 Credential=x' },
+  });
+  assert.equal((bad as AuthFailure).reason, 'malformed');
+});
+
+test('presigned URLs: valid, tampered, expired, and longer than a week', async () => {
+  // As @aws-sdk/s3-request-presigner prepares it: the payload is declared unsigned.
+  const req = new HttpRequest({
+    method: 'GET',
+    hostname: 'localhost',
+    path: '/bucket/key.txt',
+    headers: { host: 'localhost', 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+  });
+  const url = asReceived((await signer('s3').presign(req, { expiresIn: 60 })) as HttpRequest);
+  assert.ok(ok(authz.authenticate(url, { s3: true })));
+  assert.equal(
+    (authz.authenticate({ ...url, url: url.url.replace('key.txt', 'other.txt') }, { s3: true }) as AuthFailure).reason,
+    'signature',
+  );
+  const expired = authz.authenticate(url, { s3: true, now: Date.now() + 61_000 }) as AuthFailure;
+  assert.equal(expired.reason, 'expired');
+  const week = asReceived((await signer('s3').presign(req, { expiresIn: 604_800 })) as HttpRequest);
+  assert.ok(ok(authz.authenticate(week, { s3: true })));
+  const tooLong = { ...week, url: week.url.replace('X-Amz-Expires=604800', 'X-Amz-Expires=604801') };
+  assert.equal((authz.authenticate(tooLong, { s3: true }) as AuthFailure).reason, 'expires-too-long');
+});
+
+test('aws-chunked chunk signatures chain from the seed signature', async () => {
+  const data = [Buffer.from('a'.repeat(100)), Buffer.from('b'.repeat(20))];
+  const req = new HttpRequest({
+    method: 'PUT',
+    hostname: 'localhost',
+    path: '/bucket/streamed',
+    headers: {
+      host: 'localhost',
+      'x-amz-content-sha256': 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
+      'content-encoding': 'aws-chunked',
+      'x-amz-decoded-content-length': '120',
+    },
+  });
+  const s = signer('s3');
+  const signed = asReceived((await s.sign(req)) as HttpRequest);
+  const auth = authz.authenticate(signed, { s3: true });
+  assert.ok(ok(auth));
+  const verifier = authz.chunkVerifier(auth);
+  const amzDate = signed.headers['x-amz-date']!;
+  const scope = `${amzDate.slice(0, 8)}/us-west-2/s3/aws4_request`;
+  let previous = auth.parts.signature;
+  const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+  for (const chunk of [...data, Buffer.alloc(0)]) {
+    const toSign = `AWS4-HMAC-SHA256-PAYLOAD\n${amzDate}\n${scope}\n${previous}\n${sha('')}\n${sha(chunk)}`;
+    const sig = await s.sign(toSign, { signingDate: new Date(), signingRegion: 'us-west-2', signingService: 's3' });
+    assert.equal(verifier.chunk(sig, sha(chunk)), true);
+    previous = sig;
+  }
+  // A replayed or altered chunk breaks the chain.
+  assert.equal(verifier.chunk(previous, sha(data[0]!)), false);
+});
+
+test('roleMay: only roles the file lists, only what their policy allows', () => {
+  const a = Authorizer.fromCredentials(
+    parseCredentials({
+      principals: [],
+      roles: [
+        {
+          arn: 'arn:aws:iam::111122223333:role/loader',
+          policy: {
+            Statement: [
+              {
+                Effect: 'Allow',
+                Action: ['s3:GetObject', 's3:ListBucket'],
+                Resource: ['arn:aws:s3:::data', 'arn:aws:s3:::data/graph/*'],
+              },
+            ],
+          },
+        },
+      ],
+    }),
+  );
+  assert.equal(
+    a.roleMay('arn:aws:iam::111122223333:role/loader', 's3:GetObject', 'arn:aws:s3:::data/graph/v.csv'),
+    true,
+  );
+  assert.equal(
+    a.roleMay('arn:aws:iam::111122223333:role/loader', 's3:GetObject', 'arn:aws:s3:::data/secret/v.csv'),
+    false,
+  );
+  assert.equal(
+    a.roleMay('arn:aws:iam::111122223333:role/other', 's3:GetObject', 'arn:aws:s3:::data/graph/v.csv'),
+    false,
+  );
+  assert.equal(Authorizer.anonymous().roleMay('', 's3:GetObject', 'arn:aws:s3:::x/y'), true);
+});
+
+test('a principal serialised for a log carries no secret', () => {
+  const c = parseCredentials({
+    principals: [
+      { accessKeyId: KEY, secretAccessKey: SECRET, arn: 'arn:aws:iam::111122223333:user/alice', policy: [] },
+    ],
+  });
+  assert.ok(!JSON.stringify([...c.byAccessKey.values()]).includes(SECRET));
+});

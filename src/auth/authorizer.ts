@@ -1,0 +1,309 @@
+// The one seam between the HTTP ports and IAM: who signed this request (SigV4 against the
+// credentials file) and may they do this action on this resource (their identity policy).
+// Without a credentials file every request is anonymous and allowed (local, loopback-only use).
+import type { KeyObject } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { type Credentials, loadCredentialsFile, type Principal } from './credentials.js';
+import { type Decision, evaluate, type RequestFacts } from './policy.js';
+import {
+  amzDateMs,
+  canonicalRequest,
+  chunkStringToSign,
+  type SignedParts,
+  SigningKeys,
+  parseSignature,
+  sameSignature,
+  sha256Hex,
+  sign,
+  stringToSign,
+  trailerStringToSign,
+  UNSIGNED_PAYLOAD,
+} from './sigv4.js';
+
+/** AWS's clock-skew window for signed requests. */
+export const MAX_SKEW_MS = 15 * 60 * 1000;
+/** The longest a presigned URL may live (seven days). */
+export const MAX_PRESIGNED_SECONDS = 604_800;
+
+export type AuthFailure =
+  | { readonly reason: 'missing' }
+  | { readonly reason: 'malformed'; readonly message: string }
+  | { readonly reason: 'unknown-key'; readonly accessKeyId: string }
+  | {
+      readonly reason: 'signature';
+      readonly accessKeyId: string;
+      readonly canonicalRequest: string;
+      readonly stringToSign: string;
+      readonly signatureProvided: string;
+    }
+  | { readonly reason: 'skewed'; readonly requestTime: string; readonly serverTime: Date; readonly future: boolean }
+  | { readonly reason: 'expired'; readonly expiresAt: Date; readonly serverTime: Date; readonly seconds: number }
+  | { readonly reason: 'expires-too-long' }
+  | { readonly reason: 'missing-content-sha256' };
+
+export interface Authenticated {
+  readonly principal: Principal;
+  readonly parts: SignedParts;
+  readonly signingKey: KeyObject;
+  /** The payload hash the signature covers (a hex digest, UNSIGNED-PAYLOAD or a STREAMING-* literal). */
+  readonly payloadHash: string;
+}
+
+export interface SignedRequest {
+  readonly method: string;
+  /** Request target as sent: raw path and raw query. */
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+}
+
+export interface AuthenticateOptions {
+  /** S3's canonicalization: path not re-encoded, x-amz-content-sha256 required with header auth. */
+  readonly s3?: boolean;
+  /** The whole body, when the protocol has read it (JSON APIs): its SHA-256 is the payload hash. */
+  readonly body?: Buffer;
+  readonly now?: number;
+}
+
+export interface Denial {
+  readonly decision: Exclude<Decision, 'Allow'>;
+  readonly action: string;
+  readonly resource: string;
+  /** AWS's sentence: "User: <arn> is not authorized to perform: <action> on resource: <arn> because ...". */
+  readonly message: string;
+}
+
+export function deniedMessage(
+  principalArn: string,
+  action: string,
+  resource: string,
+  decision: Denial['decision'],
+): string {
+  const on = resource === '*' ? '' : ` on resource: ${resource}`;
+  const why =
+    decision === 'ExplicitDeny'
+      ? 'with an explicit deny in an identity-based policy'
+      : `because no identity-based policy allows the ${action} action`;
+  return `User: ${principalArn} is not authorized to perform: ${action}${on} ${why}`;
+}
+
+export class Authorizer {
+  private readonly keys = new SigningKeys();
+
+  private constructor(
+    private credentials: Credentials | undefined,
+    private readonly path: string | undefined,
+  ) {}
+
+  /** No credentials file: every request is accepted, unsigned or signed with any key. */
+  static anonymous(): Authorizer {
+    return new Authorizer(undefined, undefined);
+  }
+
+  static fromFile(path: string): Authorizer {
+    return new Authorizer(loadCredentialsFile(path), path);
+  }
+
+  static fromCredentials(credentials: Credentials): Authorizer {
+    return new Authorizer(credentials, undefined);
+  }
+
+  /** Whether requests must be signed by a principal of the credentials file. */
+  get enabled(): boolean {
+    return this.credentials !== undefined;
+  }
+
+  /**
+   * Re-reads the credentials file (SIGHUP). On error the previous principals stay in force and
+   * the error is thrown for the caller to log. Returns the number of principals and roles.
+   */
+  reload(): { principals: number; roles: number } {
+    if (!this.path) return { principals: 0, roles: 0 };
+    const next = loadCredentialsFile(this.path);
+    this.credentials = next;
+    return { principals: next.byAccessKey.size, roles: next.byArn.size };
+  }
+
+  /** Verifies the request's SigV4 signature (header or presigned query) and names its principal. */
+  authenticate(req: SignedRequest, opts: AuthenticateOptions = {}): Authenticated | AuthFailure {
+    const creds = this.credentials;
+    if (!creds) throw new Error('authenticate() without a credentials file');
+    const url = req.url;
+    const q = url.indexOf('?');
+    const rawPath = q < 0 ? url : url.slice(0, q);
+    const rawQuery = q < 0 ? '' : url.slice(q + 1);
+    const parsed = parseSignature(req.headers, rawQuery);
+    if (parsed.kind === 'none') return { reason: 'missing' };
+    if (parsed.kind === 'malformed') return { reason: 'malformed', message: parsed.message };
+    const now = opts.now ?? Date.now();
+    const principal = creds.byAccessKey.get(parsed.accessKeyId);
+    if (!principal) return { reason: 'unknown-key', accessKeyId: parsed.accessKeyId };
+    const signedAt = amzDateMs(parsed.amzDate);
+    if (parsed.presigned) {
+      const seconds = parsed.expires ?? MAX_PRESIGNED_SECONDS;
+      if (seconds > MAX_PRESIGNED_SECONDS) return { reason: 'expires-too-long' };
+      if (signedAt - now > MAX_SKEW_MS)
+        return { reason: 'skewed', requestTime: parsed.amzDate, serverTime: new Date(now), future: true };
+      if (now > signedAt + seconds * 1000)
+        return {
+          reason: 'expired',
+          expiresAt: new Date(signedAt + seconds * 1000),
+          serverTime: new Date(now),
+          seconds,
+        };
+    } else if (Math.abs(now - signedAt) > MAX_SKEW_MS) {
+      return { reason: 'skewed', requestTime: parsed.amzDate, serverTime: new Date(now), future: signedAt > now };
+    }
+    let declared = req.headers['x-amz-content-sha256'];
+    // The JS SDK's S3 presigner hoists x-amz-content-sha256 (UNSIGNED-PAYLOAD) into the query.
+    if (declared === undefined && parsed.presigned) declared = queryValue(rawQuery, 'x-amz-content-sha256');
+    let payloadHash: string;
+    if (typeof declared === 'string') payloadHash = declared;
+    else if (opts.s3) {
+      if (!parsed.presigned) return { reason: 'missing-content-sha256' };
+      payloadHash = UNSIGNED_PAYLOAD;
+    } else payloadHash = sha256Hex(opts.body ?? '');
+    const canonical = canonicalRequest({
+      method: req.method,
+      rawPath,
+      rawQuery,
+      headers: req.headers,
+      signedHeaders: parsed.signedHeaders,
+      payloadHash,
+      s3: opts.s3 === true,
+    });
+    const toSign = stringToSign(parsed.amzDate, parsed.scope, canonical);
+    const key = this.keys.get(
+      principal.accessKeyId,
+      principal.secretAccessKey,
+      parsed.date,
+      parsed.region,
+      parsed.service,
+    );
+    const expected = sign(key, toSign);
+    // A JSON body whose declared hash is not its own was not what was signed.
+    const bodyMatches =
+      opts.body === undefined ||
+      typeof declared !== 'string' ||
+      !/^[0-9a-f]{64}$/i.test(declared) ||
+      sha256Hex(opts.body) === declared.toLowerCase();
+    if (
+      !sameSignature(expected, parsed.signature.toLowerCase()) ||
+      !parsed.signedHeaders.includes('host') ||
+      !bodyMatches
+    ) {
+      return {
+        reason: 'signature',
+        accessKeyId: parsed.accessKeyId,
+        canonicalRequest: canonical,
+        stringToSign: toSign,
+        signatureProvided: parsed.signature,
+      };
+    }
+    return { principal, parts: parsed, signingKey: key, payloadHash };
+  }
+
+  /** The decision for every resource: the first one refused, or undefined when all are allowed. */
+  authorize(
+    principal: Principal,
+    action: string,
+    resources: readonly string[],
+    facts: Omit<RequestFacts, 'principalArn' | 'accountId'>,
+  ): Denial | undefined {
+    // A policy without conditions or variables decides by action and resource alone: its
+    // decisions are remembered per principal object (a reload makes new ones, starting afresh).
+    const cache = principal.policy.contextFree ? this.decisionsOf(principal, action) : undefined;
+    let ctx: RequestFacts | undefined;
+    for (const resource of resources) {
+      let decision = cache?.get(resource);
+      if (decision === undefined) {
+        ctx ??= { ...facts, principalArn: principal.arn, accountId: accountOf(principal.arn) };
+        decision = evaluate(principal.policy, action, resource, ctx);
+        if (cache) {
+          if (cache.size >= 10_000) cache.clear();
+          cache.set(resource, decision);
+        }
+      }
+      if (decision !== 'Allow')
+        return { decision, action, resource, message: deniedMessage(principal.arn, action, resource, decision) };
+    }
+    return undefined;
+  }
+
+  /** Decisions by principal, then action, then resource. */
+  private readonly decisions = new WeakMap<Principal, Map<string, Map<string, Decision>>>();
+
+  private decisionsOf(principal: Principal, action: string): Map<string, Decision> {
+    let byAction = this.decisions.get(principal);
+    if (!byAction) {
+      byAction = new Map();
+      this.decisions.set(principal, byAction);
+    }
+    let m = byAction.get(action);
+    if (!m) {
+      // Actions come from the operation tables, a closed set: this map stays small.
+      m = new Map();
+      byAction.set(action, m);
+    }
+    return m;
+  }
+
+  /**
+   * Whether Slipway, acting for a user, may do `action` on `resource` as the role (or principal)
+   * `roleArn` names: the bulk loader reading its source, a job reading its channels. Always true
+   * without a credentials file; false for a role the file does not list.
+   */
+  roleMay(roleArn: string, action: string, resource: string, region = 'us-east-1'): boolean {
+    const creds = this.credentials;
+    if (!creds) return true;
+    const role = creds.byArn.get(roleArn);
+    if (!role) return false;
+    const ctx: RequestFacts = { principalArn: role.arn, accountId: accountOf(role.arn), region, now: new Date() };
+    return evaluate(role.policy, action, resource, ctx) === 'Allow';
+  }
+
+  /**
+   * The checker of an aws-chunked body's chunk signatures (STREAMING-AWS4-HMAC-SHA256-PAYLOAD):
+   * each chunk's signature chains from the previous one, the first from the request's.
+   */
+  chunkVerifier(auth: Authenticated): ChunkVerifier {
+    let previous = auth.parts.signature.toLowerCase();
+    const { amzDate, scope } = auth.parts;
+    return {
+      chunk(signature, chunkHash) {
+        const expected = sign(auth.signingKey, chunkStringToSign(amzDate, scope, previous, chunkHash));
+        if (!sameSignature(expected, signature.toLowerCase())) return false;
+        previous = expected;
+        return true;
+      },
+      trailer(signature, trailerHash) {
+        const expected = sign(auth.signingKey, trailerStringToSign(amzDate, scope, previous, trailerHash));
+        return sameSignature(expected, signature.toLowerCase());
+      },
+    };
+  }
+}
+
+export interface ChunkVerifier {
+  /** Checks one chunk's `chunk-signature` against the SHA-256 (hex) of its data. */
+  chunk(signature: string, chunkHash: string): boolean;
+  /** Checks `x-amz-trailer-signature` against the SHA-256 of the trailing header lines. */
+  trailer(signature: string, trailerHash: string): boolean;
+}
+
+function queryValue(rawQuery: string, name: string): string | undefined {
+  for (const part of rawQuery.split('&')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).toLowerCase() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+function accountOf(arn: string): string {
+  return arn.split(':')[4] ?? '';
+}

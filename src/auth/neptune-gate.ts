@@ -1,0 +1,119 @@
+// Neptune IAM authentication on the graph port: SigV4 with service `neptune-db` on every HTTP route
+// and on the WebSocket upgrade of /gremlin; each route's action (and each Gremlin query's read,
+// write or delete) authorized by the caller's policy. Refusals: 403 AccessDeniedException.
+// https://docs.aws.amazon.com/neptune/latest/userguide/iam-auth-connecting.html
+// https://docs.aws.amazon.com/neptune/latest/userguide/iam-dp-actions.html
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { BodyTooLargeError, readBody, setBodyRead } from '../http/io.js';
+import type { Principal } from './credentials.js';
+import { gremlinActions, neptuneResource, neptuneRouteAction } from './actions/neptune.js';
+import type { Authorizer } from './authorizer.js';
+import { neptuneAuthError } from './errors.js';
+
+const BODY_LIMIT = 1024 * 1024;
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+type Upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+export interface NeptuneGate {
+  readonly listener: (inner: Listener) => Listener;
+  readonly upgrade: (inner: Upgrade) => Upgrade;
+  /** The per-query check of Gremlin requests (HTTP and WebSocket) by what the query does. */
+  readonly queryAccess: (req: IncomingMessage, effects: { write: boolean; drop: boolean }) => void;
+}
+
+export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion: string): NeptuneGate {
+  /** Callers of requests (and WebSocket upgrades) that passed authentication. */
+  const callers = new WeakMap<IncomingMessage, { principal: Principal; region: string }>();
+
+  const deny = (res: ServerResponse, requestId: string, f: Parameters<typeof neptuneAuthError>[0]) => {
+    const e = neptuneAuthError(f);
+    const text = JSON.stringify({ code: e.code, requestId, detailedMessage: e.message });
+    res.writeHead(e.httpStatus, {
+      'content-type': 'application/json;charset=UTF-8',
+      'content-length': Buffer.byteLength(text),
+      'x-amzn-requestid': requestId,
+    });
+    res.end(text);
+  };
+
+  const check = (principal: Principal, region: string, action: string) => {
+    const d = authz.authorize(principal, action, [neptuneResource({ accountId, region })], { region, now: new Date() });
+    return d;
+  };
+
+  const listener =
+    (inner: Listener): Listener =>
+    (req, res) => {
+      const requestId = randomUUID();
+      void (async () => {
+        // The signature covers the body: read it here, hand it to the route through readBody().
+        let body: Buffer = Buffer.alloc(0);
+        if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
+          try {
+            body = await readBody(req, BODY_LIMIT);
+          } catch (err) {
+            if (!(err instanceof BodyTooLargeError)) throw err;
+            deny(res, requestId, { reason: 'denied', message: `Request body over ${err.limit} bytes` });
+            return;
+          }
+          setBodyRead(req, body);
+        }
+        const r = authz.authenticate(
+          { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers },
+          { body },
+        );
+        if ('reason' in r) {
+          deny(res, requestId, r);
+          return;
+        }
+        const region = r.parts.region || defaultRegion;
+        const url = new URL(req.url ?? '/', 'http://graph');
+        const path = url.pathname.replace(/\/+$/, '') || '/';
+        // Gremlin queries are authorized one by one once parsed (queryAccess); other routes here.
+        if (path !== '/gremlin') {
+          const action = neptuneRouteAction(req.method ?? 'GET', path, url.searchParams);
+          const d = action ? check(r.principal, region, action) : undefined;
+          if (d) {
+            deny(res, requestId, { reason: 'denied', message: d.message });
+            return;
+          }
+        }
+        callers.set(req, { principal: r.principal, region });
+        inner(req, res);
+      })().catch(() => {
+        if (!res.headersSent) deny(res, requestId, { reason: 'missing' });
+        else res.destroy();
+      });
+    };
+
+  const upgrade =
+    (inner: Upgrade): Upgrade =>
+    (req, socket, head) => {
+      const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, {});
+      if ('reason' in r) {
+        const e = neptuneAuthError(r);
+        const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message });
+        socket.end(
+          `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+        );
+        return;
+      }
+      callers.set(req, { principal: r.principal, region: r.parts.region || defaultRegion });
+      inner(req, socket, head);
+    };
+
+  const queryAccess = (req: IncomingMessage, effects: { write: boolean; drop: boolean }) => {
+    const caller = callers.get(req);
+    // Every request reaching a query passed the listener or the upgrade; anything else is refused.
+    if (!caller) throw neptuneAuthError({ reason: 'missing' });
+    for (const action of gremlinActions(effects)) {
+      const d = check(caller.principal, caller.region, action);
+      if (d) throw neptuneAuthError({ reason: 'denied', message: d.message });
+    }
+  };
+
+  return { listener, upgrade, queryAccess };
+}

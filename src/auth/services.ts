@@ -1,0 +1,72 @@
+// The services Slipway authenticates and authorizes, one entry each: how a refusal is written and
+// where an operation's action and resource come from. Adding the CloudWatch Logs API is its entry
+// here (already present) and a call to `gateFor('logs', ...)` where its protocol is routed.
+import type { RequestGate } from '../protocol/context.js';
+import type { ServiceError } from '../protocol/service-error.js';
+import { S3Error } from '../protocol/rest-xml/s3-errors.js';
+import { logsActions } from './actions/logs.js';
+import { s3Actions } from './actions/s3.js';
+import { sagemakerActions } from './actions/sagemaker.js';
+import type { ActionTable, Partition } from './actions/types.js';
+import type { Authenticated, Authorizer, Denial } from './authorizer.js';
+import { jsonAccessDenied } from './errors.js';
+
+export interface AuthService {
+  /** IAM actions of the service's operations. */
+  readonly actions: ActionTable;
+  /** The error a denied request gets. */
+  readonly denied: (d: Denial) => ServiceError;
+}
+
+export const SERVICES = {
+  sagemaker: { actions: sagemakerActions, denied: (d) => jsonAccessDenied(d.message) },
+  'sagemaker-runtime': { actions: sagemakerActions, denied: (d) => jsonAccessDenied(d.message) },
+  // S3 says no more than "Access Denied" to a denied caller.
+  s3: { actions: s3Actions, denied: () => new S3Error('AccessDenied') },
+  logs: { actions: logsActions, denied: (d) => jsonAccessDenied(d.message) },
+} satisfies Record<string, AuthService>;
+
+export type ServiceName = keyof typeof SERVICES;
+
+/**
+ * The per-request gate handed to the protocol in the RequestContext: one small object per request
+ * (no closures), the request facts built only if a policy needs them.
+ */
+class Gate implements RequestGate {
+  constructor(
+    private readonly svc: AuthService,
+    private readonly authorizer: Authorizer,
+    private readonly auth: Authenticated,
+    private readonly partition: Partition,
+    private readonly sourceIp: string | undefined,
+  ) {}
+
+  get principalArn(): string {
+    return this.auth.principal.arn;
+  }
+
+  operation(operation: string, input: Record<string, unknown>): void {
+    const a = this.svc.actions(operation, input, this.partition);
+    this.action(a.action, a.resources);
+  }
+
+  action(action: string, resources: readonly string[]): void {
+    const facts = {
+      region: this.partition.region,
+      now: new Date(),
+      ...(this.sourceIp ? { sourceIp: this.sourceIp } : {}),
+    };
+    const denial = this.authorizer.authorize(this.auth.principal, action, resources, facts);
+    if (denial) throw this.svc.denied(denial);
+  }
+}
+
+export function gateFor(
+  service: ServiceName,
+  authorizer: Authorizer,
+  auth: Authenticated,
+  partition: Partition,
+  sourceIp: string | undefined,
+): RequestGate {
+  return new Gate(SERVICES[service], authorizer, auth, partition, sourceIp);
+}

@@ -1,0 +1,266 @@
+// Signature Version 4 as a server checks it: the canonical request, the string to sign, the
+// derived signing key (cached per key, day, region and service) and the signature comparison.
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-create-signed-request.html
+// https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html (S3's exceptions)
+import { createHmac, createSecretKey, hash, type KeyObject } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export const ALGORITHM = 'AWS4-HMAC-SHA256';
+export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
+export const STREAMING_SIGNED = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
+export const STREAMING_SIGNED_TRAILER = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
+export const STREAMING_UNSIGNED_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TRAILER';
+export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+/** One-shot SHA-256 (crypto.hash: a third of createHash's cost for the short strings signed here). */
+export const sha256Hex = (data: string | Buffer): string => hash('sha256', data, 'hex');
+
+/** What a request says about its signature, from the Authorization header or the query (presigned). */
+export interface SignedParts {
+  readonly accessKeyId: string;
+  /** `yyyymmdd` of the credential scope. */
+  readonly date: string;
+  readonly region: string;
+  readonly service: string;
+  /** `<date>/<region>/<service>/aws4_request`. */
+  readonly scope: string;
+  readonly signedHeaders: readonly string[];
+  readonly signature: string;
+  /** `yyyymmddThhmmssZ` from X-Amz-Date (or Date). */
+  readonly amzDate: string;
+  /** Presigned URL: seconds from amzDate the URL stays valid. */
+  readonly expires: number | undefined;
+  readonly presigned: boolean;
+}
+
+export type ParseResult = { kind: 'none' } | { kind: 'malformed'; message: string } | ({ kind: 'ok' } & SignedParts);
+
+const AUTH_HEADER = /^AWS4-HMAC-SHA256\s+(.*)$/;
+/** The layout every SDK writes: one regex instead of splitting (the general parse handles the rest). */
+const AUTH_HEADER_SDK = /^AWS4-HMAC-SHA256 Credential=([^,\s]+), ?SignedHeaders=([^,\s]+), ?Signature=([0-9a-f]{64})$/;
+const CREDENTIAL = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/;
+const AMZ_DATE = /^\d{8}T\d{6}Z$/;
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+/** Reads the SigV4 fields of a request; `none` when it carries no signature at all. */
+export function parseSignature(headers: IncomingHttpHeaders, rawQuery: string): ParseResult {
+  const auth = header(headers, 'authorization');
+  let credential: string | undefined;
+  let signed: string | undefined;
+  let signature: string | undefined;
+  let amzDate: string | undefined;
+  let expires: number | undefined;
+  let presigned = false;
+  const sdk = auth === undefined ? null : AUTH_HEADER_SDK.exec(auth);
+  if (sdk) {
+    credential = sdk[1];
+    signed = sdk[2];
+    signature = sdk[3];
+    amzDate = header(headers, 'x-amz-date') ?? isoBasic(header(headers, 'date'));
+  } else if (auth !== undefined) {
+    const m = AUTH_HEADER.exec(auth.trim());
+    if (!m) return { kind: 'malformed', message: `Unsupported Authorization Type` };
+    for (const part of m[1]!.split(',')) {
+      const eq = part.indexOf('=');
+      if (eq < 0) continue;
+      const k = part.slice(0, eq).trim();
+      const v = part.slice(eq + 1).trim();
+      if (k === 'Credential') credential = v;
+      else if (k === 'SignedHeaders') signed = v;
+      else if (k === 'Signature') signature = v;
+    }
+    amzDate = header(headers, 'x-amz-date') ?? isoBasic(header(headers, 'date'));
+  } else if (rawQuery.includes('X-Amz-Signature') || rawQuery.includes('X-Amz-Credential')) {
+    // Parsed only for presigned URLs: header-signed requests (the hot path) never build it.
+    const query = new URLSearchParams(rawQuery);
+    presigned = true;
+    if (query.get('X-Amz-Algorithm') !== ALGORITHM)
+      return { kind: 'malformed', message: 'X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"' };
+    credential = query.get('X-Amz-Credential') ?? undefined;
+    signed = query.get('X-Amz-SignedHeaders') ?? undefined;
+    signature = query.get('X-Amz-Signature') ?? undefined;
+    amzDate = query.get('X-Amz-Date') ?? undefined;
+    const e = query.get('X-Amz-Expires');
+    expires = e === null ? undefined : Number(e);
+    if (expires !== undefined && (!Number.isInteger(expires) || expires < 0))
+      return { kind: 'malformed', message: 'X-Amz-Expires should be a number' };
+  } else return { kind: 'none' };
+  const missing = [
+    credential === undefined && 'Credential',
+    signed === undefined && 'SignedHeaders',
+    signature === undefined && 'Signature',
+  ].filter(Boolean);
+  if (missing.length)
+    return {
+      kind: 'malformed',
+      message: `Authorization header requires ${missing.map((m) => `'${m}'`).join(', ')} parameter.`,
+    };
+  const c = CREDENTIAL.exec(credential!);
+  if (!c) return { kind: 'malformed', message: `Credential should be scoped to a valid region.` };
+  if (!amzDate || !AMZ_DATE.test(amzDate))
+    return {
+      kind: 'malformed',
+      message: `Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.`,
+    };
+  return {
+    kind: 'ok',
+    accessKeyId: c[1]!,
+    date: c[2]!,
+    region: c[3]!,
+    service: c[4]!,
+    scope: `${c[2]}/${c[3]}/${c[4]}/aws4_request`,
+    // The SDKs write them lower-case and without spaces; anything else is normalised.
+    signedHeaders: sdk ? signed!.split(';') : signed!.split(';').map((h) => h.trim().toLowerCase()),
+    signature: signature!,
+    amzDate,
+    presigned,
+    expires,
+  };
+}
+
+/** `Tue, 24 Nov 2026 13:20:32 GMT` → `20261124T132032Z` (a Date header in place of X-Amz-Date). */
+function isoBasic(httpDate: string | undefined): string | undefined {
+  if (!httpDate) return undefined;
+  const t = Date.parse(httpDate);
+  return Number.isNaN(t)
+    ? undefined
+    : new Date(t)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d{3}/, '');
+}
+
+/** `20261124T132032Z` → epoch ms. */
+export function amzDateMs(amzDate: string): number {
+  return Date.UTC(
+    Number(amzDate.slice(0, 4)),
+    Number(amzDate.slice(4, 6)) - 1,
+    Number(amzDate.slice(6, 8)),
+    Number(amzDate.slice(9, 11)),
+    Number(amzDate.slice(11, 13)),
+    Number(amzDate.slice(13, 15)),
+  );
+}
+
+/** RFC 3986 percent-encoding, as SigV4 wants it (only A-Z a-z 0-9 - _ . ~ are left alone). */
+export function uriEncode(s: string, keepSlash = false): string {
+  const e = encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return keepSlash ? e.replace(/%2F/g, '/') : e;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * The canonical URI. Every service but S3 normalises the path (no empty, `.` or `..` segments) and
+ * encodes the already-encoded path once more; S3 signs the path as sent.
+ */
+/** A path that normalising and encoding leave as it is (the common case: `/`, `/endpoints/x/invocations`). */
+const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
+
+export function canonicalUri(rawPath: string, s3: boolean): string {
+  if (s3) return rawPath === '' ? '/' : rawPath;
+  if (rawPath === '/' || (PLAIN_PATH.test(rawPath) && !rawPath.includes('/.'))) return rawPath || '/';
+  const segments: string[] = [];
+  for (const seg of rawPath.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') segments.pop();
+    else segments.push(seg);
+  }
+  const path = `/${segments.join('/')}${segments.length > 0 && rawPath.endsWith('/') ? '/' : ''}`;
+  return uriEncode(path, true);
+}
+
+/** Sorted, each key and value decoded then RFC 3986-encoded; the signature itself left out. */
+export function canonicalQuery(rawQuery: string): string {
+  if (rawQuery === '') return '';
+  const pairs: Array<[string, string]> = [];
+  for (const part of rawQuery.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const k = uriEncode(safeDecode(eq < 0 ? part : part.slice(0, eq)));
+    if (k === 'X-Amz-Signature') continue;
+    pairs.push([k, uriEncode(safeDecode(eq < 0 ? '' : part.slice(eq + 1)))]);
+  }
+  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  return pairs.map(([k, v]) => `${k}=${v}`).join('&');
+}
+
+export interface CanonicalInput {
+  readonly method: string;
+  readonly rawPath: string;
+  readonly rawQuery: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly signedHeaders: readonly string[];
+  readonly payloadHash: string;
+  readonly s3: boolean;
+}
+
+const RUNS_OF_SPACE = /\s\s|[\t\n\r]/;
+
+export function canonicalRequest(i: CanonicalInput): string {
+  let headers = '';
+  for (const name of i.signedHeaders) {
+    const v = (header(i.headers, name) ?? '').trim();
+    // Runs of spaces fold to one; a value without any (nearly all) is used as it is.
+    headers += `${name}:${RUNS_OF_SPACE.test(v) ? v.replace(/\s+/g, ' ') : v}\n`;
+  }
+  return `${i.method}\n${canonicalUri(i.rawPath, i.s3)}\n${canonicalQuery(i.rawQuery)}\n${headers}\n${i.signedHeaders.join(';')}\n${i.payloadHash}`;
+}
+
+export function stringToSign(amzDate: string, scope: string, canonical: string): string {
+  return `${ALGORITHM}\n${amzDate}\n${scope}\n${sha256Hex(canonical)}`;
+}
+
+const hmac = (key: Buffer | string, data: string): Buffer => createHmac('sha256', key).update(data).digest();
+
+/**
+ * Signing keys by access key, day, region and service: four HMACs saved per request. The cache
+ * holds the secret it was derived from, so a key whose secret changed on reload is derived anew.
+ */
+export class SigningKeys {
+  private readonly cache = new Map<string, { secret: string; key: KeyObject }>();
+
+  /** The derived key as a KeyObject: createHmac with one skips importing raw key bytes per request. */
+  get(accessKeyId: string, secret: string, date: string, region: string, service: string): KeyObject {
+    const id = `${accessKeyId}/${date}/${region}/${service}`;
+    const hit = this.cache.get(id);
+    if (hit && hit.secret === secret) return hit.key;
+    const key = createSecretKey(hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request'));
+    // Bounded: a client cycling regions or services (or an attacker with a valid key id) cannot grow it forever.
+    if (this.cache.size >= 4096) this.cache.clear();
+    this.cache.set(id, { secret, key });
+    return key;
+  }
+}
+
+export function sign(key: KeyObject, toSign: string): string {
+  return createHmac('sha256', key).update(toSign).digest('hex');
+}
+
+/** Comparison of two hex signatures in time independent of where they differ. */
+export function sameSignature(a: string, b: string): boolean {
+  if (a.length !== 64 || b.length !== 64) return false;
+  let diff = 0;
+  for (let i = 0; i < 64; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** String to sign of one aws-chunked chunk (STREAMING-AWS4-HMAC-SHA256-PAYLOAD). */
+export function chunkStringToSign(amzDate: string, scope: string, previous: string, chunkHash: string): string {
+  return `AWS4-HMAC-SHA256-PAYLOAD\n${amzDate}\n${scope}\n${previous}\n${EMPTY_SHA256}\n${chunkHash}`;
+}
+
+/** String to sign of the trailing headers (STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER). */
+export function trailerStringToSign(amzDate: string, scope: string, previous: string, trailerHash: string): string {
+  return `AWS4-HMAC-SHA256-TRAILER\n${amzDate}\n${scope}\n${previous}\n${trailerHash}`;
+}
