@@ -212,6 +212,12 @@ for (const dialect of DIALECTS) {
       assert.equal(await r.submit(kind, 'again', { steps: 1, stepMs: 1 }, { status: 'InProgress' }), 'submitted');
       await lastStatus(r, 'again', 'Completed');
       assert.deepEqual(await statuses(r, 'again'), ['InProgress', 'Starting', 'Step1', 'Completed']);
+
+      // Submitted, then resubmitted before this replica started it (CreateEndpoint then DeleteEndpoint
+      // at once): it still starts now, not after the lease of a claim nobody runs.
+      await t.db.transaction((tx) => r.submit(kind, 'twice', { steps: 1, stepMs: 1 }, { tx }));
+      assert.equal(await r.submit(kind, 'twice', { steps: 1, stepMs: 1 }, { whenActive: 'rerun' }), 'rerun');
+      await waitFor('twice to run twice', async () => (probe.runs.get('twice')?.length === 2 ? true : undefined), 5000);
     });
 
     it('after a crash, the restarted replica resumes its items at once where they were', async () => {

@@ -132,11 +132,13 @@ export class JobRunner {
       return result;
     }
     const now = Date.now();
+    const k = key(kind.name, id);
+    // Claimed here when there is room, unless this replica already holds the id (an earlier
+    // submission not yet started, or a run still finishing): then the queue takes it.
     const claim =
-      this.#started && !this.#closed && this.#free(kind) > 0
+      this.#started && !this.#closed && this.#free(kind) > 0 && !this.#pending.has(k) && !this.#running.has(k)
         ? { by: this.replicaId, token: randomUUID(), leaseUntil: now + this.leaseMs, deadline: this.#deadline(kind, payload, now) }
         : undefined;
-    const k = key(kind.name, id);
     // The slot is taken before the first await, so concurrent submits and polls see it.
     if (claim) this.#pending.set(k, { kind, id, token: claim.token, at: now });
     const unreserve = () => {
@@ -363,7 +365,7 @@ export class JobRunner {
       .finally(() => {
         clearInterval(heartbeat);
         clearTimeout(timeout);
-        this.#running.delete(k);
+        if (this.#running.get(k) === run) this.#running.delete(k);
         // A slot is free: take the next queued item.
         this.wake();
       });
