@@ -65,6 +65,8 @@ export class JobRunner {
   #started = false;
   #closed = false;
   #orphansTaken = false;
+  /** Slots taken by the claim transaction in flight, per kind (not yet in #running). */
+  readonly #claiming = new Map<AnyKind, number>();
   #polling: Promise<void> | undefined;
   #pollAgain = false;
 
@@ -130,12 +132,27 @@ export class JobRunner {
       return result;
     }
     const now = Date.now();
+    const k = key(kind.name, id);
+    // Claimed here when there is room, unless this replica already holds the id (an earlier
+    // submission not yet started, or a run still finishing): then the queue takes it.
     const claim =
-      this.#started && !this.#closed && this.#free(kind) > 0
+      this.#started && !this.#closed && this.#free(kind) > 0 && !this.#pending.has(k) && !this.#running.has(k)
         ? { by: this.replicaId, token: randomUUID(), leaseUntil: now + this.leaseMs, deadline: this.#deadline(kind, payload, now) }
         : undefined;
-    const res = await store.insertItem(tx, kind.name, id, JSON.stringify(payload), now, claim);
+    // The slot is taken before the first await, so concurrent submits and polls see it.
+    if (claim) this.#pending.set(k, { kind, id, token: claim.token, at: now });
+    const unreserve = () => {
+      if (claim && this.#pending.get(k)?.token === claim.token) this.#pending.delete(k);
+    };
+    let res: Awaited<ReturnType<typeof store.insertItem>>;
+    try {
+      res = await store.insertItem(tx, kind.name, id, JSON.stringify(payload), now, claim);
+    } catch (err) {
+      unreserve();
+      throw err;
+    }
     if (!res.inserted) {
+      unreserve();
       const whenActive = opts.whenActive ?? 'error';
       if (whenActive === 'ignore') return 'ignored';
       if (whenActive === 'error') throw new JobExistsError(`${kind.name} ${id} is already ${res.active.state}`);
@@ -144,7 +161,6 @@ export class JobRunner {
       return 'rerun';
     }
     if (opts.status) await this.#record(tx, kind.name, id, JSON.stringify(payload), opts.status, opts.message, now);
-    if (claim) this.#pending.set(key(kind.name, id), { kind, id, token: claim.token, at: now });
     return 'submitted';
   }
 
@@ -239,7 +255,7 @@ export class JobRunner {
     let used = 0;
     for (const r of this.#running.values()) if (r.kind === kind) used++;
     for (const p of this.#pending.values()) if (p.kind === kind) used++;
-    return bound - used;
+    return bound - used - (this.#claiming.get(kind) ?? 0);
   }
 
   #deadline(kind: AnyKind, payload: unknown, startedAt: number): number | null {
@@ -270,8 +286,11 @@ export class JobRunner {
       if (row && row.claim_token === p.token && row.state === 'running') {
         this.#pending.delete(k);
         this.#launch(p.kind, row, p.token);
-      } else if ((row && row.claim_token !== p.token) || now - p.at > this.leaseMs) {
-        this.#pending.delete(k); // rolled back or replaced; its lease lets the queue take it back otherwise
+      } else if ((row?.claim_token && row.claim_token !== p.token) || now - p.at > this.leaseMs) {
+        // Claimed by someone else, or never seen committed (rolled back, or its lease has run out
+        // and the queue takes it back). A row without a claim may be the one this submission is
+        // replacing, its transaction not yet committed: keep waiting.
+        this.#pending.delete(k);
       }
     }
     if (this.#closed) return;
@@ -286,10 +305,12 @@ export class JobRunner {
     const orphans = this.#orphansTaken ? undefined : { by: this.replicaId };
     if (!orphans && !(await store.hasClaimable(this.#db, kinds.map((k) => k.name), now))) return;
     this.#orphansTaken = true;
+    this.#claiming.clear();
     const claimed = await this.#db.transaction(async (tx) => {
       const out: Array<{ kind: AnyKind; row: ItemRow; token: string }> = [];
       for (const kind of kinds) {
         const limit = Math.min(this.#free(kind), 100);
+        if (limit <= 0) continue; // a submission took the last slot meanwhile
         const rows = await store.lockClaimable(tx, kind.name, now, limit, orphans);
         let taken = 0;
         let handled = 0;
@@ -310,6 +331,7 @@ export class JobRunner {
             const deadline = row.deadline ?? this.#deadline(kind, JSON.parse(row.payload), now);
             await store.takeItem(tx, row, { by: this.replicaId, token, leaseUntil: now + this.leaseMs }, now, deadline);
             taken++;
+            this.#claiming.set(kind, (this.#claiming.get(kind) ?? 0) + 1);
             out.push({
               kind,
               row: { ...row, state: 'running', attempts: row.attempts + 1, started_at: row.started_at ?? now, deadline, run_generation: row.generation },
@@ -321,7 +343,7 @@ export class JobRunner {
         if (handled === limit && taken < limit) this.#pollAgain = true;
       }
       return out;
-    });
+    }).finally(() => this.#claiming.clear());
     for (const c of claimed) this.#launch(c.kind, c.row, c.token);
   }
 
@@ -343,7 +365,7 @@ export class JobRunner {
       .finally(() => {
         clearInterval(heartbeat);
         clearTimeout(timeout);
-        this.#running.delete(k);
+        if (this.#running.get(k) === run) this.#running.delete(k);
         // A slot is free: take the next queued item.
         this.wake();
       });
