@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import pino, { type Logger } from 'pino';
 import { Authorizer } from './auth/authorizer.js';
+import { roleMayRead, roleMayWrite } from './auth/s3-access.js';
 import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
 import { model as logsModel } from './generated/logs/model.js';
@@ -103,6 +104,12 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         dataDir: config.dataDir,
         containers: new ContainersFileReader(config.containersFile ?? process.env.SLIPWAY_CONTAINERS_FILE),
         appendLogs: (p, group, stream, lines) => appendLogs(deps, p, group, stream, lines),
+        access: authorizer.enabled
+          ? {
+              mayRead: (role, uri) => roleMayRead(authorizer, role, uri),
+              mayWrite: (role, uri) => roleMayWrite(authorizer, role, uri),
+            }
+          : undefined,
         log: logger,
       }),
     ),

@@ -1,6 +1,7 @@
 // The graph port (Neptune-compatible HTTP API): opens the graph store's own database, the bulk
 // loader's job queue and the fast-reset tokens, and serves them with Neptune's wire format.
 // https://docs.aws.amazon.com/neptune/latest/userguide/access-graph-http.html
+import { roleMayRead } from '../auth/s3-access.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
@@ -93,15 +94,4 @@ export async function openGraphService(o: GraphServiceOptions): Promise<GraphSer
       await db.close();
     },
   };
-}
-
-/** A bulk load lists and reads its `s3://bucket/prefix` as its iamRoleArn: both must be allowed. */
-function roleMayRead(authz: Authorizer, role: string, source: string): boolean {
-  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(source);
-  if (!m) return true;
-  const [, bucket, prefix] = m;
-  return (
-    authz.roleMay(role, 's3:ListBucket', `arn:aws:s3:::${bucket}`) &&
-    authz.roleMay(role, 's3:GetObject', `arn:aws:s3:::${bucket}/${prefix}`)
-  );
 }

@@ -39,6 +39,8 @@ export interface TrainingOptions {
   readonly containers: ContainersFileReader;
   readonly appendLogs: AppendLogs;
   readonly log: Logger;
+  /** Whether the job's RoleArn may read its channels and write its output (the credentials file's roles). */
+  readonly access?: { mayRead(role: string, uri: string): boolean; mayWrite(role: string, uri: string): boolean };
   /** Jobs that train at once on this replica (default: the number of cores). */
   readonly concurrency?: number;
 }
@@ -163,6 +165,8 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
     await step('Downloading', 'Downloading input data');
     const channels = created.InputDataConfig ?? [];
     const files: Record<string, string[]> = {};
+    const modelUri = modelArtifactUri(created.OutputDataConfig.S3OutputPath, name);
+    checkAccess(o, created.RoleArn, channels, modelUri);
     for (const c of channels)
       files[c.ChannelName] = await fetchChannel(o, c, p.region, created.RoleArn, mlRoot, !builtin, ctx.signal);
 
@@ -204,7 +208,6 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
     }
 
     await step('Uploading', 'Uploading generated training model');
-    const modelUri = modelArtifactUri(created.OutputDataConfig.S3OutputPath, name);
     await o.blobs.put(modelUri, packDirectory(join(mlRoot, 'model')), { contentType: 'application/x-tar' });
     if ((await readdir(join(mlRoot, 'output/data'))).length > 0) {
       await o.blobs.put(
@@ -252,6 +255,24 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         .catch(() => {});
     }
     await rm(mlRoot, { recursive: true, force: true });
+  }
+}
+
+/** The job reads and writes as its RoleArn: a role that may not is a ClientError, as in SageMaker. */
+function checkAccess(o: TrainingOptions, role: string, channels: readonly Channel[], modelUri: string): void {
+  if (!o.access) return;
+  for (const c of channels) {
+    const uri = c.DataSource.S3DataSource?.S3Uri;
+    if (uri && !o.access.mayRead(role, uri)) {
+      throw new JobFailure(
+        `ClientError: Data download failed: Access Denied. Please ensure that the role "${role}" has "s3:ListBucket" permissions on the bucket and "s3:GetObject" permissions on "${uri}".`,
+      );
+    }
+  }
+  if (!o.access.mayWrite(role, modelUri)) {
+    throw new JobFailure(
+      `ClientError: The role "${role}" may not write the model to "${modelUri}" (s3:PutObject is denied).`,
+    );
   }
 }
 

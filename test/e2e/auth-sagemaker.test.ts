@@ -5,8 +5,12 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CreateModelCommand,
+  CreateTrainingJobCommand,
+  DescribeTrainingJobCommand,
+  waitUntilTrainingJobCompletedOrStopped,
   DeleteModelCommand,
   DescribeModelCommand,
   ListModelsCommand,
@@ -19,6 +23,7 @@ import {
   BOB_ARN,
   CAROL,
   credentialsDocument,
+  LOADER_ROLE,
   UNKNOWN,
   writeCredentialsFile,
 } from '../support/credentials.js';
@@ -155,6 +160,46 @@ describe('SageMaker APIs with a credentials file', () => {
     const m = await fetch(`${server.endpoint}/metrics`);
     assert.equal(m.status, 403);
     assert.equal(m.headers.get('x-amzn-errortype'), 'MissingAuthenticationTokenException');
+  });
+
+  it('a training job reads its channels as its RoleArn: a role that may not read them fails the job', async () => {
+    const s3 = new S3Client({ endpoint: server.endpoint, region: REGION, credentials: ALICE, forcePathStyle: true });
+    await s3.send(new CreateBucketCommand({ Bucket: 'data' })).catch(() => undefined);
+    await s3.send(new PutObjectCommand({ Bucket: 'data', Key: 'train/a.csv', Body: '1,2\n' }));
+    const job = (name: string, RoleArn: string) =>
+      sm(ALICE).send(
+        new CreateTrainingJobCommand({
+          TrainingJobName: name,
+          RoleArn,
+          AlgorithmSpecification: { TrainingImage: 'acct/sagemaker-xgboost:1.7-1', TrainingInputMode: 'File' },
+          HyperParameters: { num_round: '2' },
+          InputDataConfig: [
+            {
+              ChannelName: 'train',
+              ContentType: 'text/csv',
+              DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://data/train/' } },
+            },
+          ],
+          OutputDataConfig: { S3OutputPath: 's3://data/out' },
+          ResourceConfig: { InstanceType: 'ml.m5.large', InstanceCount: 1, VolumeSizeInGB: 1 },
+        }),
+      );
+    // The loader role may read s3://data/graph/* only; an unlisted role may read nothing.
+    await job('role-cannot-read', LOADER_ROLE);
+    await job('role-unknown', `arn:aws:iam::${ACCOUNT}:role/nobody`);
+    for (const name of ['role-cannot-read', 'role-unknown']) {
+      await waitUntilTrainingJobCompletedOrStopped(
+        { client: sm(ALICE), maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+        { TrainingJobName: name },
+      ).catch(() => undefined);
+      const d = await sm(ALICE).send(new DescribeTrainingJobCommand({ TrainingJobName: name }));
+      assert.equal(d.TrainingJobStatus, 'Failed', name);
+      assert.match(
+        d.FailureReason ?? '',
+        /^ClientError: Data download failed: Access Denied\. .*"s3:GetObject" permissions on "s3:\/\/data\/train\/"/,
+        name,
+      );
+    }
   });
 });
 

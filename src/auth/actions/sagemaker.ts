@@ -21,6 +21,7 @@ const trialComponent = action('experiment-trial-component');
 const lineageAction = action('action');
 const context = action('context');
 const artifact = action('artifact');
+const trainingJob = action('training-job');
 /** A member that always holds an ARN (tags, associations). */
 const arn = (m: string): Ref => ['', m];
 
@@ -47,6 +48,9 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
   DescribeContext: [context('ContextName')],
   UpdateContext: [context('ContextName')],
   DeleteContext: [context('ContextName')],
+  CreateTrainingJob: [trainingJob('TrainingJobName')],
+  DescribeTrainingJob: [trainingJob('TrainingJobName')],
+  StopTrainingJob: [trainingJob('TrainingJobName')],
   CreateEndpoint: [endpoint('EndpointName')],
   DescribeEndpoint: [endpoint('EndpointName')],
   UpdateEndpoint: [endpoint('EndpointName')],
