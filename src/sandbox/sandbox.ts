@@ -5,6 +5,7 @@
 // environment (the paths are the job directory's own). https://github.com/containers/bubblewrap
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 
 /** Where /opt/ml is inside the sandbox. */
@@ -22,6 +23,8 @@ export interface ContractRun {
   /** Stops the program (StopTrainingJob, MaxRuntimeInSeconds): SIGTERM, then SIGKILL after `graceMs`. */
   readonly signal?: AbortSignal;
   readonly graceMs?: number;
+  /** Nice value for the program (jobs yield the CPU to serving); default: the server's own. */
+  readonly nice?: number;
   /** Run in bubblewrap or as a plain process; default: bubblewrap when it is available. */
   readonly sandbox?: boolean;
 }
@@ -80,6 +83,14 @@ export function runContract(run: ContractRun): Promise<ContractExit> {
   return new Promise((resolve) => {
     let startError: string | undefined;
     const child = spawn(file, args, { cwd: run.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // A job's program yields the CPU to serving (its children inherit the nice value).
+    if (run.nice !== undefined && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, run.nice);
+      } catch {
+        // not permitted: normal priority
+      }
+    }
     const killGroup = (sig: NodeJS.Signals) => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, sig);

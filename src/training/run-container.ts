@@ -125,6 +125,7 @@ export async function runContainerTraining(r: ContainerRun): Promise<void> {
     onLine: (line) => onLine(line),
     signal: r.signal,
     sandbox,
+    nice: 19,
   });
   if (r.signal.aborted) throw r.signal.reason;
   if (exit.startError) throw new JobFailure(`ClientError: ${exit.startError}`);

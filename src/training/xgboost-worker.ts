@@ -4,6 +4,7 @@
 // image's version writes it. Posts each round's evaluation line as it is printed.
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { HyperparameterError, validateHyperparameters } from './xgboost/hyperparameters/index.js';
@@ -34,6 +35,15 @@ export type XGBoostWorkerMessage =
   | { readonly t: 'error'; readonly kind: 'client' | 'algorithm'; readonly message: string };
 
 const post = (m: XGBoostWorkerMessage) => parentPort!.postMessage(m);
+
+// Training yields the CPU to serving: on Linux a thread's nice value is its own (setpriority on the
+// calling thread), and the histogram threads this one starts inherit it. InvokeEndpoint, on the
+// main thread, then runs first whenever both want a core.
+try {
+  setPriority(19);
+} catch {
+  // not permitted here: train at normal priority
+}
 
 async function readFiles(
   name: string,
