@@ -217,7 +217,7 @@ const bitsView = new Float32Array(1);
 const bitsU32 = new Uint32Array(bitsView.buffer);
 
 /** Indices of values[0..n) in ascending value order, ties by index (a native Float64Array sort). */
-function sortedOrder(values: Float32Array, n: number): Int32Array {
+export function sortedOrder(values: Float32Array, n: number): Int32Array {
   const idx = new Int32Array(n);
   if (n >= KEY_BITS) {
     for (let i = 0; i < n; i++) idx[i] = i;
