@@ -22,8 +22,8 @@ describe('xgboost trainer: trees of xgboost 1.7.4', () => {
   for (const c of fx.cases) {
     it(`${c.name}: same trees, predictions, lines and attributes`, async () => {
       const ds = loadData(c.data);
-      const dtr = slice(ds, 0, c.split);
-      const dva = slice(ds, c.split, ds.n);
+      const dtr = slice(ds, 0, c.split, c.weights);
+      const dva = slice(ds, c.split, ds.n, c.weights);
       const res = await train(trainParams(c.params), dtr, [
         { name: 'train', data: dtr },
         { name: 'validation', data: dva },
