@@ -5,7 +5,6 @@
 
 import type { ColumnSampler } from './sampler.js';
 import type { Cuts } from './sketch.js';
-import { searchBin } from './sketch.js';
 import { calcGain, calcSplitGain, calcWeight, RT_EPS, SplitEntry, type SplitParams } from './split.js';
 import { RegTree } from './tree.js';
 
@@ -45,14 +44,27 @@ export function quantize(
     out = allocBins(numRows * numCols, total, shared);
   const missing = out instanceof Uint32Array ? 0xffffffff : 0xffff;
   let dense = true;
+  const ptr = cuts.ptr;
+  const cv = cuts.values;
   for (let r = 0; r < numRows; r++) {
     const base = r * numCols;
     for (let c = 0; c < numCols; c++) {
       const v = data[base + c];
-      if (Number.isNaN(v)) {
+      if (v !== v) {
         out[base + c] = missing;
         dense = false;
-      } else out[base + c] = cuts.ptr[c] + searchBin(cuts, c, v);
+        continue;
+      }
+      // HistogramCuts::SearchBin: the first cut above v, the last bin for values beyond it
+      let lo = ptr[c];
+      let hi = ptr[c + 1];
+      const last = hi - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (cv[mid] <= v) lo = mid + 1;
+        else hi = mid;
+      }
+      out[base + c] = lo > last ? last : lo;
     }
   }
   return { numRows, numCols, bins: out, missing, cuts, dense };

@@ -212,27 +212,39 @@ class Summary {
   }
 }
 
-const KEY_BITS = 2 ** 21;
-const bitsView = new Float32Array(1);
-const bitsU32 = new Uint32Array(bitsView.buffer);
-
-/** Indices of values[0..n) in ascending value order, ties by index (a native Float64Array sort). */
+/**
+ * Indices of values[0..n) in ascending value order, ties by index: a stable LSD radix sort on the
+ * floats' order-preserving bit patterns (NaN never reaches here).
+ */
 export function sortedOrder(values: Float32Array, n: number): Int32Array {
-  const idx = new Int32Array(n);
-  if (n >= KEY_BITS) {
-    for (let i = 0; i < n; i++) idx[i] = i;
-    return idx.sort((a, b) => values[a] - values[b] || a - b);
-  }
-  const keys = new Float64Array(n);
+  const bits = new Uint32Array(values.buffer, values.byteOffset, n);
+  const keys = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
-    bitsView[0] = values[i];
-    const u = bitsU32[0];
-    // order-preserving unsigned form of the float's bits, then the index in the low 21 bits
-    const o = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
-    keys[i] = o * KEY_BITS + i;
+    const u = bits[i];
+    keys[i] = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
   }
-  keys.sort();
-  for (let i = 0; i < n; i++) idx[i] = keys[i] % KEY_BITS;
+  let idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  let tmp = new Int32Array(n);
+  const count = new Int32Array(256);
+  for (let shift = 0; shift < 32; shift += 8) {
+    count.fill(0);
+    for (let i = 0; i < n; i++) count[(keys[idx[i]] >>> shift) & 255]++;
+    if (count[(keys[0] >>> shift) & 255] === n) continue; // every key shares this byte
+    let sum = 0;
+    for (let b = 0; b < 256; b++) {
+      const c = count[b];
+      count[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const j = idx[i];
+      tmp[count[(keys[j] >>> shift) & 255]++] = j;
+    }
+    const t = idx;
+    idx = tmp;
+    tmp = t;
+  }
   return idx;
 }
 
@@ -242,6 +254,8 @@ class Sketch {
   qValue = new Float32Array(1);
   qWeight = new Float32Array(1);
   qtail = 0;
+  /** the one weight every queued entry has, NaN once they differ (then a keyed sort is needed) */
+  private uniform = Number.NaN;
   temp = new Summary(0);
   level: Summary[] = [];
 
@@ -288,21 +302,43 @@ class Sketch {
         this.pushTemp();
       }
     }
+    if (this.qtail === 0) this.uniform = w;
     if (this.qtail === 0 || this.qValue[this.qtail - 1] !== x) {
+      if (w !== this.uniform) this.uniform = Number.NaN;
       this.qValue[this.qtail] = x;
       this.qWeight[this.qtail++] = w;
     } else {
+      this.uniform = Number.NaN;
       this.qWeight[this.qtail - 1] = f(this.qWeight[this.qtail - 1] + w);
     }
   }
 
   private makeSummary(out: Summary): void {
     const n = this.qtail;
-    const idx = sortedOrder(this.qValue, n);
-    const v = this.qValue;
     out.reserve(n);
     out.size = 0;
     let wsum = 0;
+    if (!Number.isNaN(this.uniform)) {
+      // every entry weighs the same: the sorted values alone give the summary
+      const order = sortedOrder(this.qValue, n);
+      const v = new Float32Array(n);
+      for (let i = 0; i < n; i++) v[i] = this.qValue[order[i]];
+      const w0 = this.uniform;
+      for (let i = 0; i < n; ) {
+        let j = i + 1;
+        let w = w0;
+        while (j < n && v[j] === v[i]) {
+          w = f(w + w0);
+          ++j;
+        }
+        out.set(out.size++, wsum, f(wsum + w), w, v[i]);
+        wsum = f(wsum + w);
+        i = j;
+      }
+      return;
+    }
+    const idx = sortedOrder(this.qValue, n);
+    const v = this.qValue;
     for (let i = 0; i < n; ) {
       let j = i + 1;
       let w = this.qWeight[idx[i]];
