@@ -50,7 +50,7 @@ export function quantize(
     const base = r * numCols;
     for (let c = 0; c < numCols; c++) {
       const v = data[base + c];
-      if (v !== v) {
+      if (Number.isNaN(v)) {
         out[base + c] = missing;
         dense = false;
         continue;
