@@ -62,8 +62,13 @@ function synth(n: number, d: number, file: string): void {
 function readData(file: string) {
   const buf = readFileSync(file);
   const [n, d] = new Int32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 8));
-  const body = new Float32Array(buf.buffer.slice(buf.byteOffset + 8, buf.byteOffset + 8 + (n * d + n) * 4));
-  return { numRows: n, numCols: d, data: body.slice(0, n * d), labels: body.slice(n * d) };
+  // views over the file's bytes, no copies (a large readFileSync buffer is not pooled, so aligned)
+  const at = buf.byteOffset + 8;
+  const body =
+    at % 4 === 0
+      ? new Float32Array(buf.buffer, at, n * d + n)
+      : new Float32Array(buf.buffer.slice(at, at + (n * d + n) * 4));
+  return { numRows: n, numCols: d, data: body.subarray(0, n * d), labels: body.subarray(n * d) };
 }
 
 const PY = `
