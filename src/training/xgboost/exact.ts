@@ -295,12 +295,14 @@ function enumerateColumn(
       if (ch >= mcw) {
         let proposed = f(f(fv + last) * 0.5);
         if (proposed === fv) proposed = last;
+        // features are scanned in ascending order, so NeedReplace reduces to "gain is larger"
+        const best = tbest[nid];
         if (forward) {
           const loss = f(calcSplitGain(p, eg, eh, cg, ch) - rootGain[nid]);
-          tbest[nid].update(loss, fid, proposed, false, eg, eh, cg, ch);
+          if (loss > best.lossChg) best.update(loss, fid, proposed, false, eg, eh, cg, ch);
         } else {
           const loss = f(calcSplitGain(p, cg, ch, eg, eh) - rootGain[nid]);
-          tbest[nid].update(loss, fid, proposed, true, cg, ch, eg, eh);
+          if (loss > best.lossChg) best.update(loss, fid, proposed, true, cg, ch, eg, eh);
         }
       }
     }
