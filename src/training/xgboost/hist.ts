@@ -74,6 +74,8 @@ export function quantize(
 export interface HistBuilder {
   /** for each job: sum grad/hess of rows rowIdx[begin..end) into a fresh histogram */
   build(jobs: { begin: number; end: number }[]): Promise<Float64Array[]>;
+  /** hands back a histogram no longer needed, for reuse (a tree needs a few dozen at most) */
+  release(hist: Float64Array): void;
 }
 
 /** Single-threaded histogram building over shared arrays. */
@@ -84,13 +86,17 @@ export function localHistBuilder(
   hess: () => Float32Array,
 ): HistBuilder {
   const total = m.cuts.ptr[m.numCols];
+  const free: Float64Array[] = [];
   return {
     async build(jobs) {
       return jobs.map((j) => {
-        const hist = new Float64Array(total * 2);
+        const hist = free.pop()?.fill(0) ?? new Float64Array(total * 2);
         buildHist(m.bins, m.missing, m.numCols, 0, m.numCols, rowIdx(), j.begin, j.end, grad(), hess(), hist);
         return hist;
       });
+    },
+    release(hist) {
+      if (hist.length === total * 2) free.push(hist);
     },
   };
 }
@@ -356,11 +362,11 @@ export async function growHist(
         const { build, sub, parent } = plan[i];
         const ph = hists.get(parent) as Float64Array;
         const bh = built[i];
-        const sh = new Float64Array(ph.length);
-        for (let k = 0; k < ph.length; k++) sh[k] = ph[k] - bh[k];
-        hists.set(build, bh);
-        hists.set(sub, sh);
+        // the sibling's histogram is the parent's minus the built one, in the parent's buffer
+        for (let k = 0; k < ph.length; k++) ph[k] -= bh[k];
         hists.delete(parent);
+        hists.set(build, bh);
+        hists.set(sub, ph);
       }
       const depth = expand[0].depth + 1;
       for (const c of valid) {
@@ -373,6 +379,7 @@ export async function growHist(
     expand = pop();
   }
 
+  for (const h of hists.values()) builder.release(h);
   return {
     tree,
     leafOfRow(fn) {
