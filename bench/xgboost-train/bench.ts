@@ -157,7 +157,7 @@ async function main(): Promise<void> {
       sets.push({ name: `${n / 1000}k × 28, 100 rounds, depth 6, hist`, file, params: BASE, threads: [1, 2] });
     }
     console.log(
-      '| figure | threads | xgboost 1.7.4 | ours | ratio | peak RSS xgboost / ours | max rel. prediction diff |',
+      '| figure | threads | xgboost 1.7.4 wall (CPU) | ours wall (CPU) | ratio wall (CPU) | peak RSS xgboost / ours | max rel. prediction diff |',
     );
     console.log('|---|---|---|---|---|---|---|');
     for (const s of sets) {
