@@ -95,6 +95,9 @@ export async function train(
   const metricSpecs = params.eval_metric.length > 0 ? params.eval_metric : [obj.defaultMetric];
   const metrics: Metric[] = metricSpecs.map((m) => makeMetric(m, { huberSlope: params.huber_slope }));
   const rng = new Rng(params.seed);
+  if (params.early_stopping_rounds !== undefined && evals.length === 0) {
+    throw new Error('Must have at least 1 validation dataset for early stopping.');
+  }
   if (method === 'exact' && params.max_depth <= 0)
     throw new Error("exact tree method doesn't support unlimited depth.");
   if (params.grow_policy === 'lossguide' && method === 'exact') {
