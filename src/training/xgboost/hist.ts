@@ -4,7 +4,7 @@
 // scan directions per feature, depthwise or lossguide expansion.
 
 import type { ColumnSampler } from './sampler.js';
-import type { Cuts } from './sketch.js';
+import type { Cuts } from './cuts.js';
 import { calcGain, calcSplitGain, calcWeight, RT_EPS, SplitEntry, type SplitParams } from './split.js';
 import { RegTree } from './tree.js';
 

@@ -8,7 +8,7 @@ import { HistPool } from './hist-pool.js';
 import { type Metric, makeMetric } from './metrics.js';
 import { floatParam, makeObjective, type ObjectiveImpl } from './objectives.js';
 import { ColumnSampler, Rng } from './sampler.js';
-import { makeCuts } from './sketch.js';
+import { makeCuts } from './cuts.js';
 import { splitParams } from './split.js';
 import type { RegTree } from './tree.js';
 import type { DMatrix, EvalResult, TrainParams, XGBoostJsonModel } from './types.js';
