@@ -3,6 +3,7 @@
 // direction of missing values by scanning each column both ways.
 
 import type { ColumnSampler } from './sampler.js';
+import { sortedOrder } from './sketch.js';
 import { RegTree } from './tree.js';
 import { calcGain, calcSplitGain, calcWeight, RT_EPS, SplitEntry, type SplitParams } from './split.js';
 
@@ -43,14 +44,17 @@ export function sortColumns(data: Float32Array, numRows: number, numCols: number
   }
   const density = new Float32Array(numCols);
   for (let c = 0; c < numCols; c++) {
-    const s = ptr[c];
-    const e = ptr[c + 1];
-    const idx = Array.from({ length: e - s }, (_, i) => s + i);
-    idx.sort((a, b) => values[a] - values[b] || rows[a] - rows[b]);
-    const r2 = idx.map((i) => rows[i]);
-    const v2 = idx.map((i) => values[i]);
-    rows.set(r2, s);
-    values.set(v2, s);
+    const st = ptr[c];
+    const en = ptr[c + 1];
+    const order = sortedOrder(values.subarray(st, en), en - st);
+    const r2 = new Int32Array(en - st);
+    const v2 = new Float32Array(en - st);
+    for (let i = 0; i < order.length; i++) {
+      r2[i] = rows[st + order[i]];
+      v2[i] = values[st + order[i]];
+    }
+    rows.set(r2, st);
+    values.set(v2, st);
     density[c] = f(1 - f(numRows - counts[c]) / numRows);
   }
   return { numRows, numCols, ptr, rows, values, density };
@@ -114,66 +118,17 @@ export function growExact(
     }
   };
 
+  const scan: Scan = {
+    tg,
+    th,
+    tlast,
+    tbest,
+    ng: new Float64Array(0),
+    nh: new Float64Array(0),
+    rootGain: new Float32Array(0),
+  };
   const enumerate = (fid: number, forward: boolean) => {
-    const s = cols.ptr[fid];
-    const e = cols.ptr[fid + 1];
-    for (const nid of qexpand) {
-      tg[nid] = 0;
-      th[nid] = 0;
-    }
-    const step = forward ? 1 : -1;
-    const begin = forward ? s : e - 1;
-    const end = forward ? e : s - 1;
-    const mcw = p.minChildWeight;
-    for (let i = begin; i !== end; i += step) {
-      const row = cols.rows[i];
-      const nid = pos[row];
-      if (nid < 0) continue;
-      const fv = cols.values[i];
-      const gg = grad[gOff + row * gStride];
-      const hh = hess[gOff + row * gStride];
-      if (th[nid] === 0) {
-        tg[nid] += gg;
-        th[nid] += hh;
-        tlast[nid] = fv;
-        continue;
-      }
-      if (fv !== tlast[nid] && th[nid] >= mcw) {
-        const sn = snode[nid];
-        const cg = sn.g - tg[nid];
-        const ch = sn.h - th[nid];
-        if (ch >= mcw) {
-          const last = tlast[nid];
-          let proposed = f(f(fv + last) * 0.5);
-          if (proposed === fv) proposed = last;
-          if (forward) {
-            const loss = f(calcSplitGain(p, tg[nid], th[nid], cg, ch) - sn.rootGain);
-            tbest[nid].update(loss, fid, proposed, false, tg[nid], th[nid], cg, ch);
-          } else {
-            const loss = f(calcSplitGain(p, cg, ch, tg[nid], th[nid]) - sn.rootGain);
-            tbest[nid].update(loss, fid, proposed, true, cg, ch, tg[nid], th[nid]);
-          }
-        }
-      }
-      tg[nid] += gg;
-      th[nid] += hh;
-      tlast[nid] = fv;
-    }
-    for (const nid of qexpand) {
-      const sn = snode[nid];
-      const cg = sn.g - tg[nid];
-      const ch = sn.h - th[nid];
-      if (th[nid] >= mcw && ch >= mcw) {
-        const gap = f(Math.abs(tlast[nid]) + RT_EPS);
-        if (forward) {
-          const loss = f(calcSplitGain(p, tg[nid], th[nid], cg, ch) - sn.rootGain);
-          tbest[nid].update(loss, fid, f(tlast[nid] + gap), false, tg[nid], th[nid], cg, ch);
-        } else {
-          const loss = f(calcSplitGain(p, cg, ch, tg[nid], th[nid]) - sn.rootGain);
-          tbest[nid].update(loss, fid, f(tlast[nid] - gap), true, cg, ch, tg[nid], th[nid]);
-        }
-      }
-    }
+    enumerateColumn(cols, fid, forward, pos, grad, hess, gOff, gStride, qexpand, scan, p);
   };
 
   initNewNodes(qexpand);
@@ -185,6 +140,18 @@ export function growExact(
     tlast = new Float32Array(size);
     tbest = [];
     for (let i = 0; i < size; i++) tbest.push(new SplitEntry());
+    scan.tg = tg;
+    scan.th = th;
+    scan.tlast = tlast;
+    scan.tbest = tbest;
+    scan.ng = new Float64Array(size);
+    scan.nh = new Float64Array(size);
+    scan.rootGain = new Float32Array(size);
+    for (const nid of qexpand) {
+      scan.ng[nid] = snode[nid].g;
+      scan.nh[nid] = snode[nid].h;
+      scan.rootGain[nid] = snode[nid].rootGain;
+    }
     const feats = sampler.featureSet(depth);
     for (const fid of feats) {
       const s = cols.ptr[fid];
@@ -266,6 +233,99 @@ export function growExact(
   }
   prune(tree, p);
   return tree;
+}
+
+/** Per-depth scan state: one ThreadEntry per node, and the nodes' sums and gains. */
+interface Scan {
+  tg: Float64Array;
+  th: Float64Array;
+  tlast: Float32Array;
+  tbest: SplitEntry[];
+  ng: Float64Array;
+  nh: Float64Array;
+  rootGain: Float32Array;
+}
+
+/** ColMaker::EnumerateSplit over one column, one direction, for every node being expanded. */
+function enumerateColumn(
+  cols: SortedColumns,
+  fid: number,
+  forward: boolean,
+  pos: Int32Array,
+  grad: Float32Array,
+  hess: Float32Array,
+  gOff: number,
+  gStride: number,
+  qexpand: number[],
+  sc: Scan,
+  p: SplitParams,
+): void {
+  const { tg, th, tlast, tbest, ng, nh, rootGain } = sc;
+  const rows = cols.rows;
+  const values = cols.values;
+  const s = cols.ptr[fid];
+  const e = cols.ptr[fid + 1];
+  for (const nid of qexpand) {
+    tg[nid] = 0;
+    th[nid] = 0;
+  }
+  const step = forward ? 1 : -1;
+  const begin = forward ? s : e - 1;
+  const end = forward ? e : s - 1;
+  const mcw = p.minChildWeight;
+  for (let i = begin; i !== end; i += step) {
+    const row = rows[i];
+    const nid = pos[row];
+    if (nid < 0) continue;
+    const fv = values[i];
+    const gg = grad[gOff + row * gStride];
+    const hh = hess[gOff + row * gStride];
+    const eh = th[nid];
+    if (eh === 0) {
+      tg[nid] += gg;
+      th[nid] += hh;
+      tlast[nid] = fv;
+      continue;
+    }
+    const last = tlast[nid];
+    if (fv !== last && eh >= mcw) {
+      const eg = tg[nid];
+      const cg = ng[nid] - eg;
+      const ch = nh[nid] - eh;
+      if (ch >= mcw) {
+        let proposed = f(f(fv + last) * 0.5);
+        if (proposed === fv) proposed = last;
+        // features are scanned in ascending order, so NeedReplace reduces to "gain is larger"
+        const best = tbest[nid];
+        if (forward) {
+          const loss = f(calcSplitGain(p, eg, eh, cg, ch) - rootGain[nid]);
+          if (loss > best.lossChg) best.update(loss, fid, proposed, false, eg, eh, cg, ch);
+        } else {
+          const loss = f(calcSplitGain(p, cg, ch, eg, eh) - rootGain[nid]);
+          if (loss > best.lossChg) best.update(loss, fid, proposed, true, cg, ch, eg, eh);
+        }
+      }
+    }
+    tg[nid] += gg;
+    th[nid] += hh;
+    tlast[nid] = fv;
+  }
+  for (const nid of qexpand) {
+    const eg = tg[nid];
+    const eh = th[nid];
+    const cg = ng[nid] - eg;
+    const ch = nh[nid] - eh;
+    if (eh >= mcw && ch >= mcw) {
+      const gap = f(Math.abs(tlast[nid]) + RT_EPS);
+      if (forward) {
+        const loss = f(calcSplitGain(p, eg, eh, cg, ch) - rootGain[nid]);
+        tbest[nid].update(loss, fid, f(tlast[nid] + gap), false, eg, eh, cg, ch);
+      } else {
+        const loss = f(calcSplitGain(p, cg, ch, eg, eh) - rootGain[nid]);
+        tbest[nid].update(loss, fid, f(tlast[nid] - gap), true, cg, ch, eg, eh);
+      }
+    }
+  }
 }
 
 /** TreePruner::DoPrune: collapse splits whose gain is below gamma, bottom-up. */

@@ -49,6 +49,8 @@ export class HistPool {
   }
 
   private failure: Error | undefined;
+  /** histogram buffers handed back by the grower, reused instead of leaving them to the GC */
+  private readonly free: SharedArrayBuffer[] = [];
 
   /** Copies this tree's gradients where the threads read them. */
   setGradients(grad: Float32Array, hess: Float32Array): void {
@@ -83,7 +85,12 @@ export class HistPool {
     const parts = Math.min(this.workers.length, nc);
     return {
       build: async (jobs) => {
-        const outs = jobs.map(() => new SharedArrayBuffer(total * 16));
+        const outs = jobs.map(() => {
+          const reused = this.free.pop();
+          if (reused === undefined) return new SharedArrayBuffer(total * 16);
+          new Float64Array(reused).fill(0);
+          return reused;
+        });
         const tasks: Promise<void>[] = [];
         for (let i = 0; i < parts; i++) {
           const c0 = Math.floor((i * nc) / parts);
@@ -96,6 +103,9 @@ export class HistPool {
         await Promise.all(tasks);
         if (this.failure) throw this.failure;
         return outs.map((b) => new Float64Array(b));
+      },
+      release: (h) => {
+        if (h.buffer instanceof SharedArrayBuffer && h.byteLength === total * 16) this.free.push(h.buffer);
       },
     };
   }

@@ -4,8 +4,7 @@
 // scan directions per feature, depthwise or lossguide expansion.
 
 import type { ColumnSampler } from './sampler.js';
-import type { Cuts } from './sketch.js';
-import { searchBin } from './sketch.js';
+import type { Cuts } from './cuts.js';
 import { calcGain, calcSplitGain, calcWeight, RT_EPS, SplitEntry, type SplitParams } from './split.js';
 import { RegTree } from './tree.js';
 
@@ -45,6 +44,8 @@ export function quantize(
     out = allocBins(numRows * numCols, total, shared);
   const missing = out instanceof Uint32Array ? 0xffffffff : 0xffff;
   let dense = true;
+  const ptr = cuts.ptr;
+  const cv = cuts.values;
   for (let r = 0; r < numRows; r++) {
     const base = r * numCols;
     for (let c = 0; c < numCols; c++) {
@@ -52,7 +53,18 @@ export function quantize(
       if (Number.isNaN(v)) {
         out[base + c] = missing;
         dense = false;
-      } else out[base + c] = cuts.ptr[c] + searchBin(cuts, c, v);
+        continue;
+      }
+      // HistogramCuts::SearchBin: the first cut above v, the last bin for values beyond it
+      let lo = ptr[c];
+      let hi = ptr[c + 1];
+      const last = hi - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (cv[mid] <= v) lo = mid + 1;
+        else hi = mid;
+      }
+      out[base + c] = lo > last ? last : lo;
     }
   }
   return { numRows, numCols, bins: out, missing, cuts, dense };
@@ -62,6 +74,8 @@ export function quantize(
 export interface HistBuilder {
   /** for each job: sum grad/hess of rows rowIdx[begin..end) into a fresh histogram */
   build(jobs: { begin: number; end: number }[]): Promise<Float64Array[]>;
+  /** hands back a histogram no longer needed, for reuse (a tree needs a few dozen at most) */
+  release(hist: Float64Array): void;
 }
 
 /** Single-threaded histogram building over shared arrays. */
@@ -72,18 +86,26 @@ export function localHistBuilder(
   hess: () => Float32Array,
 ): HistBuilder {
   const total = m.cuts.ptr[m.numCols];
+  const free: Float64Array[] = [];
   return {
     async build(jobs) {
       return jobs.map((j) => {
-        const hist = new Float64Array(total * 2);
+        const hist = free.pop()?.fill(0) ?? new Float64Array(total * 2);
         buildHist(m.bins, m.missing, m.numCols, 0, m.numCols, rowIdx(), j.begin, j.end, grad(), hess(), hist);
         return hist;
       });
     },
+    release(hist) {
+      if (hist.length === total * 2) free.push(hist);
+    },
   };
 }
 
-/** Adds rows rowIdx[begin..end) of features [c0, c1) into hist, row by row (xgboost's order). */
+/**
+ * Adds rows rowIdx[begin..end) of features [c0, c1) into hist. Two rows go through together, feature
+ * by feature: a bin still receives its rows in row order (xgboost's order, so the same sums) while
+ * the two rows' loads overlap.
+ */
 export function buildHist(
   bins: Uint16Array | Uint32Array,
   missing: number,
@@ -97,13 +119,38 @@ export function buildHist(
   hess: Float32Array,
   hist: Float64Array,
 ): void {
-  for (let i = begin; i < end; i++) {
+  let i = begin;
+  for (; i + 1 < end; i += 2) {
+    const r1 = rowIdx[i];
+    const r2 = rowIdx[i + 1];
+    const g1 = grad[r1];
+    const h1 = hess[r1];
+    const g2 = grad[r2];
+    const h2 = hess[r2];
+    const j1 = r1 * numCols;
+    const j2 = r2 * numCols;
+    for (let c = c0; c < c1; c++) {
+      const b1 = bins[j1 + c];
+      if (b1 !== missing) {
+        const k = b1 << 1;
+        hist[k] += g1;
+        hist[k + 1] += h1;
+      }
+      const b2 = bins[j2 + c];
+      if (b2 !== missing) {
+        const k = b2 << 1;
+        hist[k] += g2;
+        hist[k + 1] += h2;
+      }
+    }
+  }
+  if (i < end) {
     const r = rowIdx[i];
     const g = grad[r];
     const h = hess[r];
-    const e = r * numCols + c1;
-    for (let j = r * numCols + c0; j < e; j++) {
-      const b = bins[j];
+    const base = r * numCols;
+    for (let c = c0; c < c1; c++) {
+      const b = bins[base + c];
       if (b !== missing) {
         const k = b << 1;
         hist[k] += g;
@@ -344,11 +391,11 @@ export async function growHist(
         const { build, sub, parent } = plan[i];
         const ph = hists.get(parent) as Float64Array;
         const bh = built[i];
-        const sh = new Float64Array(ph.length);
-        for (let k = 0; k < ph.length; k++) sh[k] = ph[k] - bh[k];
-        hists.set(build, bh);
-        hists.set(sub, sh);
+        // the sibling's histogram is the parent's minus the built one, in the parent's buffer
+        for (let k = 0; k < ph.length; k++) ph[k] -= bh[k];
         hists.delete(parent);
+        hists.set(build, bh);
+        hists.set(sub, ph);
       }
       const depth = expand[0].depth + 1;
       for (const c of valid) {
@@ -361,6 +408,7 @@ export async function growHist(
     expand = pop();
   }
 
+  for (const h of hists.values()) builder.release(h);
   return {
     tree,
     leafOfRow(fn) {

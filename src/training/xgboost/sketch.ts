@@ -1,10 +1,10 @@
-// xgboost 1.7's weighted quantile sketch and cut points (src/common/quantile.h WQSummary,
-// WXQSummary, QuantileSketchTemplate, SortedQuantile; quantile.cc MakeCuts/AddCutPoint), with every
-// rank computed in float as xgboost's <float, float> sketches do, so the cuts come out identical.
+// xgboost 1.7's weighted quantile sketch (src/common/quantile.h WQSummary, WXQSummary,
+// QuantileSketchTemplate), with every rank computed in float as xgboost's <float, float> sketches
+// do, so the cut points (./cuts.ts) come out identical.
 
 const f = Math.fround;
 
-class Summary {
+export class Summary {
   rmin: Float32Array;
   rmax: Float32Array;
   wmin: Float32Array;
@@ -212,36 +212,50 @@ class Summary {
   }
 }
 
-const KEY_BITS = 2 ** 21;
-const bitsView = new Float32Array(1);
-const bitsU32 = new Uint32Array(bitsView.buffer);
-
-/** Indices of values[0..n) in ascending value order, ties by index (a native Float64Array sort). */
-function sortedOrder(values: Float32Array, n: number): Int32Array {
-  const idx = new Int32Array(n);
-  if (n >= KEY_BITS) {
-    for (let i = 0; i < n; i++) idx[i] = i;
-    return idx.sort((a, b) => values[a] - values[b] || a - b);
-  }
-  const keys = new Float64Array(n);
+/**
+ * Indices of values[0..n) in ascending value order, ties by index: a stable LSD radix sort on the
+ * floats' order-preserving bit patterns (NaN never reaches here).
+ */
+export function sortedOrder(values: Float32Array, n: number): Int32Array {
+  const bits = new Uint32Array(values.buffer, values.byteOffset, n);
+  const keys = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
-    bitsView[0] = values[i];
-    const u = bitsU32[0];
-    // order-preserving unsigned form of the float's bits, then the index in the low 21 bits
-    const o = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
-    keys[i] = o * KEY_BITS + i;
+    const u = bits[i];
+    keys[i] = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
   }
-  keys.sort();
-  for (let i = 0; i < n; i++) idx[i] = keys[i] % KEY_BITS;
+  let idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  let tmp = new Int32Array(n);
+  const count = new Int32Array(256);
+  for (let shift = 0; shift < 32; shift += 8) {
+    count.fill(0);
+    for (let i = 0; i < n; i++) count[(keys[idx[i]] >>> shift) & 255]++;
+    if (count[(keys[0] >>> shift) & 255] === n) continue; // every key shares this byte
+    let sum = 0;
+    for (let b = 0; b < 256; b++) {
+      const c = count[b];
+      count[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const j = idx[i];
+      tmp[count[(keys[j] >>> shift) & 255]++] = j;
+    }
+    const t = idx;
+    idx = tmp;
+    tmp = t;
+  }
   return idx;
 }
 
 /** QuantileSketchTemplate (WQuantileSketch when !sorted, WXQuantileSketch when sorted). */
-class Sketch {
+export class Sketch {
   limitSize = 0;
   qValue = new Float32Array(1);
   qWeight = new Float32Array(1);
   qtail = 0;
+  /** the one weight every queued entry has, NaN once they differ (then a keyed sort is needed) */
+  private uniform = Number.NaN;
   temp = new Summary(0);
   level: Summary[] = [];
 
@@ -288,21 +302,43 @@ class Sketch {
         this.pushTemp();
       }
     }
+    if (this.qtail === 0) this.uniform = w;
     if (this.qtail === 0 || this.qValue[this.qtail - 1] !== x) {
+      if (w !== this.uniform) this.uniform = Number.NaN;
       this.qValue[this.qtail] = x;
       this.qWeight[this.qtail++] = w;
     } else {
+      this.uniform = Number.NaN;
       this.qWeight[this.qtail - 1] = f(this.qWeight[this.qtail - 1] + w);
     }
   }
 
   private makeSummary(out: Summary): void {
     const n = this.qtail;
-    const idx = sortedOrder(this.qValue, n);
-    const v = this.qValue;
     out.reserve(n);
     out.size = 0;
     let wsum = 0;
+    if (!Number.isNaN(this.uniform)) {
+      // every entry weighs the same: the sorted values alone give the summary
+      const order = sortedOrder(this.qValue, n);
+      const v = new Float32Array(n);
+      for (let i = 0; i < n; i++) v[i] = this.qValue[order[i]];
+      const w0 = this.uniform;
+      for (let i = 0; i < n; ) {
+        let j = i + 1;
+        let w = w0;
+        while (j < n && v[j] === v[i]) {
+          w = f(w + w0);
+          ++j;
+        }
+        out.set(out.size++, wsum, f(wsum + w), w, v[i]);
+        wsum = f(wsum + w);
+        i = j;
+      }
+      return;
+    }
+    const idx = sortedOrder(this.qValue, n);
+    const v = this.qValue;
     for (let i = 0; i < n; ) {
       let j = i + 1;
       let w = this.qWeight[idx[i]];
@@ -359,167 +395,4 @@ class Sketch {
       out.copyFrom(t);
     }
   }
-}
-
-/** Histogram cut points (HistogramCuts): per feature [ptr[f], ptr[f+1]) into values; minValues. */
-export interface Cuts {
-  ptr: Int32Array;
-  values: Float32Array;
-  minValues: Float32Array;
-}
-
-/**
- * SketchContainer::MakeCuts. `weights[r]` (or 1) weighs row r: sample weights for hist, hessian ×
- * weight for approx. `sorted` selects SortedSketchContainer (approx with a non-constant hessian).
- */
-export function makeCuts(
-  data: Float32Array,
-  numRows: number,
-  numCols: number,
-  maxBins: number,
-  weights: Float32Array | undefined,
-  sorted: boolean,
-  colsSorted?: { ptr: Int32Array; rows: Int32Array; values: Float32Array },
-): Cuts {
-  const KF = 8; // kFactor
-  const colSize = new Float64Array(numCols);
-  for (let r = 0; r < numRows; r++) {
-    const b = r * numCols;
-    for (let c = 0; c < numCols; c++) if (!Number.isNaN(data[b + c])) colSize[c]++;
-  }
-  const summaries: Summary[] = [];
-  const sketches: Sketch[] = [];
-  if (!sorted) {
-    for (let c = 0; c < numCols; c++) {
-      const sk = new Sketch(false);
-      const nb = Math.max(Math.min(maxBins, colSize[c]), 1);
-      sk.init(colSize[c], 1 / f(nb * KF));
-      sk.resizeQueue(sk.limitSize * 2);
-      sketches.push(sk);
-    }
-    for (let r = 0; r < numRows; r++) {
-      const b = r * numCols;
-      const w = weights ? weights[r] : 1;
-      for (let c = 0; c < numCols; c++) {
-        const v = data[b + c];
-        if (!Number.isNaN(v)) sketches[c].push(v, w);
-      }
-    }
-  } else {
-    if (!colsSorted) throw new Error('sorted sketch needs sorted columns');
-    for (let c = 0; c < numCols; c++) {
-      const sk = new Sketch(true);
-      sk.init(colSize[c], 2 / maxBins);
-      sketches.push(sk);
-      pushSortedColumn(sk, colsSorted, c, weights, maxBins);
-    }
-  }
-  for (let c = 0; c < numCols; c++) {
-    const out = new Summary(0);
-    if (colSize[c] === 0) {
-      summaries.push(out);
-      continue;
-    }
-    sketches[c].getSummary(out);
-    const red = new Summary(0);
-    const inter = Math.min(colSize[c], maxBins * KF);
-    if (sorted) red.setPruneX(out, inter);
-    else red.setPrune(out, inter);
-    summaries.push(red);
-  }
-  const ptr = new Int32Array(numCols + 1);
-  const values: number[] = [];
-  const minValues = new Float32Array(numCols);
-  for (let c = 0; c < numCols; c++) {
-    const numCuts = colSize[c] === 0 ? 0 : Math.min(colSize[c], maxBins * KF);
-    const maxNumBins = Math.min(numCuts, maxBins);
-    const a = new Summary(0);
-    if (numCuts !== 0) {
-      if (sorted) a.setPruneX(summaries[c], maxNumBins + 1);
-      else a.setPrune(summaries[c], maxNumBins + 1);
-      const mval = a.value[0];
-      minValues[c] = f(f(mval - Math.abs(mval)) - f(1e-5));
-    } else {
-      minValues[c] = f(1e-5);
-    }
-    // AddCutPoint
-    const required = Math.min(a.size, maxNumBins);
-    for (let i = 1; i < required; i++) {
-      const cpt = a.value[i];
-      if (i === 1 || cpt > values[values.length - 1]) values.push(cpt);
-    }
-    const cpt = a.size > 0 ? a.value[a.size - 1] : minValues[c];
-    values.push(f(cpt + f(Math.abs(cpt) + f(1e-5))));
-    ptr[c + 1] = values.length;
-  }
-  return { ptr, values: Float32Array.from(values), minValues };
-}
-
-/** SortedSketchContainer::PushColPage for one column (values ascending). */
-function pushSortedColumn(
-  sk: Sketch,
-  cols: { ptr: Int32Array; rows: Int32Array; values: Float32Array },
-  c: number,
-  weights: Float32Array | undefined,
-  maxSize: number,
-): void {
-  const s = cols.ptr[c];
-  const e = cols.ptr[c + 1];
-  const temp = sk.temp;
-  temp.reserve(maxSize + 1);
-  temp.size = 0;
-  let sumTotal = 0;
-  for (let i = s; i < e; i++) sumTotal += weights ? weights[cols.rows[i]] : 1;
-  if (e === s) return;
-  let nextGoal = -1;
-  let rmin = 0;
-  let wmin = 0;
-  let last = 0;
-  for (let i = s; i < e; i++) {
-    const fv = cols.values[i];
-    const w = weights ? weights[cols.rows[i]] : 1;
-    if (nextGoal === -1) {
-      nextGoal = 0;
-      last = fv;
-      wmin = w;
-      continue;
-    }
-    if (last !== fv) {
-      const rmax = rmin + wmin;
-      if (rmax >= nextGoal && temp.size !== maxSize) {
-        if (temp.size === 0 || last > temp.value[temp.size - 1]) {
-          temp.set(temp.size, f(rmin), f(rmax), f(wmin), last);
-          ++temp.size;
-        }
-        if (temp.size === maxSize) nextGoal = sumTotal * 2 + f(1e-5);
-        else nextGoal = f((temp.size * sumTotal) / maxSize);
-      }
-      rmin = rmax;
-      wmin = w;
-      last = fv;
-    } else {
-      wmin += w;
-    }
-  }
-  // Finalize
-  const rmax = rmin + wmin;
-  if (temp.size === 0 || last > temp.value[temp.size - 1]) {
-    temp.set(temp.size, f(rmin), f(rmax), f(wmin), last);
-    ++temp.size;
-  }
-  sk.pushTemp();
-}
-
-/** HistogramCuts::SearchBin: the bin (local to the feature) of a present value. */
-export function searchBin(cuts: Cuts, c: number, v: number): number {
-  let lo = cuts.ptr[c];
-  let hi = cuts.ptr[c + 1];
-  const end = hi;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cuts.values[mid] <= v) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo === end) lo -= 1;
-  return lo - cuts.ptr[c];
 }

@@ -15,6 +15,8 @@ export interface FixtureCase {
   params: Record<string, unknown>;
   lines: string[];
   margins: number[];
+  /** instance weights of all rows, when the case has them */
+  weights?: number[] | null;
   attributes: Record<string, string>;
 }
 
@@ -37,12 +39,18 @@ export function loadData(name: string): { X: Float32Array; y: Float32Array; n: n
 }
 
 /** rows [from, to) of a fixture data set as a DMatrix */
-export function slice(ds: { X: Float32Array; y: Float32Array; d: number }, from: number, to: number): DMatrix {
+export function slice(
+  ds: { X: Float32Array; y: Float32Array; d: number },
+  from: number,
+  to: number,
+  weights?: number[] | null,
+): DMatrix {
   return {
     numRows: to - from,
     numCols: ds.d,
     data: ds.X.slice(from * ds.d, to * ds.d),
     labels: ds.y.slice(from, to),
+    ...(weights ? { weights: Float32Array.from(weights.slice(from, to)) } : {}),
   };
 }
 

@@ -22,8 +22,8 @@ describe('xgboost trainer: trees of xgboost 1.7.4', () => {
   for (const c of fx.cases) {
     it(`${c.name}: same trees, predictions, lines and attributes`, async () => {
       const ds = loadData(c.data);
-      const dtr = slice(ds, 0, c.split);
-      const dva = slice(ds, c.split, ds.n);
+      const dtr = slice(ds, 0, c.split, c.weights);
+      const dva = slice(ds, c.split, ds.n, c.weights);
       const res = await train(trainParams(c.params), dtr, [
         { name: 'train', data: dtr },
         { name: 'validation', data: dva },
@@ -136,6 +136,25 @@ describe('xgboost trainer: sampling', () => {
 });
 
 describe('xgboost trainer: contract', () => {
+  it('tree_method=auto trains exact trees below 4Mi rows, as xgboost 1.7 chooses', async () => {
+    const c = fx.cases.find((x) => x.name === 'reg-exact');
+    assert.ok(c);
+    const ds = loadData(c.data);
+    const dtr = slice(ds, 0, c.split);
+    const auto = await train(trainParams(c.params, { tree_method: 'auto' }), dtr, []);
+    const exact = JSON.parse(readFileSync(`${FIXTURES}reg-exact.json`, 'utf8'));
+    const trees = (auto.model.learner.gradient_booster as { model: { trees: Tree[] } }).model.trees;
+    assert.deepEqual(
+      trees.map((t) => t.split_indices),
+      exact.learner.gradient_booster.model.trees.map((t: Tree) => t.split_indices),
+    );
+  });
+  it('refuses early stopping without an evaluation set, as xgboost does', async () => {
+    const ds = loadData('reg');
+    const dtr = slice(ds, 0, 100);
+    const p = trainParams(fx.cases[0].params, { early_stopping_rounds: 3 });
+    await assert.rejects(train(p, dtr, []), /at least 1 validation dataset/);
+  });
   it('rejects evaluation data with another number of features', async () => {
     const ds = loadData('reg');
     const dtr = slice(ds, 0, 100);

@@ -8,7 +8,7 @@ import { HistPool } from './hist-pool.js';
 import { type Metric, makeMetric } from './metrics.js';
 import { floatParam, makeObjective, type ObjectiveImpl } from './objectives.js';
 import { ColumnSampler, Rng } from './sampler.js';
-import { makeCuts } from './sketch.js';
+import { makeCuts } from './cuts.js';
 import { splitParams } from './split.js';
 import type { RegTree } from './tree.js';
 import type { DMatrix, EvalResult, TrainParams, XGBoostJsonModel } from './types.js';
@@ -100,6 +100,9 @@ export async function train(
   const metricSpecs = params.eval_metric.length > 0 ? params.eval_metric : [obj.defaultMetric];
   const metrics: Metric[] = metricSpecs.map((m) => makeMetric(m, { huberSlope: params.huber_slope }));
   const rng = new Rng(params.seed);
+  if (params.early_stopping_rounds !== undefined && evals.length === 0) {
+    throw new Error('Must have at least 1 validation dataset for early stopping.');
+  }
   if (method === 'exact' && params.max_depth <= 0)
     throw new Error("exact tree method doesn't support unlimited depth.");
   if (params.grow_policy === 'lossguide' && method === 'exact') {
