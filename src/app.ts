@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
@@ -9,6 +10,8 @@ import { model as runtimeModel } from './generated/sagemaker-runtime/model.js';
 import { model as sagemakerModel } from './generated/sagemaker/model.js';
 import { openGraphService } from './graph/server.js';
 import { AwsApi } from './http/aws-api.js';
+import { ConsoleAssets } from './http/console-assets.js';
+import { withConsoleCors } from './http/console-cors.js';
 import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
@@ -75,6 +78,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     log: logger,
   });
   const deployments = new EndpointDeployments(deps, engine, logger);
+  // Known once both servers listen (port 0 picks them); the console's config and CORS read them then.
+  let port = 0;
+  let graphPort = 0;
   const api = new AwsApi({
     accountId: config.accountId,
     defaultRegion: config.defaultRegion,
@@ -84,6 +90,12 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
     metrics: () => engine.metrics(),
+    console: new ConsoleAssets(fileURLToPath(new URL('../public/console', import.meta.url)), () => ({
+      graphPort,
+      region: config.defaultRegion,
+      accountId: config.accountId,
+      version: VERSION,
+    })),
   });
   const startTime = new Date();
   const awsServer = createServer({ keepAliveTimeout: 65_000 }, api.listener);
@@ -106,10 +118,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     await db.close();
     throw err;
   }
-  const graphServer = createServer({ keepAliveTimeout: 65_000 }, graph.listener);
+  // The console (served on the AWS port) runs Gremlin queries on the graph port: allow its origin.
+  const graphServer = createServer({ keepAliveTimeout: 65_000 }, withConsoleCors(graph.listener, () => port));
   graphServer.on('upgrade', graph.upgrade);
-  let port: number;
-  let graphPort: number;
   try {
     port = await listen(awsServer, config.host, config.port);
     graphPort = await listen(graphServer, config.host, config.graphPort);

@@ -2,6 +2,7 @@
 //   X-Amz-Target                    → AWS JSON 1.1 (SageMaker control plane)
 //   POST /endpoints/{name}/...      → REST-JSON (SageMaker Runtime)
 //   GET /_slipway/health            → readiness
+//   GET /console/...                → the web console's static files (unsigned requests only)
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -11,6 +12,7 @@ import type { RequestContext } from '../protocol/context.js';
 import { type RestJsonProtocol, restJsonError } from '../protocol/rest-json/rest-json.js';
 import { ServiceError } from '../protocol/service-error.js';
 import type { WireRequest, WireResponse } from '../protocol/wire.js';
+import { type ConsoleAssets, isConsolePath } from './console-assets.js';
 import { credentialScope } from './sigv4-scope.js';
 import { writeResponse, readBody, BodyTooLargeError } from './io.js';
 
@@ -38,6 +40,8 @@ export interface AwsApiOptions {
   readonly health: () => Record<string, unknown>;
   /** Prometheus text for GET /metrics. */
   readonly metrics?: () => string;
+  /** The web console's files, served at /console/. */
+  readonly console?: ConsoleAssets;
 }
 
 const MiB = 1024 * 1024;
@@ -79,6 +83,14 @@ export class AwsApi {
       const s3 = this.opts.s3;
       if (s3 && scope?.service === 's3') {
         await this.serveRaw(s3, 'S3', req, res, ctx, started);
+        return;
+      }
+      // DEVIATION(aws): an unsigned path-style request for a bucket named `console` gets the web
+      // console instead; the SDKs always sign, so they still reach such a bucket.
+      if (this.opts.console && !scope && typeof target !== 'string' && isConsolePath(path)) {
+        if (this.draining) res.setHeader('connection', 'close');
+        this.opts.console.handle(req, res, path);
+        req.resume();
         return;
       }
       // Any X-Amz-Target is an AWS JSON request (S3 never sends one): an unknown service prefix is
