@@ -34,7 +34,8 @@ const result = await esbuild.build({
 });
 
 const [js, meta] = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === entry);
-const url = (file) => `./${relative(out, join(root, file))}`;
+// Absolute: index.html is also the answer for deep links such as /console/registry/group/3.
+const url = (file) => `/console/${relative(out, join(root, file))}`;
 const html = readFileSync(join(root, 'console/index.html'), 'utf8')
   .replace('%SCRIPT%', url(js))
   .replace('%STYLE%', meta.cssBundle ? url(meta.cssBundle) : '');

@@ -51,8 +51,9 @@ describe('console static files', () => {
   });
 
   test('hashed assets: right type, cached for a year, brotli or gzip as the client accepts', async () => {
-    const js = /src="\.\/(assets\/main-[^"]+\.js)"/.exec(index)![1]!;
-    const css = /href="\.\/(assets\/main-[^"]+\.css)"/.exec(index)![1]!;
+    // Absolute URLs, so the same page works when served for a deep link.
+    const js = /src="\/console\/(assets\/main-[^"]+\.js)"/.exec(index)![1]!;
+    const css = /href="\/console\/(assets\/main-[^"]+\.css)"/.exec(index)![1]!;
     const plain = await get(`${server.endpoint}/console/${js}`);
     assert.equal(plain.status, 200);
     assert.equal(plain.headers['content-type'], 'text/javascript; charset=utf-8');

@@ -20,7 +20,7 @@ export function Chart(p: { title: string; unit: string; x: readonly number[]; se
         {
           width: el.current.clientWidth || 320,
           height: 140,
-          legend: { show: true },
+          legend: { show: p.series.length > 1, live: false },
           cursor: { drag: { x: false, y: false } },
           scales: { x: { time: true }, y: { range: (_u, min, max) => [0, Math.max(max ?? 1, min ?? 0, 1)] } },
           axes: [{}, { label: p.unit, size: 50 }],

@@ -139,6 +139,11 @@ export function createGraphView(
         fit: true,
         padding: 30,
       } as cytoscape.LayoutOptions).run();
+      // A handful of nodes would otherwise be blown up to fill the canvas.
+      if (cy.zoom() > 1.2) {
+        cy.zoom(1.2);
+        cy.center();
+      }
     },
     select(id) {
       cy.$(':selected').unselect();

@@ -89,10 +89,14 @@ function Groups() {
 }
 
 /** Who changed a package last: the identity SageMaker records, in the most readable form it has. */
-export function who(u: unknown): string {
+export function who(u: unknown): string | undefined {
   const x = (u ?? {}) as { UserProfileName?: string; IamIdentity?: { Arn?: string; PrincipalId?: string }; DomainId?: string };
-  return x.UserProfileName ?? x.IamIdentity?.Arn ?? x.IamIdentity?.PrincipalId ?? '—';
+  return x.UserProfileName ?? x.IamIdentity?.Arn ?? x.IamIdentity?.PrincipalId;
 }
+
+const decided = (p: Obj) => p.ModelApprovalStatus === 'Approved' || p.ModelApprovalStatus === 'Rejected';
+/** " by <who>" when the server recorded an identity, else nothing. */
+const by = (u: unknown) => (who(u) ? ` by ${who(u)}` : '');
 
 const STATUSES = ['', 'PendingManualApproval', 'Approved', 'Rejected'];
 
@@ -156,8 +160,8 @@ function GroupVersions({ group }: { group: string }) {
                 render: (p) => <Link to={`/registry/${encodeURIComponent(group)}/${p.ModelPackageVersion}`}>{String(p.ModelPackageVersion)}</Link>,
               },
               { key: 'status', label: 'Approval', value: (p) => p.ModelApprovalStatus as string, render: (p) => <Badge status={p.ModelApprovalStatus as string} /> },
-              { key: 'by', label: 'Approved / rejected by', value: (p) => (p.ModelApprovalStatus === 'PendingManualApproval' ? undefined : who(p.LastModifiedBy)) },
-              { key: 'at', label: 'Last decision', value: (p) => p.LastModifiedTime as number, render: (p) => when(p.LastModifiedTime) },
+              { key: 'by', label: 'Decided by', value: (p) => (decided(p) ? who(p.LastModifiedBy) : undefined) },
+              { key: 'at', label: 'Decided at', value: (p) => (decided(p) ? (p.LastModifiedTime as number) : undefined), render: (p) => (decided(p) ? when(p.LastModifiedTime) : '—') },
               { key: 'note', label: 'Note', value: (p) => p.ApprovalDescription as string | undefined },
               { key: 'created', label: 'Registered', value: (p) => p.CreationTime as number, render: (p) => when(p.CreationTime) },
             ]}
@@ -211,12 +215,13 @@ function VersionDetail({ group, version }: { group: string; version: string }) {
               <dd>{String(p.ModelPackageDescription ?? '—')}</dd>
               <dt>Registered</dt>
               <dd>
-                {when(p.CreationTime)} by {who(p.CreatedBy)}
+                {when(p.CreationTime)}
+                {by(p.CreatedBy)}
               </dd>
               <dt>Approval</dt>
               <dd>
                 <Badge status={p.ModelApprovalStatus as string} />
-                {p.ModelApprovalStatus !== 'PendingManualApproval' ? ` by ${who(p.LastModifiedBy)} at ${when(p.LastModifiedTime)}` : ''}
+                {decided(p) ? `${by(p.LastModifiedBy)} at ${when(p.LastModifiedTime)}` : ''}
               </dd>
               <dt>Approval note</dt>
               <dd class="approval-note">{String(p.ApprovalDescription ?? '—')}</dd>
@@ -232,10 +237,10 @@ function VersionDetail({ group, version }: { group: string; version: string }) {
                 <textarea rows={3} value={note} placeholder="Why (optional)" onInput={(e) => setNote(e.currentTarget.value)} />
               </label>
               <div class="buttons">
-                <button type="button" class="approve" disabled={busy} onClick={() => decide('Approved')}>
+                <button type="button" class="approve" disabled={busy || p.ModelApprovalStatus === 'Approved'} onClick={() => decide('Approved')}>
                   Approve
                 </button>
-                <button type="button" class="reject" disabled={busy} onClick={() => decide('Rejected')}>
+                <button type="button" class="reject" disabled={busy || p.ModelApprovalStatus === 'Rejected'} onClick={() => decide('Rejected')}>
                   Reject
                 </button>
                 <Link to={`/lineage?arn=${encodeURIComponent(arn)}`}>Lineage</Link>
