@@ -50,7 +50,7 @@ export function toSvg(cy: Core): string {
     const y = p.y + dy;
     const r = n.width() / 2;
     out.push(shape(n, x, y, r, String(n.style('background-color')), n.data('start') ? '#111827' : 'none'));
-    out.push(`<text x="${x.toFixed(1)}" y="${(y + r + 12).toFixed(1)}" font-size="10" fill="#111827" text-anchor="middle">${esc(String(n.data('label') ?? ''))}</text>`);
+    out.push(`<text x="${x.toFixed(1)}" y="${(y + r + 12).toFixed(1)}" font-size="10" fill="#111827" text-anchor="middle">${esc(String(n.data('full') ?? n.data('label') ?? ''))}</text>`);
   }
   out.push('</svg>');
   return out.join('\n');

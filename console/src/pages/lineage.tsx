@@ -12,7 +12,7 @@ import { Link, setQuery, useLocation, withQuery } from '../router';
 import { mapLimit } from './registry';
 
 /** Vertices drawn before the page asks whether to read more (QueryLineage pages hold 50). */
-const BATCH = 500;
+const BATCH = 1000;
 /** Labels are read (one Describe each) for at most this many vertices. */
 const LABELS = 300;
 
@@ -118,37 +118,61 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
     return fresh;
   };
 
-  /** Reads a readable label for each new vertex (its source, or its name) in the background. */
+  /**
+   * Reads a readable label for each new vertex (its source, or its name) once the picture is on
+   * screen, and applies them in batches so the graph redraws a few times, not once per label.
+   */
   const label = (vs: readonly Vertex[], signal: AbortSignal) => {
     const g = graph.current;
     const todo = vs.filter((v) => !g.labels.has(v.Arn)).slice(0, Math.max(0, LABELS - g.labels.size));
-    void mapLimit(todo, 6, async (v) => {
-      if (signal.aborted) return;
-      const d = await describeEntity(v.Arn, signal).catch(() => undefined);
-      const l = d && labelOf(d);
-      if (!l || signal.aborted) return;
-      const text = `${v.Type ? `${v.Type}: ` : ''}${l}`;
-      g.labels.set(v.Arn, text);
-      viewRef.current?.relabel(v.Arn, text);
-    }).then(() => !signal.aborted && bump());
+    const pending = new Map<string, string>();
+    const flush = () => {
+      viewRef.current?.relabel(pending);
+      pending.clear();
+    };
+    const timer = setInterval(flush, 300);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        void mapLimit(todo, 6, async (v) => {
+          if (signal.aborted) return;
+          const d = await describeEntity(v.Arn, signal).catch(() => undefined);
+          const l = d && labelOf(d);
+          if (!l || signal.aborted) return;
+          const text = `${v.Type ? `${v.Type}: ` : ''}${l}`;
+          g.labels.set(v.Arn, text);
+          pending.set(v.Arn, text);
+        }).then(() => {
+          clearInterval(timer);
+          flush();
+          if (!signal.aborted) bump();
+        });
+      }, 50),
+    );
   };
 
   useEffect(() => {
     const ctl = new AbortController();
     (async () => {
-      const { createGraphView } = await import('../graph/cy-view');
+      performance.mark('lineage:start');
+      // The graph library loads while the lineage is read.
+      const library = import('../graph/cy-view');
+      const data = resolveStart(p.start, ctl.signal).then(async ({ arn }) => {
+        setStartArn(arn);
+        return { arn, page: await queryLineage(arn, p.direction, p.depth, BATCH, undefined, undefined, ctl.signal) };
+      });
+      const [{ createGraphView }, { arn, page }] = await Promise.all([library, data]);
+      performance.measure('lineage:read', 'lineage:start');
       if (ctl.signal.aborted || !host.current) return;
       viewRef.current = createGraphView(host.current, {
         select: (id) => setQuery({ selected: id }, true),
         expand: (id) => void expand(id),
       });
-      const { arn } = await resolveStart(p.start, ctl.signal);
-      setStartArn(arn);
-      const page = await queryLineage(arn, p.direction, p.depth, BATCH, undefined, undefined, ctl.signal);
       const startVertex: Vertex = page.vertices.find((v) => v.Arn === arn) ?? { Arn: arn, LineageType: lineageTypeOf(arn) };
       const fresh = addToGraph([startVertex, ...page.vertices], page.edges, arn);
+      performance.measure('lineage:added', 'lineage:start');
       graph.current.next = page.next;
       viewRef.current.layout();
+      performance.measure('lineage:drawn', 'lineage:start');
       if (p.selected) viewRef.current.select(p.selected);
       setStatus('ready');
       bump();
