@@ -37,6 +37,9 @@ const SHAPES: Record<string, cytoscape.Css.NodeShape> = {
  * Labels are clipped here rather than with cytoscape's `text-wrap: ellipsis`, which measures the
  * text again for every character it drops: seconds for the first frame of 500 labelled nodes.
  */
+/** Pictures with more edges than this label only the selected entity's edges. */
+const EDGE_LABELS = 150;
+
 const clip = (s: string) => (s.length > 30 ? `${s.slice(0, 29)}…` : s);
 
 export function colorOf(kind: string): string {
@@ -108,6 +111,9 @@ export function createGraphView(
       },
       { selector: 'node[?start]', style: { 'border-width': 4, 'border-color': '#111827', width: 34, height: 34 } },
       { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#f43f5e' } },
+      // Edge labels cost the first frame a measurement each: shown in small pictures, and around
+      // the selected entity in large ones.
+      { selector: 'edge.labelled', style: { label: 'data(label)' } },
       {
         selector: 'edge',
         style: {
@@ -117,7 +123,7 @@ export function createGraphView(
           'target-arrow-shape': 'triangle',
           // Straight edges: bezier control points for every edge cost the first frame dearly.
           'curve-style': 'straight',
-          label: 'data(label)',
+          label: '',
           'font-size': 8,
           color: '#4b5563',
           'text-rotation': 'autorotate',
@@ -149,6 +155,7 @@ export function createGraphView(
         els.push({ group: 'edges', data: { ...e } });
       }
       cy.add(els);
+      cy.edges().toggleClass('labelled', cy.edges().length <= EDGE_LABELS);
     },
     relabel(labels) {
       if (labels.size === 0) return;
@@ -177,7 +184,12 @@ export function createGraphView(
     },
     select(id) {
       cy.$(':selected').unselect();
-      if (id) cy.getElementById(id).select();
+      if (cy.edges().length > EDGE_LABELS) cy.edges('.labelled').removeClass('labelled');
+      if (id) {
+        const n = cy.getElementById(id);
+        n.select();
+        n.connectedEdges().addClass('labelled');
+      }
     },
     size: () => ({ nodes: cy.nodes().length, edges: cy.edges().length }),
     png: () => cy.png({ full: true, scale: 2, bg: '#ffffff' }),
