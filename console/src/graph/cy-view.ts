@@ -62,10 +62,11 @@ function fitPositions(cy: Core, positions: Map<string, { x: number; y: number }>
     y2 = Math.max(y2, p.y);
   }
   if (!Number.isFinite(x1)) return;
-  const pad = 60;
+  // Room for the labels (up to 30 characters) under the outermost nodes.
+  const [padX, padY] = [110, 50];
   const [w, h] = [cy.width(), cy.height()];
   // A handful of nodes would otherwise be blown up to fill the canvas.
-  const zoom = Math.min(1.2, (w - 2 * pad) / Math.max(1, x2 - x1), (h - 2 * pad) / Math.max(1, y2 - y1));
+  const zoom = Math.min(1.2, (w - 2 * padX) / Math.max(1, x2 - x1), (h - 2 * padY) / Math.max(1, y2 - y1));
   cy.viewport({ zoom, pan: { x: w / 2 - zoom * ((x1 + x2) / 2), y: h / 2 - zoom * ((y1 + y2) / 2) } });
 }
 
@@ -111,9 +112,6 @@ export function createGraphView(
       },
       { selector: 'node[?start]', style: { 'border-width': 4, 'border-color': '#111827', width: 34, height: 34 } },
       { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#f43f5e' } },
-      // Edge labels cost the first frame a measurement each: shown in small pictures, and around
-      // the selected entity in large ones.
-      { selector: 'edge.labelled', style: { label: 'data(label)' } },
       {
         selector: 'edge',
         style: {
@@ -130,6 +128,9 @@ export function createGraphView(
           'min-zoomed-font-size': 7,
         },
       },
+      // Edge labels cost the first frame a measurement each: shown in small pictures, and around
+      // the selected entity in large ones.
+      { selector: 'edge.labelled', style: { label: 'data(label)' } },
     ],
   });
   cy.on('tap', 'node', (e) => on.select(e.target.id()));

@@ -13,7 +13,7 @@ export interface Point {
   readonly y: number;
 }
 
-const COLUMN = 260;
+const COLUMN = 220;
 const WRAP = 150;
 const ROW = 56;
 const MAX_ROWS = 40;
@@ -54,6 +54,26 @@ export function layered(nodes: readonly string[], edges: readonly LayoutEdge[], 
       }
     }
   }
+  // An edge between two entities of one column (an image and the model both fed a deployment, and
+  // the image also fed the model) is drawn between columns instead: upstream of the start a source
+  // moves left of its target, downstream a target right of its source. Bounded passes: lineage may
+  // hold cycles.
+  for (let pass = 0; pass < 20; pass++) {
+    let moved = false;
+    for (const e of edges) {
+      const s = layer.get(e.source);
+      const t = layer.get(e.target);
+      if (s === undefined || t === undefined || s < t) continue;
+      if (t <= 0 && e.source !== start) {
+        layer.set(e.source, t - 1);
+        moved = true;
+      } else if (s >= 0 && e.target !== start) {
+        layer.set(e.target, s + 1);
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
   const columns = new Map<number, string[]>();
   for (const id of nodes) {
     const l = layer.get(id) ?? 0;
@@ -65,11 +85,14 @@ export function layered(nodes: readonly string[], edges: readonly LayoutEdge[], 
   // Columns further from the start sit further out, widened by the wrapped columns nearer in.
   const offsets = new Map<number, number>();
   for (const dir of [-1, 1]) {
+    const side = [...columns.keys()].filter((l) => Math.sign(l) === dir).sort((a, b) => Math.abs(a) - Math.abs(b));
     let x = 0;
-    for (let l = dir; columns.has(l); l += dir) {
-      const prev = columns.get(l - dir)!;
-      x += dir * (COLUMN + (Math.ceil(prev.length / MAX_ROWS) - 1) * WRAP * (l - dir === 0 ? 0.5 : 1));
+    let prev = 0;
+    for (const l of side) {
+      const wraps = Math.ceil((columns.get(prev)?.length ?? 1) / MAX_ROWS) - 1;
+      x += dir * (COLUMN * Math.abs(l - prev) + wraps * WRAP * (prev === 0 ? 0.5 : 1));
       offsets.set(l, x);
+      prev = l;
     }
   }
   offsets.set(0, 0);
@@ -82,7 +105,10 @@ export function layered(nodes: readonly string[], edges: readonly LayoutEdge[], 
       const w = Math.floor(i / MAX_ROWS);
       // Wrapped columns grow away from the start.
       const dx = (l < 0 ? -1 : 1) * w * WRAP - (l === 0 ? ((wraps - 1) * WRAP) / 2 : 0);
-      positions.set(id, { x: base + dx, y: ((i % MAX_ROWS) - (rows - 1) / 2) * ROW });
+      // Every other column sits a little lower, so an edge that skips a column does not run
+      // straight through the entities between its ends.
+      const zigzag = Math.abs(l) % 2 === 1 ? ROW * 0.9 : 0;
+      positions.set(id, { x: base + dx, y: ((i % MAX_ROWS) - (rows - 1) / 2) * ROW + zigzag });
     });
   }
   return positions;
