@@ -13,7 +13,7 @@ function walk(dir) {
     else if (name.endsWith('.test.js') && (filters.length === 0 || filters.some((f) => p.includes(f)))) files.push(p);
   }
 }
-for (const root of ['dist/src', 'dist/test']) {
+for (const root of ['dist/src', 'dist/test', 'dist/console']) {
   try {
     walk(root);
   } catch {}

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { Authorizer } from './auth/authorizer.js';
 import { roleMayRead, roleMayWrite } from './auth/s3-access.js';
@@ -13,6 +14,8 @@ import { model as runtimeModel } from './generated/sagemaker-runtime/model.js';
 import { model as sagemakerModel } from './generated/sagemaker/model.js';
 import { openGraphService } from './graph/server.js';
 import { AwsApi } from './http/aws-api.js';
+import { ConsoleAssets } from './http/console-assets.js';
+import { withConsoleCors } from './http/console-cors.js';
 import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
@@ -114,6 +117,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       }),
     ),
   };
+  // Known once both servers listen (port 0 picks them); the console's config and CORS read them then.
+  let port = 0;
+  let graphPort = 0;
   const api = new AwsApi({
     accountId: config.accountId,
     defaultRegion: config.defaultRegion,
@@ -128,6 +134,12 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     health: () => ({ version: VERSION, database: db.dialect }),
     metrics: () => engine.metrics(),
     authorizer,
+    console: new ConsoleAssets(fileURLToPath(new URL('../public/console', import.meta.url)), () => ({
+      graphPort,
+      region: config.defaultRegion,
+      accountId: config.accountId,
+      version: VERSION,
+    })),
   });
   const startTime = new Date();
   const awsServer = createServer({ keepAliveTimeout: 65_000 }, api.listener);
@@ -151,10 +163,12 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     await db.close();
     throw err;
   }
-  const graphServer = createServer({ keepAliveTimeout: 65_000 }, graph.listener);
+  // The console (served on the AWS port) runs Gremlin queries on the graph port: allow its origin.
+  const graphServer = createServer(
+    { keepAliveTimeout: 65_000 },
+    withConsoleCors(graph.listener, () => port),
+  );
   graphServer.on('upgrade', graph.upgrade);
-  let port: number;
-  let graphPort: number;
   try {
     port = await listen(awsServer, config.host, config.port);
     graphPort = await listen(graphServer, config.host, config.graphPort);

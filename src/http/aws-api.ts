@@ -2,6 +2,7 @@
 //   X-Amz-Target                    → AWS JSON 1.1 (SageMaker control plane; Logs_20140328.* → CloudWatch Logs)
 //   POST /endpoints/{name}/...      → REST-JSON (SageMaker Runtime)
 //   GET /_slipway/health            → readiness
+//   GET /console/...                → the web console's static files (unsigned requests only)
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import type { WireRequest, WireResponse } from '../protocol/wire.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { jsonAuthError, s3AuthError } from '../auth/errors.js';
 import { gateFor, type ServiceName } from '../auth/services.js';
+import { type ConsoleAssets, isConsolePath } from './console-assets.js';
 import { credentialScope } from './sigv4-scope.js';
 import { writeResponse, readBody, BodyTooLargeError } from './io.js';
 
@@ -45,6 +47,8 @@ export interface AwsApiOptions {
   readonly metrics?: () => string;
   /** SigV4 and IAM policies; absent (or anonymous) accepts every request. */
   readonly authorizer?: Authorizer;
+  /** The web console's files, served at /console/. */
+  readonly console?: ConsoleAssets;
 }
 
 const MiB = 1024 * 1024;
@@ -87,6 +91,14 @@ export class AwsApi {
       const s3 = this.opts.s3;
       if (s3 && scope?.service === 's3') {
         await this.serveRaw(s3, 'S3', req, res, this.authenticateS3(req, ctx), started);
+        return;
+      }
+      // DEVIATION(aws): an unsigned path-style request for a bucket named `console` gets the web
+      // console instead; the SDKs always sign, so they still reach such a bucket.
+      if (this.opts.console && !scope && typeof target !== 'string' && isConsolePath(path)) {
+        if (this.draining) res.setHeader('connection', 'close');
+        this.opts.console.handle(req, res, path);
+        req.resume();
         return;
       }
       // Any X-Amz-Target is an AWS JSON request (S3 never sends one): an unknown service prefix is

@@ -1,0 +1,28 @@
+// The console's pages: each is one module with one component, reached at /console/<path>/…
+// Adding a page (Jobs, once training/transform/processing jobs exist) is one more entry here.
+import type { FunctionComponent } from 'preact';
+import { EndpointsPage } from './endpoints';
+import { ExperimentsPage } from './experiments';
+import { GraphPage } from './graph';
+import { LineagePage } from './lineage';
+import { RegistryPage } from './registry';
+import { SettingsPage } from './settings';
+
+export interface PageEntry {
+  /** First path segment: /console/<path>/… */
+  readonly path: string;
+  /** Label in the navigation bar; absent for pages reached only by link. */
+  readonly nav?: string;
+  readonly component: FunctionComponent;
+}
+
+export const PAGES: readonly PageEntry[] = [
+  { path: 'registry', nav: 'Model registry', component: RegistryPage },
+  { path: 'endpoints', nav: 'Endpoints', component: EndpointsPage },
+  { path: 'lineage', nav: 'Lineage', component: LineagePage },
+  { path: 'experiments', nav: 'Experiments', component: ExperimentsPage },
+  { path: 'graph', nav: 'Graph', component: GraphPage },
+  { path: 'settings', component: SettingsPage },
+];
+
+export const HOME = 'registry';
