@@ -7,6 +7,40 @@ import type { XGBoostChannelInput, XGBoostWorkerInput, XGBoostWorkerMessage } fr
 
 const ENTRY = new URL('./xgboost-worker.js', import.meta.url);
 
+/**
+ * Trainer threads waiting for their next job: a thread that trained once has its code compiled, so
+ * the next job skips V8's warm-up (the notebook's job trains about twice as fast warm). At most
+ * this many wait; they do not keep the process alive.
+ */
+const MAX_IDLE = 2;
+const idle: Worker[] = [];
+
+function takeWorker(): Worker {
+  const w = idle.pop();
+  if (w) {
+    w.ref();
+    return w;
+  }
+  return new Worker(ENTRY);
+}
+
+function giveBack(w: Worker): void {
+  w.removeAllListeners('message');
+  w.removeAllListeners('error');
+  w.removeAllListeners('exit');
+  if (idle.length >= MAX_IDLE) {
+    void w.terminate();
+    return;
+  }
+  w.unref();
+  // A thread that dies while it waits is simply forgotten.
+  w.once('exit', () => {
+    const i = idle.indexOf(w);
+    if (i >= 0) idle.splice(i, 1);
+  });
+  idle.push(w);
+}
+
 export interface BuiltinRun {
   readonly image: string;
   readonly hyperparameters: Readonly<Record<string, string>>;
@@ -28,13 +62,15 @@ export function runBuiltinXGBoost(r: BuiltinRun): Promise<void> {
     threads: r.threads,
   };
   return new Promise((resolve, reject) => {
-    const worker = new Worker(ENTRY, { workerData: input });
+    const worker = takeWorker();
     let settled = false;
-    const settle = (err?: Error) => {
+    /** `keep`: the thread finished its job cleanly and can train the next one. */
+    const settle = (err?: Error, keep = false) => {
       if (settled) return;
       settled = true;
       r.signal.removeEventListener('abort', onAbort);
-      void worker.terminate();
+      if (keep) giveBack(worker);
+      else void worker.terminate();
       if (err) reject(err);
       else resolve();
     };
@@ -44,14 +80,15 @@ export function runBuiltinXGBoost(r: BuiltinRun): Promise<void> {
       if (m.t === 'line') {
         r.log.write(m.line);
         r.onLine(m.line);
-      } else if (m.t === 'done') settle();
+      } else if (m.t === 'done') settle(undefined, true);
       else {
         r.log.write(`${m.kind === 'client' ? 'ClientError' : 'AlgorithmError'}: ${m.message}`);
-        settle(new JobFailure(`${m.kind === 'client' ? 'ClientError' : 'AlgorithmError'}: ${m.message}`));
+        settle(new JobFailure(`${m.kind === 'client' ? 'ClientError' : 'AlgorithmError'}: ${m.message}`), true);
       }
     });
     worker.on('error', (e) => settle(new JobFailure(`AlgorithmError: ${e.message}`)));
     worker.on('exit', (code) => settle(new JobFailure(`AlgorithmError: the training worker exited with code ${code}`)));
     if (r.signal.aborted) onAbort();
+    else worker.postMessage(input);
   });
 }

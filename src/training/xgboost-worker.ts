@@ -1,12 +1,13 @@
 // Worker-thread entry of the built-in XGBoost algorithm: what the SageMaker XGBoost container's
-// `train` does, off the event loop. Validates the hyperparameters, reads the train (and validation)
+// `train` does, off the event loop. A worker trains one job at a time and is kept for the next
+// (its compiled code stays warm); each job arrives as a message. Validates the hyperparameters, reads the train (and validation)
 // channel files from the job's directory, trains, and writes `xgboost-model` as the container of the
 // image's version writes it. Posts each round's evaluation line as it is printed.
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { HyperparameterError, validateHyperparameters } from './xgboost/hyperparameters/index.js';
 import { readChannel, TrainingInputError } from './xgboost/input/index.js';
 import { ModelWriteError, modelFileFor } from './xgboost/output/index.js';
@@ -84,7 +85,9 @@ async function run(input: XGBoostWorkerInput): Promise<void> {
   post({ t: 'done', modelFile: path, bestIteration: result.bestIteration });
 }
 
-run(workerData as XGBoostWorkerInput).catch((e: unknown) => {
-  const client = e instanceof HyperparameterError || e instanceof TrainingInputError || e instanceof ModelWriteError;
-  post({ t: 'error', kind: client ? 'client' : 'algorithm', message: e instanceof Error ? e.message : String(e) });
+parentPort!.on('message', (input: XGBoostWorkerInput) => {
+  run(input).catch((e: unknown) => {
+    const client = e instanceof HyperparameterError || e instanceof TrainingInputError || e instanceof ModelWriteError;
+    post({ t: 'error', kind: client ? 'client' : 'algorithm', message: e instanceof Error ? e.message : String(e) });
+  });
 });
