@@ -14,6 +14,7 @@ import { findModelPackage, modelPackageHandlers } from './model-packages.js';
 import { modelPackageGroupHandlers } from './model-package-groups.js';
 import { modelHandlers } from './models.js';
 import { queryLineageHandlers } from './query-lineage.js';
+import { searchHandlers } from './search/search.js';
 import { tagHandlers, type ResourceExists } from './tags.js';
 import { trialComponentHandlers } from './trial-components.js';
 import { trialHandlers } from './trials.js';
@@ -44,5 +45,6 @@ export function createSageMakerHandlers(deps: ServiceDeps, deployments: Endpoint
     ...trialHandlers(deps),
     ...trialComponentHandlers(deps),
     ...tagHandlers(deps, taggable),
+    search: searchHandlers(deps).search,
   };
 }
