@@ -31,8 +31,8 @@ export interface ScanQuery {
   readonly limit: number;
 }
 
-/** Values per INSERT statement: 4 parameters each, well under both dialects' limits. */
-const INSERT_CHUNK = 250;
+/** Values per INSERT statement: 4 parameters each, under both dialects' limits (SQLite 32766, PostgreSQL 65535). */
+const INSERT_CHUNK = 2000;
 
 export class SearchIndexRepository {
   /** Path ids by partition, resource type and path; dropped when an indexing transaction fails. */
@@ -81,45 +81,52 @@ export class SearchIndexRepository {
     return Number(row.id);
   }
 
-  /** Replaces every indexed value of a resource (created on first indexing). */
+  /**
+   * Replaces every indexed value of these resources (all of one type and partition), and forgets
+   * the resources in `gone`: a few statements per batch, whatever its size.
+   */
   async replace(
     q: Queryable,
     p: Partition,
     type: string,
-    arn: string,
-    values: ReadonlyArray<readonly [path: string, value: IndexValue]>,
+    docs: ReadonlyArray<readonly [arn: string, values: ReadonlyArray<readonly [path: string, value: IndexValue]>]>,
+    gone: readonly string[] = [],
   ): Promise<void> {
-    let doc = await q.get<{ id: number }>('SELECT id FROM search_docs WHERE arn = ?', [arn]);
-    if (doc) await q.run('DELETE FROM search_values WHERE doc_id = ?', [doc.id]);
-    else {
-      doc = (
-        await q.all<{ id: number }>(
-          'INSERT INTO search_docs (account_id, region, resource_type, arn) VALUES (?, ?, ?, ?) RETURNING id',
-          [p.accountId, p.region, type, arn],
-        )
-      )[0];
+    const all = [...docs.map(([arn]) => arn), ...gone];
+    if (all.length === 0) return;
+    const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+    const existing = await q.all<{ id: number; arn: string }>(
+      `SELECT id, arn FROM search_docs WHERE arn IN (${list(all.length)})`,
+      all,
+    );
+    const ids = new Map(existing.map((r) => [r.arn, Number(r.id)]));
+    if (existing.length > 0) {
+      const old = existing.map((r) => Number(r.id));
+      await q.run(`DELETE FROM search_values WHERE doc_id IN (${list(old.length)})`, old);
     }
-    const docId = Number(doc!.id);
-    const rows: SqlValue[][] = [];
-    for (const [path, v] of values) {
-      const pathId = await this.pathId(q, p, type, path, true);
-      rows.push([pathId!, v.num ?? null, v.str ?? null, docId]);
+    const goneIds = gone.flatMap((arn) => (ids.has(arn) ? [ids.get(arn)!] : []));
+    if (goneIds.length > 0) await q.run(`DELETE FROM search_docs WHERE id IN (${list(goneIds.length)})`, goneIds);
+    const fresh = docs.filter(([arn]) => !ids.has(arn)).map(([arn]) => arn);
+    if (fresh.length > 0) {
+      const created = await q.all<{ id: number; arn: string }>(
+        `INSERT INTO search_docs (account_id, region, resource_type, arn) VALUES ${fresh.map(() => '(?, ?, ?, ?)').join(', ')} RETURNING id, arn`,
+        fresh.flatMap((arn) => [p.accountId, p.region, type, arn]),
+      );
+      for (const r of created) ids.set(r.arn, Number(r.id));
     }
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      const chunk = rows.slice(i, i + INSERT_CHUNK);
+    const rows: SqlValue[] = [];
+    for (const [arn, values] of docs) {
+      for (const [path, v] of values) {
+        rows.push((await this.pathId(q, p, type, path, true))!, v.num ?? null, v.str ?? null, ids.get(arn)!);
+      }
+    }
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK * 4) {
+      const chunk = rows.slice(i, i + INSERT_CHUNK * 4);
       await q.run(
-        `INSERT INTO search_values (path_id, num, str, doc_id) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
-        chunk.flat(),
+        `INSERT INTO search_values (path_id, num, str, doc_id) VALUES ${Array.from({ length: chunk.length / 4 }, () => '(?, ?, ?, ?)').join(', ')}`,
+        chunk,
       );
     }
-  }
-
-  /** Forgets a resource that no longer exists. */
-  async remove(q: Queryable, arn: string): Promise<void> {
-    const doc = await q.get<{ id: number }>('SELECT id FROM search_docs WHERE arn = ?', [arn]);
-    if (!doc) return;
-    await q.run('DELETE FROM search_values WHERE doc_id = ?', [doc.id]);
-    await q.run('DELETE FROM search_docs WHERE id = ?', [doc.id]);
   }
 
   /**

@@ -102,11 +102,14 @@ export class SearchRecords {
     for (const { p, type, arns: group } of groups.values()) {
       const records = await this.load(tx, p, type, group);
       const shape = recordShape(type.record);
-      for (const arn of group) {
-        const record = records.get(arn);
-        if (record) await searchIndex.replace(tx, p, type.resource, arn, indexValues(shape, record));
-        else await searchIndex.remove(tx, arn);
-      }
+      const docs = [...records].map(([arn, record]) => [arn, indexValues(shape, record)] as const);
+      await searchIndex.replace(
+        tx,
+        p,
+        type.resource,
+        docs,
+        group.filter((arn) => !records.has(arn)),
+      );
     }
   }
 }
