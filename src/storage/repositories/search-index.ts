@@ -34,6 +34,15 @@ export interface ScanQuery {
 /** Values per INSERT statement: 4 parameters each, under both dialects' limits (SQLite 32766, PostgreSQL 65535). */
 const INSERT_CHUNK = 2000;
 
+/** Rows per `IN (...)` list or multi-row INSERT of resources. */
+const CHUNK = 500;
+
+function chunks<T>(xs: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
+  return out;
+}
+
 export class SearchIndexRepository {
   /** Path ids by partition, resource type and path; dropped when an indexing transaction fails. */
   private readonly paths = new Map<string, number>();
@@ -50,8 +59,7 @@ export class SearchIndexRepository {
   }
 
   async clearDirty(q: Queryable, arns: readonly string[]): Promise<void> {
-    if (arns.length === 0) return;
-    await q.run(`DELETE FROM search_dirty WHERE arn IN (${arns.map(() => '?').join(', ')})`, arns);
+    for (const c of chunks(arns)) await q.run(`DELETE FROM search_dirty WHERE arn IN (${c.map(() => '?').join(', ')})`, c);
   }
 
   forgetPaths(): void {
@@ -95,22 +103,22 @@ export class SearchIndexRepository {
     const all = [...docs.map(([arn]) => arn), ...gone];
     if (all.length === 0) return;
     const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-    const existing = await q.all<{ id: number; arn: string }>(
-      `SELECT id, arn FROM search_docs WHERE arn IN (${list(all.length)})`,
-      all,
-    );
-    const ids = new Map(existing.map((r) => [r.arn, Number(r.id)]));
-    if (existing.length > 0) {
+    const ids = new Map<string, number>();
+    for (const c of chunks(all)) {
+      const existing = await q.all<{ id: number; arn: string }>(
+        `SELECT id, arn FROM search_docs WHERE arn IN (${list(c.length)})`,
+        c,
+      );
+      for (const r of existing) ids.set(r.arn, Number(r.id));
       const old = existing.map((r) => Number(r.id));
-      await q.run(`DELETE FROM search_values WHERE doc_id IN (${list(old.length)})`, old);
+      if (old.length > 0) await q.run(`DELETE FROM search_values WHERE doc_id IN (${list(old.length)})`, old);
     }
     const goneIds = gone.flatMap((arn) => (ids.has(arn) ? [ids.get(arn)!] : []));
-    if (goneIds.length > 0) await q.run(`DELETE FROM search_docs WHERE id IN (${list(goneIds.length)})`, goneIds);
-    const fresh = docs.filter(([arn]) => !ids.has(arn)).map(([arn]) => arn);
-    if (fresh.length > 0) {
+    for (const c of chunks(goneIds)) await q.run(`DELETE FROM search_docs WHERE id IN (${list(c.length)})`, c);
+    for (const c of chunks(docs.filter(([arn]) => !ids.has(arn)).map(([arn]) => arn))) {
       const created = await q.all<{ id: number; arn: string }>(
-        `INSERT INTO search_docs (account_id, region, resource_type, arn) VALUES ${fresh.map(() => '(?, ?, ?, ?)').join(', ')} RETURNING id, arn`,
-        fresh.flatMap((arn) => [p.accountId, p.region, type, arn]),
+        `INSERT INTO search_docs (account_id, region, resource_type, arn) VALUES ${c.map(() => '(?, ?, ?, ?)').join(', ')} RETURNING id, arn`,
+        c.flatMap((arn) => [p.accountId, p.region, type, arn]),
       );
       for (const r of created) ids.set(r.arn, Number(r.id));
     }

@@ -8,7 +8,7 @@ import { indexValues, pickMembers, recordShape } from './paths.js';
 import type { Doc, SearchableType } from './registry.js';
 
 /** Dirty resources re-indexed per transaction: short write transactions, whatever the backlog. */
-const INDEX_BATCH = 200;
+export const INDEX_BATCH = 200;
 
 /** The SearchRecord members a trial component's SourceDetail names its job by. */
 const SOURCE_DETAIL = new Set(['TrainingJob', 'ProcessingJob', 'TransformJob']);
@@ -57,23 +57,24 @@ export class SearchRecords {
   }
 
   /**
-   * Re-indexes every resource written since it was last indexed. Runs one batch per transaction;
+   * Re-indexes every resource written since it was last indexed. Runs one batch per transaction
+   * (larger batches amortise the index pages a batch touches: the startup backfill uses them);
    * concurrent callers share the run in progress (another replica takes other rows: SKIP LOCKED).
    */
-  drain(): Promise<void> {
-    this.draining ??= this.drainAll().finally(() => {
+  drain(batch = INDEX_BATCH): Promise<void> {
+    this.draining ??= this.drainAll(batch).finally(() => {
       this.draining = undefined;
     });
     return this.draining;
   }
 
-  private async drainAll(): Promise<void> {
+  private async drainAll(batch: number): Promise<void> {
     const { db, repos } = this.deps;
     while (await repos.searchIndex.hasDirty(db)) {
       let taken = 0;
       try {
         await db.transaction(async (tx) => {
-          const arns = await repos.searchIndex.takeDirty(tx, INDEX_BATCH);
+          const arns = await repos.searchIndex.takeDirty(tx, batch);
           taken = arns.length;
           await this.reindex(tx, arns);
           await repos.searchIndex.clearDirty(tx, arns);

@@ -22,6 +22,8 @@ const DEFAULT_MAX_RESULTS = 10;
 /** Candidates tested per request when the index alone cannot decide (Or, Contains, NotEquals ...). */
 export const MAX_CANDIDATES = 2000;
 const CANDIDATE_BATCH = 100;
+/** Resources indexed per transaction by the startup backfill (each batch rewrites the index pages it touches). */
+const BACKFILL_BATCH = 2000;
 
 const BOUND_OP: Partial<Record<Condition['op'], Bound['op']>> = {
   Equals: '=',
@@ -55,7 +57,7 @@ export function searchHandlers(deps: ServiceDeps) {
   const records = new SearchRecords(deps, searchableTypes(deps));
   const byResource = new Map(records.types.map((t) => [t.resource as string, t]));
   // Index what was written before this start (the migration's backfill, or writes of another build).
-  setImmediate(() => records.drain().catch(() => {}));
+  setImmediate(() => records.drain(BACKFILL_BATCH).catch(() => {}));
 
   return {
     records,
