@@ -59,7 +59,8 @@ export class SearchIndexRepository {
   }
 
   async clearDirty(q: Queryable, arns: readonly string[]): Promise<void> {
-    for (const c of chunks(arns)) await q.run(`DELETE FROM search_dirty WHERE arn IN (${c.map(() => '?').join(', ')})`, c);
+    for (const c of chunks(arns))
+      await q.run(`DELETE FROM search_dirty WHERE arn IN (${c.map(() => '?').join(', ')})`, c);
   }
 
   forgetPaths(): void {
