@@ -6,7 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import {
   AddTagsCommand,
   AssociateTrialComponentCommand,
+  CreateEndpointCommand,
+  CreateEndpointConfigCommand,
   CreateExperimentCommand,
+  CreateModelCommand,
   CreateModelPackageCommand,
   CreateModelPackageGroupCommand,
   CreateTrialCommand,
@@ -279,6 +282,56 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           .Results,
         [],
       );
+    });
+
+    test('endpoints: a deployment that fails in the background is found by its new status', async () => {
+      await sm.send(
+        new CreateModelCommand({
+          ModelName: 'lost',
+          ExecutionRoleArn: `arn:aws:iam::${ACCOUNT}:role/sagemaker`,
+          PrimaryContainer: {
+            Image: '246618743249.dkr.ecr.us-west-2.amazonaws.com/sagemaker-xgboost:1.7-1',
+            ModelDataUrl: 's3://no-such-bucket/model.tar.gz',
+          },
+        }),
+      );
+      await sm.send(
+        new CreateEndpointConfigCommand({
+          EndpointConfigName: 'lost-cfg',
+          ProductionVariants: [
+            {
+              VariantName: 'AllTraffic',
+              ModelName: 'lost',
+              ServerlessConfig: { MemorySizeInMB: 2048, MaxConcurrency: 1 },
+            },
+          ],
+        }),
+      );
+      await sm.send(
+        new CreateEndpointCommand({
+          EndpointName: 'lost-ep',
+          EndpointConfigName: 'lost-cfg',
+          Tags: [{ Key: 'team', Value: 'ml' }],
+        }),
+      );
+      const failed = () =>
+        sm.send(
+          new SearchCommand({
+            Resource: 'Endpoint',
+            SearchExpression: { Filters: [{ Name: 'EndpointStatus', Value: 'Failed' }] },
+          }),
+        );
+      const deadline = Date.now() + 20_000;
+      let found = await failed();
+      while (found.Results?.length === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        found = await failed();
+      }
+      const ep = found.Results?.[0]?.Endpoint;
+      assert.equal(ep?.EndpointName, 'lost-ep');
+      assert.equal(ep?.EndpointConfigName, 'lost-cfg');
+      assert.match(ep?.FailureReason ?? '', /.+/);
+      assert.deepEqual(ep?.Tags, [{ Key: 'team', Value: 'ml' }]);
     });
 
     test('bad expressions are ValidationExceptions', async () => {
