@@ -49,6 +49,7 @@ export function searchSources(
           ([table, col]) =>
             `INSERT INTO search_dirty (arn) SELECT DISTINCT ${col} FROM ${table} WHERE ${col} NOT IN (SELECT arn FROM search_dirty)`,
         ),
+    // Not INSERT OR IGNORE: an outer UPSERT (tags) overrides a trigger's conflict clause in SQLite.
     sqlite: sources.flatMap(([table, col]) =>
       [
         ['INSERT', 'NEW'],
@@ -57,7 +58,7 @@ export function searchSources(
       ].map(
         ([event, row]) =>
           `CREATE TRIGGER search_dirty_${table}_${event!.toLowerCase()} AFTER ${event} ON ${table}${kinds(table, row!)}
-           BEGIN INSERT OR IGNORE INTO search_dirty (arn) VALUES (${row}.${col}); END`,
+           BEGIN INSERT INTO search_dirty (arn) SELECT ${row}.${col} WHERE NOT EXISTS (SELECT 1 FROM search_dirty WHERE arn = ${row}.${col}); END`,
       ),
     ),
     postgres: sources.map(
@@ -109,12 +110,14 @@ function searchIndex(): Migration {
   ];
   const postgresTriggers = [
     // TG_ARGV[0]: the column naming the resource; TG_ARGV[1] = 'kinds': only the searched lineage kinds.
+    // DO UPDATE, not DO NOTHING: it waits for an indexer holding the row (FOR UPDATE) and inserts
+    // anew once that indexer has deleted it, so a write racing the indexer is never lost.
     `CREATE FUNCTION search_mark_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
      DECLARE r jsonb;
      BEGIN
        IF TG_OP = 'DELETE' THEN r := to_jsonb(OLD); ELSE r := to_jsonb(NEW); END IF;
        IF TG_NARGS < 2 OR (r ->> 'kind') IN ${SEARCHED_KINDS} THEN
-         INSERT INTO search_dirty (arn) VALUES (r ->> TG_ARGV[0]) ON CONFLICT DO NOTHING;
+         INSERT INTO search_dirty (arn) VALUES (r ->> TG_ARGV[0]) ON CONFLICT (arn) DO UPDATE SET arn = EXCLUDED.arn;
        END IF;
        RETURN NULL;
      END $$`,
