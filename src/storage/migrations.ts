@@ -33,19 +33,139 @@ function resourceTable(t: string): string[] {
   ];
 }
 
+/** Tables whose rows Search finds, with the column naming the resource a row's change touches. */
+const SEARCH_SOURCES: ReadonlyArray<readonly [table: string, arnColumn: string]> = [
+  ['lineage_entities', 'arn'],
+  ['model_packages', 'arn'],
+  ['model_package_groups', 'arn'],
+  ['endpoints', 'arn'],
+  // A resource's Tags and a trial component's Parents are part of its search record.
+  ['tags', 'resource_arn'],
+  ['lineage_trial_members', 'component_arn'],
+];
+
+/** Lineage kinds Search serves (artifacts, actions and contexts are not among ResourceType). */
+const SEARCHED_KINDS = `('experiment', 'experiment-trial', 'experiment-trial-component')`;
+
+/**
+ * The triggers that mark a resource dirty for Search whenever a row of `table` naming it (in
+ * `arnColumn`) is written. A table that comes to hold searchable resources (training jobs...)
+ * gets them in its own migration: `searchSources('00xx_search_jobs', [['training_jobs', 'arn']])`,
+ * which also marks the rows already there (the backfill) unless `backfill` is false.
+ */
+export function searchSources(
+  id: string,
+  sources: ReadonlyArray<readonly [table: string, arnColumn: string]>,
+  backfill = true,
+): Migration {
+  const kinds = (table: string, row: string) =>
+    table === 'lineage_entities' ? ` WHEN ${row}.kind IN ${SEARCHED_KINDS}` : '';
+  return {
+    id,
+    both: !backfill
+      ? []
+      : sources.map(
+          ([table, col]) =>
+            `INSERT INTO search_dirty (arn) SELECT DISTINCT ${col} FROM ${table} WHERE ${col} NOT IN (SELECT arn FROM search_dirty)`,
+        ),
+    // Not INSERT OR IGNORE: an outer UPSERT (tags) overrides a trigger's conflict clause in SQLite.
+    sqlite: sources.flatMap(([table, col]) =>
+      [
+        ['INSERT', 'NEW'],
+        ['UPDATE', 'NEW'],
+        ['DELETE', 'OLD'],
+      ].map(
+        ([event, row]) =>
+          `CREATE TRIGGER search_dirty_${table}_${event!.toLowerCase()} AFTER ${event} ON ${table}${kinds(table, row!)}
+           BEGIN INSERT INTO search_dirty (arn) SELECT ${row}.${col} WHERE NOT EXISTS (SELECT 1 FROM search_dirty WHERE arn = ${row}.${col}); END`,
+      ),
+    ),
+    postgres: sources.map(
+      ([table, col]) =>
+        `CREATE TRIGGER search_dirty_${table} AFTER INSERT OR UPDATE OR DELETE ON ${table}
+         FOR EACH ROW EXECUTE FUNCTION search_mark_dirty('${col}'${table === 'lineage_entities' ? ", 'kinds'" : ''})`,
+    ),
+  };
+}
+
+/**
+ * Search's index (issue 18): one row per searchable resource (search_docs), one per resource type
+ * and property path per partition (search_paths), and the values at each path (search_values), so
+ * a filtered, sorted page is an index range scan. Triggers mark every written resource dirty in
+ * the writer's own transaction (search_dirty), whoever the writer is; the service re-indexes dirty
+ * resources before it answers. Existing resources start dirty (the backfill).
+ */
+function searchIndex(): Migration {
+  const tables = (id: string) => [
+    `CREATE TABLE search_docs (
+      id ${id},
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      resource_type SORTED_TEXT NOT NULL,
+      arn SORTED_TEXT NOT NULL UNIQUE
+    )`,
+    `CREATE TABLE search_paths (
+      id ${id},
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      resource_type SORTED_TEXT NOT NULL,
+      path SORTED_TEXT NOT NULL,
+      UNIQUE (account_id, region, resource_type, path)
+    )`,
+    // num: numbers, and timestamps as epoch ms; str: text (booleans as 'true'/'false').
+    `CREATE TABLE search_values (
+      path_id BIGINT NOT NULL,
+      num DOUBLE PRECISION,
+      str SORTED_TEXT,
+      doc_id BIGINT NOT NULL
+    )`,
+    `CREATE INDEX search_values_by_num ON search_values (path_id, num, doc_id) WHERE num IS NOT NULL`,
+    `CREATE INDEX search_values_by_str ON search_values (path_id, str, doc_id) WHERE str IS NOT NULL`,
+    `CREATE INDEX search_values_by_doc ON search_values (doc_id, path_id)`,
+    `CREATE TABLE search_dirty (arn SORTED_TEXT PRIMARY KEY)`,
+    `INSERT INTO search_dirty (arn)
+       SELECT arn FROM lineage_entities WHERE kind IN ${SEARCHED_KINDS}
+       UNION SELECT arn FROM model_packages UNION SELECT arn FROM model_package_groups UNION SELECT arn FROM endpoints`,
+  ];
+  const postgresTriggers = [
+    // TG_ARGV[0]: the column naming the resource; TG_ARGV[1] = 'kinds': only the searched lineage kinds.
+    // DO UPDATE, not DO NOTHING: it waits for an indexer holding the row (FOR UPDATE) and inserts
+    // anew once that indexer has deleted it, so a write racing the indexer is never lost.
+    `CREATE FUNCTION search_mark_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
+     DECLARE r jsonb;
+     BEGIN
+       IF TG_OP = 'DELETE' THEN r := to_jsonb(OLD); ELSE r := to_jsonb(NEW); END IF;
+       IF TG_NARGS < 2 OR (r ->> 'kind') IN ${SEARCHED_KINDS} THEN
+         INSERT INTO search_dirty (arn) VALUES (r ->> TG_ARGV[0]) ON CONFLICT (arn) DO UPDATE SET arn = EXCLUDED.arn;
+       END IF;
+       RETURN NULL;
+     END $$`,
+  ];
+  const triggers = searchSources('', SEARCH_SOURCES, false);
+  const sorted = (list: string[], collate: string) => list.map((s) => s.replaceAll('SORTED_TEXT', collate));
+  return {
+    id: '0040_search',
+    sqlite: sorted([...tables('INTEGER PRIMARY KEY'), ...triggers.sqlite!], 'TEXT'),
+    postgres: sorted(
+      [...tables('BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY'), ...postgresTriggers, ...triggers.postgres!],
+      'TEXT COLLATE "C"',
+    ),
+  };
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   ddl('0001_foundation', [
-      // Server-wide secrets and settings (e.g. the NextToken signing key).
-      `CREATE TABLE slipway_meta (key SORTED_TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-      // Tags of every taggable resource, by ARN; seq keeps the order they were added in.
-      `CREATE TABLE tags (
+    // Server-wide secrets and settings (e.g. the NextToken signing key).
+    `CREATE TABLE slipway_meta (key SORTED_TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    // Tags of every taggable resource, by ARN; seq keeps the order they were added in.
+    `CREATE TABLE tags (
         resource_arn SORTED_TEXT NOT NULL,
         tag_key SORTED_TEXT NOT NULL,
         tag_value TEXT NOT NULL,
         seq BIGINT NOT NULL,
         PRIMARY KEY (resource_arn, tag_key)
       )`,
-      `CREATE TABLE model_package_groups (
+    `CREATE TABLE model_package_groups (
         account_id TEXT NOT NULL,
         region TEXT NOT NULL,
         name_key SORTED_TEXT NOT NULL,
@@ -57,7 +177,7 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at BIGINT NOT NULL,
         PRIMARY KEY (account_id, region, name_key)
       )`,
-      `CREATE INDEX model_package_groups_by_time ON model_package_groups (account_id, region, created_at, name_key)`,
+    `CREATE INDEX model_package_groups_by_time ON model_package_groups (account_id, region, created_at, name_key)`,
   ]),
   // The embedded S3 store: metadata here, bytes in files under <data-dir>/s3 named by blob id.
   ddl('0002_s3', [
@@ -267,4 +387,5 @@ export const MIGRATIONS: readonly Migration[] = [
     ...resourceTable('training_jobs'),
     `CREATE INDEX training_jobs_by_status ON training_jobs (account_id, region, status, name_key)`,
   ]),
+  searchIndex(),
 ];

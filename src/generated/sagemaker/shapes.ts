@@ -83,6 +83,12 @@ export interface AlgorithmSpecification {
   TrainingImageConfig?: TrainingImageConfig;
 }
 
+export interface AppSpecification {
+  ImageUri: string;
+  ContainerEntrypoint?: string[];
+  ContainerArguments?: string[];
+}
+
 export interface ArtifactSource {
   SourceUri: string;
   SourceTypes?: ArtifactSourceType[];
@@ -162,6 +168,30 @@ export type AsyncNotificationTopicTypes = "SUCCESS_NOTIFICATION_TOPIC" | "ERROR_
 
 export const AsyncNotificationTopicTypesValues = ["SUCCESS_NOTIFICATION_TOPIC", "ERROR_NOTIFICATION_TOPIC"] as const;
 
+export interface AthenaDatasetDefinition {
+  Catalog: string;
+  Database: string;
+  QueryString: string;
+  WorkGroup?: string;
+  OutputS3Uri: string;
+  KmsKeyId?: string;
+  OutputFormat: AthenaResultFormat;
+  OutputCompression?: AthenaResultCompressionType;
+}
+
+export type AthenaResultCompressionType = "GZIP" | "SNAPPY" | "ZLIB";
+
+export const AthenaResultCompressionTypeValues = ["GZIP", "SNAPPY", "ZLIB"] as const;
+
+export type AthenaResultFormat = "PARQUET" | "ORC" | "AVRO" | "JSON" | "TEXTFILE";
+
+export const AthenaResultFormatValues = ["PARQUET", "ORC", "AVRO", "JSON", "TEXTFILE"] as const;
+
+export interface AutoParameter {
+  Name: string;
+  ValueHint: string;
+}
+
 export interface AutoRollbackConfig {
   Alarms?: Alarm[];
 }
@@ -170,6 +200,12 @@ export interface BaseModel {
   HubContentName?: string;
   HubContentVersion?: string;
   RecipeName?: string;
+}
+
+export interface BatchDataCaptureConfig {
+  DestinationS3Uri: string;
+  KmsKeyId?: string;
+  GenerateInferenceId?: boolean;
 }
 
 export interface BatchDescribeModelPackageError {
@@ -202,6 +238,25 @@ export type BatchStrategy = "MultiRecord" | "SingleRecord";
 
 export const BatchStrategyValues = ["MultiRecord", "SingleRecord"] as const;
 
+export interface BatchTransformInput {
+  DataCapturedDestinationS3Uri: string;
+  DatasetFormat: MonitoringDatasetFormat;
+  LocalPath: string;
+  S3InputMode?: ProcessingS3InputMode;
+  S3DataDistributionType?: ProcessingS3DataDistributionType;
+  FeaturesAttribute?: string;
+  InferenceAttribute?: string;
+  ProbabilityAttribute?: string;
+  ProbabilityThresholdAttribute?: number;
+  StartTimeOffset?: string;
+  EndTimeOffset?: string;
+  ExcludeFeaturesAttribute?: string;
+}
+
+export interface BestObjectiveNotImproving {
+  MaxNumberOfTrainingJobsNotImproving?: number;
+}
+
 export interface Bias {
   Report?: MetricsSource;
   PreTrainingReport?: MetricsSource;
@@ -213,6 +268,10 @@ export interface BlueGreenUpdatePolicy {
   TerminationWaitInSeconds?: number;
   MaximumExecutionTimeoutInSeconds?: number;
 }
+
+export type BooleanOperator = "And" | "Or";
+
+export const BooleanOperatorValues = ["And", "Or"] as const;
 
 export type CapacityReservationPreference = "capacity-reservations-only";
 
@@ -243,6 +302,30 @@ export interface CaptureOption {
 export type CaptureStatus = "Started" | "Stopped";
 
 export const CaptureStatusValues = ["Started", "Stopped"] as const;
+
+export interface CategoricalParameterRange {
+  Name: string;
+  Values: string[];
+}
+
+export interface CfnStackDetail {
+  Name?: string;
+  Id?: string;
+  StatusMessage: string;
+}
+
+export interface CfnStackParameter {
+  Key: string;
+  Value?: string;
+}
+
+export interface CfnTemplateProviderDetail {
+  TemplateName: string;
+  TemplateURL: string;
+  RoleARN?: string;
+  Parameters?: CfnStackParameter[];
+  StackDetail?: CfnStackDetail;
+}
 
 export interface Channel {
   ChannelName: string;
@@ -310,10 +393,22 @@ export type ClarifyTextLanguage = "af" | "sq" | "ar" | "hy" | "eu" | "bn" | "bg"
 
 export const ClarifyTextLanguageValues = ["af", "sq", "ar", "hy", "eu", "bn", "bg", "ca", "zh", "hr", "cs", "da", "nl", "en", "et", "fi", "fr", "de", "el", "gu", "he", "hi", "hu", "is", "id", "ga", "it", "kn", "ky", "lv", "lt", "lb", "mk", "ml", "mr", "ne", "nb", "fa", "pl", "pt", "ro", "ru", "sa", "sr", "tn", "si", "sk", "sl", "es", "sv", "tl", "ta", "tt", "te", "tr", "uk", "ur", "yo", "lij", "xx"] as const;
 
+export interface CollectionConfig {
+  VectorConfig?: VectorConfig;
+}
+
 export interface CollectionConfiguration {
   CollectionName?: string;
   CollectionParameters?: Record<string, string>;
 }
+
+export type CollectionType = "List" | "Set" | "Vector";
+
+export const CollectionTypeValues = ["List", "Set", "Vector"] as const;
+
+export type CompleteOnConvergence = "Disabled" | "Enabled";
+
+export const CompleteOnConvergenceValues = ["Disabled", "Enabled"] as const;
 
 export type CompressionType = "None" | "Gzip";
 
@@ -359,6 +454,17 @@ export interface ContextSummary {
   ContextType?: string;
   CreationTime?: Date;
   LastModifiedTime?: Date;
+}
+
+export interface ContinuousParameterRange {
+  Name: string;
+  MinValue: string;
+  MaxValue: string;
+  ScalingType?: HyperParameterScalingType;
+}
+
+export interface ConvergenceDetected {
+  CompleteOnConvergence?: CompleteOnConvergence;
 }
 
 export interface CreateActionRequest {
@@ -590,10 +696,34 @@ export interface DataCaptureConfigSummary {
   KmsKeyId: string;
 }
 
+export interface DataCatalogConfig {
+  TableName: string;
+  Catalog: string;
+  Database: string;
+}
+
+export type DataDistributionType = "FullyReplicated" | "ShardedByS3Key";
+
+export const DataDistributionTypeValues = ["FullyReplicated", "ShardedByS3Key"] as const;
+
+export interface DataProcessing {
+  InputFilter?: string;
+  OutputFilter?: string;
+  JoinSource?: JoinSource;
+}
+
 export interface DataSource {
   S3DataSource?: S3DataSource;
   FileSystemDataSource?: FileSystemDataSource;
   DatasetSource?: DatasetSource;
+}
+
+export interface DatasetDefinition {
+  AthenaDatasetDefinition?: AthenaDatasetDefinition;
+  RedshiftDatasetDefinition?: RedshiftDatasetDefinition;
+  LocalPath?: string;
+  DataDistributionType?: DataDistributionType;
+  InputMode?: InputMode;
 }
 
 export interface DatasetSource {
@@ -1073,6 +1203,21 @@ export interface Edge {
   AssociationType?: AssociationEdgeType;
 }
 
+export interface Endpoint {
+  EndpointName: string;
+  EndpointArn: string;
+  EndpointConfigName: string;
+  ProductionVariants?: ProductionVariantSummary[];
+  DataCaptureConfig?: DataCaptureConfigSummary;
+  EndpointStatus: EndpointStatus;
+  FailureReason?: string;
+  CreationTime: Date;
+  LastModifiedTime: Date;
+  MonitoringSchedules?: MonitoringSchedule[];
+  Tags?: Tag[];
+  ShadowProductionVariants?: ProductionVariantSummary[];
+}
+
 export type EndpointConfigSortKey = "Name" | "CreationTime";
 
 export const EndpointConfigSortKeyValues = ["Name", "CreationTime"] as const;
@@ -1081,6 +1226,20 @@ export interface EndpointConfigSummary {
   EndpointConfigName: string;
   EndpointConfigArn: string;
   CreationTime: Date;
+}
+
+export interface EndpointInput {
+  EndpointName: string;
+  LocalPath: string;
+  S3InputMode?: ProcessingS3InputMode;
+  S3DataDistributionType?: ProcessingS3DataDistributionType;
+  FeaturesAttribute?: string;
+  InferenceAttribute?: string;
+  ProbabilityAttribute?: string;
+  ProbabilityThresholdAttribute?: number;
+  StartTimeOffset?: string;
+  EndTimeOffset?: string;
+  ExcludeFeaturesAttribute?: string;
 }
 
 export type EndpointSortKey = "Name" | "CreationTime" | "Status";
@@ -1102,6 +1261,23 @@ export interface EndpointSummary {
 export type EvaluationType = "LLMAJEvaluation" | "CustomScorerEvaluation" | "BenchmarkEvaluation";
 
 export const EvaluationTypeValues = ["LLMAJEvaluation", "CustomScorerEvaluation", "BenchmarkEvaluation"] as const;
+
+export type ExecutionStatus = "Pending" | "Completed" | "CompletedWithViolations" | "InProgress" | "Failed" | "Stopping" | "Stopped";
+
+export const ExecutionStatusValues = ["Pending", "Completed", "CompletedWithViolations", "InProgress", "Failed", "Stopping", "Stopped"] as const;
+
+export interface Experiment {
+  ExperimentName?: string;
+  ExperimentArn?: string;
+  DisplayName?: string;
+  Source?: ExperimentSource;
+  Description?: string;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  Tags?: Tag[];
+}
 
 export interface ExperimentConfig {
   ExperimentName?: string;
@@ -1132,6 +1308,56 @@ export interface ExplainerConfig {
   ClarifyExplainerConfig?: ClarifyExplainerConfig;
 }
 
+export interface FeatureDefinition {
+  FeatureName: string;
+  FeatureType: FeatureType;
+  CollectionType?: CollectionType;
+  CollectionConfig?: CollectionConfig;
+}
+
+export interface FeatureGroup {
+  FeatureGroupArn?: string;
+  FeatureGroupName?: string;
+  RecordIdentifierFeatureName?: string;
+  EventTimeFeatureName?: string;
+  FeatureDefinitions?: FeatureDefinition[];
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  OnlineStoreConfig?: OnlineStoreConfig;
+  OfflineStoreConfig?: OfflineStoreConfig;
+  RoleArn?: string;
+  FeatureGroupStatus?: FeatureGroupStatus;
+  OfflineStoreStatus?: OfflineStoreStatus;
+  LastUpdateStatus?: LastUpdateStatus;
+  FailureReason?: string;
+  Description?: string;
+  Tags?: Tag[];
+}
+
+export type FeatureGroupStatus = "Creating" | "Created" | "CreateFailed" | "Deleting" | "DeleteFailed";
+
+export const FeatureGroupStatusValues = ["Creating", "Created", "CreateFailed", "Deleting", "DeleteFailed"] as const;
+
+export interface FeatureMetadata {
+  FeatureGroupArn?: string;
+  FeatureGroupName?: string;
+  FeatureName?: string;
+  FeatureType?: FeatureType;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  Description?: string;
+  Parameters?: FeatureParameter[];
+}
+
+export interface FeatureParameter {
+  Key?: string;
+  Value?: string;
+}
+
+export type FeatureType = "Integral" | "Fractional" | "String";
+
+export const FeatureTypeValues = ["Integral", "Fractional", "String"] as const;
+
 export interface FileSource {
   ContentType?: string;
   ContentDigest?: string;
@@ -1153,8 +1379,162 @@ export type FileSystemType = "EFS" | "FSxLustre";
 
 export const FileSystemTypeValues = ["EFS", "FSxLustre"] as const;
 
+export interface Filter {
+  Name: string;
+  Operator?: Operator;
+  Value?: string;
+}
+
+export interface FinalHyperParameterTuningJobObjectiveMetric {
+  Type?: HyperParameterTuningJobObjectiveType;
+  MetricName: string;
+  Value: number;
+}
+
 export interface HubAccessConfig {
   HubContentArn: string;
+}
+
+export interface HyperParameterAlgorithmSpecification {
+  TrainingImage?: string;
+  TrainingInputMode: TrainingInputMode;
+  AlgorithmName?: string;
+  MetricDefinitions?: MetricDefinition[];
+}
+
+export type HyperParameterScalingType = "Auto" | "Linear" | "Logarithmic" | "ReverseLogarithmic";
+
+export const HyperParameterScalingTypeValues = ["Auto", "Linear", "Logarithmic", "ReverseLogarithmic"] as const;
+
+export interface HyperParameterTrainingJobDefinition {
+  DefinitionName?: string;
+  TuningObjective?: HyperParameterTuningJobObjective;
+  HyperParameterRanges?: ParameterRanges;
+  StaticHyperParameters?: Record<string, string>;
+  AlgorithmSpecification: HyperParameterAlgorithmSpecification;
+  RoleArn: string;
+  InputDataConfig?: Channel[];
+  VpcConfig?: VpcConfig;
+  OutputDataConfig: OutputDataConfig;
+  ResourceConfig?: ResourceConfig;
+  HyperParameterTuningResourceConfig?: HyperParameterTuningResourceConfig;
+  StoppingCondition: StoppingCondition;
+  EnableNetworkIsolation?: boolean;
+  EnableInterContainerTrafficEncryption?: boolean;
+  EnableManagedSpotTraining?: boolean;
+  CheckpointConfig?: CheckpointConfig;
+  RetryStrategy?: RetryStrategy;
+  Environment?: Record<string, string>;
+}
+
+export interface HyperParameterTrainingJobSummary {
+  TrainingJobDefinitionName?: string;
+  TrainingJobName: string;
+  TrainingJobArn: string;
+  TuningJobName?: string;
+  CreationTime: Date;
+  TrainingStartTime?: Date;
+  TrainingEndTime?: Date;
+  TrainingJobStatus: TrainingJobStatus;
+  TunedHyperParameters: Record<string, string>;
+  FailureReason?: string;
+  FinalHyperParameterTuningJobObjectiveMetric?: FinalHyperParameterTuningJobObjectiveMetric;
+  ObjectiveStatus?: ObjectiveStatus;
+}
+
+export type HyperParameterTuningAllocationStrategy = "Prioritized";
+
+export const HyperParameterTuningAllocationStrategyValues = ["Prioritized"] as const;
+
+export interface HyperParameterTuningInstanceConfig {
+  InstanceType: TrainingInstanceType;
+  InstanceCount: number;
+  VolumeSizeInGB: number;
+}
+
+export interface HyperParameterTuningJobCompletionDetails {
+  NumberOfTrainingJobsObjectiveNotImproving?: number;
+  ConvergenceDetectedTime?: Date;
+}
+
+export interface HyperParameterTuningJobConfig {
+  Strategy: HyperParameterTuningJobStrategyType;
+  StrategyConfig?: HyperParameterTuningJobStrategyConfig;
+  HyperParameterTuningJobObjective?: HyperParameterTuningJobObjective;
+  ResourceLimits: ResourceLimits;
+  ParameterRanges?: ParameterRanges;
+  TrainingJobEarlyStoppingType?: TrainingJobEarlyStoppingType;
+  TuningJobCompletionCriteria?: TuningJobCompletionCriteria;
+  RandomSeed?: number;
+}
+
+export interface HyperParameterTuningJobConsumedResources {
+  RuntimeInSeconds?: number;
+}
+
+export interface HyperParameterTuningJobObjective {
+  Type: HyperParameterTuningJobObjectiveType;
+  MetricName: string;
+}
+
+export type HyperParameterTuningJobObjectiveType = "Maximize" | "Minimize";
+
+export const HyperParameterTuningJobObjectiveTypeValues = ["Maximize", "Minimize"] as const;
+
+export interface HyperParameterTuningJobSearchEntity {
+  HyperParameterTuningJobName?: string;
+  HyperParameterTuningJobArn?: string;
+  HyperParameterTuningJobConfig?: HyperParameterTuningJobConfig;
+  TrainingJobDefinition?: HyperParameterTrainingJobDefinition;
+  TrainingJobDefinitions?: HyperParameterTrainingJobDefinition[];
+  HyperParameterTuningJobStatus?: HyperParameterTuningJobStatus;
+  CreationTime?: Date;
+  HyperParameterTuningEndTime?: Date;
+  LastModifiedTime?: Date;
+  TrainingJobStatusCounters?: TrainingJobStatusCounters;
+  ObjectiveStatusCounters?: ObjectiveStatusCounters;
+  BestTrainingJob?: HyperParameterTrainingJobSummary;
+  OverallBestTrainingJob?: HyperParameterTrainingJobSummary;
+  WarmStartConfig?: HyperParameterTuningJobWarmStartConfig;
+  FailureReason?: string;
+  TuningJobCompletionDetails?: HyperParameterTuningJobCompletionDetails;
+  ConsumedResources?: HyperParameterTuningJobConsumedResources;
+  Tags?: Tag[];
+}
+
+export type HyperParameterTuningJobStatus = "Completed" | "InProgress" | "Failed" | "Stopped" | "Stopping" | "Deleting" | "DeleteFailed";
+
+export const HyperParameterTuningJobStatusValues = ["Completed", "InProgress", "Failed", "Stopped", "Stopping", "Deleting", "DeleteFailed"] as const;
+
+export interface HyperParameterTuningJobStrategyConfig {
+  HyperbandStrategyConfig?: HyperbandStrategyConfig;
+}
+
+export type HyperParameterTuningJobStrategyType = "Bayesian" | "Random" | "Hyperband" | "Grid";
+
+export const HyperParameterTuningJobStrategyTypeValues = ["Bayesian", "Random", "Hyperband", "Grid"] as const;
+
+export interface HyperParameterTuningJobWarmStartConfig {
+  ParentHyperParameterTuningJobs: ParentHyperParameterTuningJob[];
+  WarmStartType: HyperParameterTuningJobWarmStartType;
+}
+
+export type HyperParameterTuningJobWarmStartType = "IdenticalDataAndAlgorithm" | "TransferLearning";
+
+export const HyperParameterTuningJobWarmStartTypeValues = ["IdenticalDataAndAlgorithm", "TransferLearning"] as const;
+
+export interface HyperParameterTuningResourceConfig {
+  InstanceType?: TrainingInstanceType;
+  InstanceCount?: number;
+  VolumeSizeInGB?: number;
+  VolumeKmsKeyId?: string;
+  AllocationStrategy?: HyperParameterTuningAllocationStrategy;
+  InstanceConfigs?: HyperParameterTuningInstanceConfig[];
+}
+
+export interface HyperbandStrategyConfig {
+  MinResource?: number;
+  MaxResource?: number;
 }
 
 export interface IamIdentity {
@@ -1196,6 +1576,10 @@ export interface InfraCheckConfig {
   EnableInfraCheck?: boolean;
 }
 
+export type InputMode = "Pipe" | "File";
+
+export const InputModeValues = ["Pipe", "File"] as const;
+
 export interface InstanceGroup {
   InstanceType: TrainingInstanceType;
   InstanceCount: number;
@@ -1217,6 +1601,62 @@ export interface InstancePoolSummary {
   InstanceType: ProductionVariantInstanceType;
   CurrentInstanceCount: number;
 }
+
+export interface IntegerParameterRange {
+  Name: string;
+  MinValue: string;
+  MaxValue: string;
+  ScalingType?: HyperParameterScalingType;
+}
+
+export interface Job {
+  JobName?: string;
+  JobArn?: string;
+  RoleArn?: string;
+  JobCategory?: JobCategory;
+  JobConfigSchemaVersion?: string;
+  JobConfigDocument?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  EndTime?: Date;
+  JobStatus?: JobStatus;
+  SecondaryStatus?: JobSecondaryStatus;
+  SecondaryStatusTransitions?: JobSecondaryStatusTransition[];
+  FailureReason?: string;
+  Tags?: Tag[];
+}
+
+export type JobCategory = "AgentRFT" | "AgentRFTEvaluation";
+
+export const JobCategoryValues = ["AgentRFT", "AgentRFTEvaluation"] as const;
+
+export type JobSecondaryStatus = "Starting" | "Downloading" | "Training" | "Uploading" | "Stopping" | "Stopped" | "MaxRuntimeExceeded" | "Interrupted" | "Failed" | "Completed" | "Restarting" | "Pending" | "Evaluating" | "Deleting" | "DeleteFailed";
+
+export const JobSecondaryStatusValues = ["Starting", "Downloading", "Training", "Uploading", "Stopping", "Stopped", "MaxRuntimeExceeded", "Interrupted", "Failed", "Completed", "Restarting", "Pending", "Evaluating", "Deleting", "DeleteFailed"] as const;
+
+export interface JobSecondaryStatusTransition {
+  Status: JobSecondaryStatus;
+  StartTime: Date;
+  EndTime?: Date;
+  StatusMessage?: string;
+}
+
+export type JobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped" | "Deleting" | "DeleteFailed";
+
+export const JobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting", "DeleteFailed"] as const;
+
+export type JoinSource = "Input" | "None";
+
+export const JoinSourceValues = ["Input", "None"] as const;
+
+export interface LastUpdateStatus {
+  Status: LastUpdateStatusValue;
+  FailureReason?: string;
+}
+
+export type LastUpdateStatusValue = "Successful" | "Failed" | "InProgress";
+
+export const LastUpdateStatusValueValues = ["Successful", "Failed", "InProgress"] as const;
 
 export type LineageType = "TrialComponent" | "Artifact" | "Context" | "Action";
 
@@ -1511,6 +1951,20 @@ export interface MlflowDetails {
   MlflowRunId?: string;
 }
 
+export interface Model {
+  ModelName?: string;
+  PrimaryContainer?: ContainerDefinition;
+  Containers?: ContainerDefinition[];
+  InferenceExecutionConfig?: InferenceExecutionConfig;
+  ExecutionRoleArn?: string;
+  VpcConfig?: VpcConfig;
+  CreationTime?: Date;
+  ModelArn?: string;
+  EnableNetworkIsolation?: boolean;
+  Tags?: Tag[];
+  DeploymentRecommendation?: DeploymentRecommendation;
+}
+
 export interface ModelAccessConfig {
   AcceptEula: boolean;
 }
@@ -1527,13 +1981,89 @@ export type ModelCacheSetting = "Enabled" | "Disabled";
 
 export const ModelCacheSettingValues = ["Enabled", "Disabled"] as const;
 
+export interface ModelCard {
+  ModelCardArn?: string;
+  ModelCardName?: string;
+  ModelCardVersion?: number;
+  Content?: string;
+  ModelCardStatus?: ModelCardStatus;
+  SecurityConfig?: ModelCardSecurityConfig;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  Tags?: Tag[];
+  ModelId?: string;
+  RiskRating?: string;
+  ModelPackageGroupName?: string;
+}
+
+export interface ModelCardSecurityConfig {
+  KmsKeyId?: string;
+}
+
 export type ModelCardStatus = "Draft" | "PendingReview" | "Approved" | "Archived";
 
 export const ModelCardStatusValues = ["Draft", "PendingReview", "Approved", "Archived"] as const;
 
+export interface ModelClientConfig {
+  InvocationsTimeoutInSeconds?: number;
+  InvocationsMaxRetries?: number;
+}
+
 export type ModelCompressionType = "None" | "Gzip";
 
 export const ModelCompressionTypeValues = ["None", "Gzip"] as const;
+
+export interface ModelDashboardEndpoint {
+  EndpointName: string;
+  EndpointArn: string;
+  CreationTime: Date;
+  LastModifiedTime: Date;
+  EndpointStatus: EndpointStatus;
+}
+
+export interface ModelDashboardIndicatorAction {
+  Enabled?: boolean;
+}
+
+export interface ModelDashboardModel {
+  Model?: Model;
+  Endpoints?: ModelDashboardEndpoint[];
+  LastBatchTransformJob?: TransformJob;
+  MonitoringSchedules?: ModelDashboardMonitoringSchedule[];
+  ModelCard?: ModelDashboardModelCard;
+}
+
+export interface ModelDashboardModelCard {
+  ModelCardArn?: string;
+  ModelCardName?: string;
+  ModelCardVersion?: number;
+  ModelCardStatus?: ModelCardStatus;
+  SecurityConfig?: ModelCardSecurityConfig;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  Tags?: Tag[];
+  ModelId?: string;
+  RiskRating?: string;
+}
+
+export interface ModelDashboardMonitoringSchedule {
+  MonitoringScheduleArn?: string;
+  MonitoringScheduleName?: string;
+  MonitoringScheduleStatus?: ScheduleStatus;
+  MonitoringType?: MonitoringType;
+  FailureReason?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  MonitoringScheduleConfig?: MonitoringScheduleConfig;
+  EndpointName?: string;
+  MonitoringAlertSummaries?: MonitoringAlertSummary[];
+  LastMonitoringExecutionSummary?: MonitoringExecutionSummary;
+  BatchTransformInput?: BatchTransformInput;
+}
 
 export interface ModelDataQuality {
   Statistics?: MetricsSource;
@@ -1561,6 +2091,41 @@ export interface ModelMetrics {
   Explainability?: Explainability;
 }
 
+export interface ModelPackage {
+  ModelPackageName?: string;
+  ModelPackageGroupName?: string;
+  ModelPackageVersion?: number;
+  ModelPackageRegistrationType?: ModelPackageRegistrationType;
+  ModelPackageArn?: string;
+  ModelPackageDescription?: string;
+  CreationTime?: Date;
+  InferenceSpecification?: InferenceSpecification;
+  SourceAlgorithmSpecification?: SourceAlgorithmSpecification;
+  ValidationSpecification?: ModelPackageValidationSpecification;
+  ModelPackageStatus?: ModelPackageStatus;
+  ModelPackageStatusDetails?: ModelPackageStatusDetails;
+  CertifyForMarketplace?: boolean;
+  ModelApprovalStatus?: ModelApprovalStatus;
+  CreatedBy?: UserContext;
+  MetadataProperties?: MetadataProperties;
+  ModelMetrics?: ModelMetrics;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  ApprovalDescription?: string;
+  Domain?: string;
+  Task?: string;
+  SamplePayloadUrl?: string;
+  AdditionalInferenceSpecifications?: AdditionalInferenceSpecificationDefinition[];
+  SourceUri?: string;
+  SecurityConfig?: ModelPackageSecurityConfig;
+  ModelCard?: ModelPackageModelCard;
+  ModelLifeCycle?: ModelLifeCycle;
+  Tags?: Tag[];
+  CustomerMetadataProperties?: Record<string, string>;
+  DriftCheckBaselines?: DriftCheckBaselines;
+  SkipModelValidation?: SkipModelValidation;
+}
+
 export interface ModelPackageConfig {
   ModelPackageGroupArn: string;
   SourceModelPackageArn?: string;
@@ -1583,6 +2148,16 @@ export interface ModelPackageContainerDefinition {
   ModelDataETag?: string;
   IsCheckpoint?: boolean;
   BaseModel?: BaseModel;
+}
+
+export interface ModelPackageGroup {
+  ModelPackageGroupName?: string;
+  ModelPackageGroupArn?: string;
+  ModelPackageGroupDescription?: string;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  ModelPackageGroupStatus?: ModelPackageGroupStatus;
+  Tags?: Tag[];
 }
 
 export type ModelPackageGroupSortBy = "Name" | "CreationTime";
@@ -1676,9 +2251,204 @@ export interface ModelSummary {
   CreationTime: Date;
 }
 
+export interface MonitoringAlertActions {
+  ModelDashboardIndicator?: ModelDashboardIndicatorAction;
+}
+
+export type MonitoringAlertStatus = "InAlert" | "OK";
+
+export const MonitoringAlertStatusValues = ["InAlert", "OK"] as const;
+
+export interface MonitoringAlertSummary {
+  MonitoringAlertName: string;
+  CreationTime: Date;
+  LastModifiedTime: Date;
+  AlertStatus: MonitoringAlertStatus;
+  DatapointsToAlert: number;
+  EvaluationPeriod: number;
+  Actions: MonitoringAlertActions;
+}
+
+export interface MonitoringAppSpecification {
+  ImageUri: string;
+  ContainerEntrypoint?: string[];
+  ContainerArguments?: string[];
+  RecordPreprocessorSourceUri?: string;
+  PostAnalyticsProcessorSourceUri?: string;
+}
+
+export interface MonitoringBaselineConfig {
+  BaseliningJobName?: string;
+  ConstraintsResource?: MonitoringConstraintsResource;
+  StatisticsResource?: MonitoringStatisticsResource;
+}
+
+export interface MonitoringClusterConfig {
+  InstanceCount: number;
+  InstanceType: ProcessingInstanceType;
+  VolumeSizeInGB: number;
+  VolumeKmsKeyId?: string;
+}
+
+export interface MonitoringConstraintsResource {
+  S3Uri?: string;
+}
+
+export interface MonitoringCsvDatasetFormat {
+  Header?: boolean;
+}
+
+export interface MonitoringDatasetFormat {
+  Csv?: MonitoringCsvDatasetFormat;
+  Json?: MonitoringJsonDatasetFormat;
+  Parquet?: MonitoringParquetDatasetFormat;
+}
+
+export interface MonitoringExecutionSummary {
+  MonitoringScheduleName: string;
+  ScheduledTime: Date;
+  CreationTime: Date;
+  LastModifiedTime: Date;
+  MonitoringExecutionStatus: ExecutionStatus;
+  ProcessingJobArn?: string;
+  EndpointName?: string;
+  FailureReason?: string;
+  MonitoringJobDefinitionName?: string;
+  MonitoringType?: MonitoringType;
+}
+
+export interface MonitoringInput {
+  EndpointInput?: EndpointInput;
+  BatchTransformInput?: BatchTransformInput;
+}
+
+export interface MonitoringJobDefinition {
+  BaselineConfig?: MonitoringBaselineConfig;
+  MonitoringInputs: MonitoringInput[];
+  MonitoringOutputConfig: MonitoringOutputConfig;
+  MonitoringResources: MonitoringResources;
+  MonitoringAppSpecification: MonitoringAppSpecification;
+  StoppingCondition?: MonitoringStoppingCondition;
+  Environment?: Record<string, string>;
+  NetworkConfig?: NetworkConfig;
+  RoleArn: string;
+}
+
+export interface MonitoringJsonDatasetFormat {
+  Line?: boolean;
+}
+
+export interface MonitoringOutput {
+  S3Output: MonitoringS3Output;
+}
+
+export interface MonitoringOutputConfig {
+  MonitoringOutputs: MonitoringOutput[];
+  KmsKeyId?: string;
+}
+
+export interface MonitoringParquetDatasetFormat {
+
+}
+
+export interface MonitoringResources {
+  ClusterConfig: MonitoringClusterConfig;
+}
+
+export interface MonitoringS3Output {
+  S3Uri: string;
+  LocalPath: string;
+  S3UploadMode?: ProcessingS3UploadMode;
+}
+
+export interface MonitoringSchedule {
+  MonitoringScheduleArn?: string;
+  MonitoringScheduleName?: string;
+  MonitoringScheduleStatus?: ScheduleStatus;
+  MonitoringType?: MonitoringType;
+  FailureReason?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  MonitoringScheduleConfig?: MonitoringScheduleConfig;
+  EndpointName?: string;
+  LastMonitoringExecutionSummary?: MonitoringExecutionSummary;
+  Tags?: Tag[];
+}
+
+export interface MonitoringScheduleConfig {
+  ScheduleConfig?: ScheduleConfig;
+  MonitoringJobDefinition?: MonitoringJobDefinition;
+  MonitoringJobDefinitionName?: string;
+  MonitoringType?: MonitoringType;
+}
+
+export interface MonitoringStatisticsResource {
+  S3Uri?: string;
+}
+
+export interface MonitoringStoppingCondition {
+  MaxRuntimeInSeconds: number;
+}
+
+export type MonitoringType = "DataQuality" | "ModelQuality" | "ModelBias" | "ModelExplainability";
+
+export const MonitoringTypeValues = ["DataQuality", "ModelQuality", "ModelBias", "ModelExplainability"] as const;
+
 export interface MultiModelConfig {
   ModelCacheSetting?: ModelCacheSetting;
 }
+
+export interface NestedFilters {
+  NestedPropertyName: string;
+  Filters: Filter[];
+}
+
+export interface NetworkConfig {
+  EnableInterContainerTrafficEncryption?: boolean;
+  EnableNetworkIsolation?: boolean;
+  VpcConfig?: VpcConfig;
+}
+
+export type ObjectiveStatus = "Succeeded" | "Pending" | "Failed";
+
+export const ObjectiveStatusValues = ["Succeeded", "Pending", "Failed"] as const;
+
+export interface ObjectiveStatusCounters {
+  Succeeded?: number;
+  Pending?: number;
+  Failed?: number;
+}
+
+export interface OfflineStoreConfig {
+  S3StorageConfig: S3StorageConfig;
+  DisableGlueTableCreation?: boolean;
+  DataCatalogConfig?: DataCatalogConfig;
+  TableFormat?: TableFormat;
+}
+
+export interface OfflineStoreStatus {
+  Status: OfflineStoreStatusValue;
+  BlockedReason?: string;
+}
+
+export type OfflineStoreStatusValue = "Active" | "Blocked" | "Disabled";
+
+export const OfflineStoreStatusValueValues = ["Active", "Blocked", "Disabled"] as const;
+
+export interface OnlineStoreConfig {
+  SecurityConfig?: OnlineStoreSecurityConfig;
+  EnableOnlineStore?: boolean;
+  TtlDuration?: TtlDuration;
+  StorageType?: StorageType;
+}
+
+export interface OnlineStoreSecurityConfig {
+  KmsKeyId?: string;
+}
+
+export type Operator = "Equals" | "NotEquals" | "GreaterThan" | "GreaterThanOrEqualTo" | "LessThan" | "LessThanOrEqualTo" | "Contains" | "Exists" | "NotExists" | "In";
+
+export const OperatorValues = ["Equals", "NotEquals", "GreaterThan", "GreaterThanOrEqualTo", "LessThan", "LessThanOrEqualTo", "Contains", "Exists", "NotExists", "In"] as const;
 
 export type OrderKey = "Ascending" | "Descending";
 
@@ -1692,6 +2462,31 @@ export interface OutputDataConfig {
   KmsKeyId?: string;
   S3OutputPath: string;
   CompressionType?: OutputCompressionType;
+}
+
+export interface ParallelismConfiguration {
+  MaxParallelExecutionSteps: number;
+}
+
+export interface Parameter {
+  Name: string;
+  Value: string;
+}
+
+export interface ParameterRanges {
+  IntegerParameterRanges?: IntegerParameterRange[];
+  ContinuousParameterRanges?: ContinuousParameterRange[];
+  CategoricalParameterRanges?: CategoricalParameterRange[];
+  AutoParameters?: AutoParameter[];
+}
+
+export interface Parent {
+  TrialName?: string;
+  ExperimentName?: string;
+}
+
+export interface ParentHyperParameterTuningJob {
+  HyperParameterTuningJobName?: string;
 }
 
 export type Peft = "LORA";
@@ -1722,14 +2517,178 @@ export interface PendingProductionVariantSummary {
   RoutingConfig?: ProductionVariantRoutingConfig;
 }
 
+export interface Pipeline {
+  PipelineArn?: string;
+  PipelineName?: string;
+  PipelineDisplayName?: string;
+  PipelineDescription?: string;
+  RoleArn?: string;
+  PipelineStatus?: PipelineStatus;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  LastRunTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedBy?: UserContext;
+  ParallelismConfiguration?: ParallelismConfiguration;
+  Tags?: Tag[];
+}
+
+export interface PipelineExecution {
+  PipelineArn?: string;
+  PipelineExecutionArn?: string;
+  PipelineExecutionDisplayName?: string;
+  PipelineExecutionStatus?: PipelineExecutionStatus;
+  PipelineExecutionDescription?: string;
+  PipelineExperimentConfig?: PipelineExperimentConfig;
+  FailureReason?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedBy?: UserContext;
+  ParallelismConfiguration?: ParallelismConfiguration;
+  SelectiveExecutionConfig?: SelectiveExecutionConfig;
+  PipelineParameters?: Parameter[];
+  PipelineVersionId?: number;
+  PipelineVersionDisplayName?: string;
+}
+
+export type PipelineExecutionStatus = "Executing" | "Stopping" | "Stopped" | "Failed" | "Succeeded";
+
+export const PipelineExecutionStatusValues = ["Executing", "Stopping", "Stopped", "Failed", "Succeeded"] as const;
+
+export interface PipelineExperimentConfig {
+  ExperimentName?: string;
+  TrialName?: string;
+}
+
+export type PipelineStatus = "Active" | "Deleting";
+
+export const PipelineStatusValues = ["Active", "Deleting"] as const;
+
+export interface PipelineVersion {
+  PipelineArn?: string;
+  PipelineVersionId?: number;
+  PipelineVersionDisplayName?: string;
+  PipelineVersionDescription?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedBy?: UserContext;
+  LastExecutedPipelineExecutionArn?: string;
+  LastExecutedPipelineExecutionDisplayName?: string;
+  LastExecutedPipelineExecutionStatus?: PipelineExecutionStatus;
+}
+
 export interface PlacementSpecification {
   UltraServerId?: string;
   InstanceCount: number;
 }
 
+export interface ProcessingClusterConfig {
+  InstanceCount: number;
+  InstanceType: ProcessingInstanceType;
+  VolumeSizeInGB: number;
+  VolumeKmsKeyId?: string;
+}
+
+export interface ProcessingFeatureStoreOutput {
+  FeatureGroupName: string;
+}
+
+export interface ProcessingInput {
+  InputName: string;
+  AppManaged?: boolean;
+  S3Input?: ProcessingS3Input;
+  DatasetDefinition?: DatasetDefinition;
+}
+
 export type ProcessingInstanceType = "ml.t3.medium" | "ml.t3.large" | "ml.t3.xlarge" | "ml.t3.2xlarge" | "ml.m4.xlarge" | "ml.m4.2xlarge" | "ml.m4.4xlarge" | "ml.m4.10xlarge" | "ml.m4.16xlarge" | "ml.c4.xlarge" | "ml.c4.2xlarge" | "ml.c4.4xlarge" | "ml.c4.8xlarge" | "ml.p2.xlarge" | "ml.p2.8xlarge" | "ml.p2.16xlarge" | "ml.p3.2xlarge" | "ml.p3.8xlarge" | "ml.p3.16xlarge" | "ml.c5.xlarge" | "ml.c5.2xlarge" | "ml.c5.4xlarge" | "ml.c5.9xlarge" | "ml.c5.18xlarge" | "ml.m5.large" | "ml.m5.xlarge" | "ml.m5.2xlarge" | "ml.m5.4xlarge" | "ml.m5.12xlarge" | "ml.m5.24xlarge" | "ml.r5.large" | "ml.r5.xlarge" | "ml.r5.2xlarge" | "ml.r5.4xlarge" | "ml.r5.8xlarge" | "ml.r5.12xlarge" | "ml.r5.16xlarge" | "ml.r5.24xlarge" | "ml.g4dn.xlarge" | "ml.g4dn.2xlarge" | "ml.g4dn.4xlarge" | "ml.g4dn.8xlarge" | "ml.g4dn.12xlarge" | "ml.g4dn.16xlarge" | "ml.g5.xlarge" | "ml.g5.2xlarge" | "ml.g5.4xlarge" | "ml.g5.8xlarge" | "ml.g5.16xlarge" | "ml.g5.12xlarge" | "ml.g5.24xlarge" | "ml.g5.48xlarge" | "ml.r5d.large" | "ml.r5d.xlarge" | "ml.r5d.2xlarge" | "ml.r5d.4xlarge" | "ml.r5d.8xlarge" | "ml.r5d.12xlarge" | "ml.r5d.16xlarge" | "ml.r5d.24xlarge" | "ml.g6.xlarge" | "ml.g6.2xlarge" | "ml.g6.4xlarge" | "ml.g6.8xlarge" | "ml.g6.12xlarge" | "ml.g6.16xlarge" | "ml.g6.24xlarge" | "ml.g6.48xlarge" | "ml.g6e.xlarge" | "ml.g6e.2xlarge" | "ml.g6e.4xlarge" | "ml.g6e.8xlarge" | "ml.g6e.12xlarge" | "ml.g6e.16xlarge" | "ml.g6e.24xlarge" | "ml.g6e.48xlarge" | "ml.m6i.large" | "ml.m6i.xlarge" | "ml.m6i.2xlarge" | "ml.m6i.4xlarge" | "ml.m6i.8xlarge" | "ml.m6i.12xlarge" | "ml.m6i.16xlarge" | "ml.m6i.24xlarge" | "ml.m6i.32xlarge" | "ml.c6i.xlarge" | "ml.c6i.2xlarge" | "ml.c6i.4xlarge" | "ml.c6i.8xlarge" | "ml.c6i.12xlarge" | "ml.c6i.16xlarge" | "ml.c6i.24xlarge" | "ml.c6i.32xlarge" | "ml.m7i.large" | "ml.m7i.xlarge" | "ml.m7i.2xlarge" | "ml.m7i.4xlarge" | "ml.m7i.8xlarge" | "ml.m7i.12xlarge" | "ml.m7i.16xlarge" | "ml.m7i.24xlarge" | "ml.m7i.48xlarge" | "ml.c7i.large" | "ml.c7i.xlarge" | "ml.c7i.2xlarge" | "ml.c7i.4xlarge" | "ml.c7i.8xlarge" | "ml.c7i.12xlarge" | "ml.c7i.16xlarge" | "ml.c7i.24xlarge" | "ml.c7i.48xlarge" | "ml.r7i.large" | "ml.r7i.xlarge" | "ml.r7i.2xlarge" | "ml.r7i.4xlarge" | "ml.r7i.8xlarge" | "ml.r7i.12xlarge" | "ml.r7i.16xlarge" | "ml.r7i.24xlarge" | "ml.r7i.48xlarge" | "ml.p5.4xlarge" | "ml.g7e.2xlarge" | "ml.g7e.4xlarge" | "ml.g7e.8xlarge" | "ml.g7e.12xlarge" | "ml.g7e.24xlarge" | "ml.g7e.48xlarge" | "ml.g7.2xlarge" | "ml.g7.4xlarge" | "ml.g7.8xlarge" | "ml.g7.12xlarge" | "ml.g7.24xlarge" | "ml.g7.48xlarge";
 
 export const ProcessingInstanceTypeValues = ["ml.t3.medium", "ml.t3.large", "ml.t3.xlarge", "ml.t3.2xlarge", "ml.m4.xlarge", "ml.m4.2xlarge", "ml.m4.4xlarge", "ml.m4.10xlarge", "ml.m4.16xlarge", "ml.c4.xlarge", "ml.c4.2xlarge", "ml.c4.4xlarge", "ml.c4.8xlarge", "ml.p2.xlarge", "ml.p2.8xlarge", "ml.p2.16xlarge", "ml.p3.2xlarge", "ml.p3.8xlarge", "ml.p3.16xlarge", "ml.c5.xlarge", "ml.c5.2xlarge", "ml.c5.4xlarge", "ml.c5.9xlarge", "ml.c5.18xlarge", "ml.m5.large", "ml.m5.xlarge", "ml.m5.2xlarge", "ml.m5.4xlarge", "ml.m5.12xlarge", "ml.m5.24xlarge", "ml.r5.large", "ml.r5.xlarge", "ml.r5.2xlarge", "ml.r5.4xlarge", "ml.r5.8xlarge", "ml.r5.12xlarge", "ml.r5.16xlarge", "ml.r5.24xlarge", "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge", "ml.g4dn.12xlarge", "ml.g4dn.16xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge", "ml.g5.16xlarge", "ml.g5.12xlarge", "ml.g5.24xlarge", "ml.g5.48xlarge", "ml.r5d.large", "ml.r5d.xlarge", "ml.r5d.2xlarge", "ml.r5d.4xlarge", "ml.r5d.8xlarge", "ml.r5d.12xlarge", "ml.r5d.16xlarge", "ml.r5d.24xlarge", "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge", "ml.g6.12xlarge", "ml.g6.16xlarge", "ml.g6.24xlarge", "ml.g6.48xlarge", "ml.g6e.xlarge", "ml.g6e.2xlarge", "ml.g6e.4xlarge", "ml.g6e.8xlarge", "ml.g6e.12xlarge", "ml.g6e.16xlarge", "ml.g6e.24xlarge", "ml.g6e.48xlarge", "ml.m6i.large", "ml.m6i.xlarge", "ml.m6i.2xlarge", "ml.m6i.4xlarge", "ml.m6i.8xlarge", "ml.m6i.12xlarge", "ml.m6i.16xlarge", "ml.m6i.24xlarge", "ml.m6i.32xlarge", "ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.c6i.4xlarge", "ml.c6i.8xlarge", "ml.c6i.12xlarge", "ml.c6i.16xlarge", "ml.c6i.24xlarge", "ml.c6i.32xlarge", "ml.m7i.large", "ml.m7i.xlarge", "ml.m7i.2xlarge", "ml.m7i.4xlarge", "ml.m7i.8xlarge", "ml.m7i.12xlarge", "ml.m7i.16xlarge", "ml.m7i.24xlarge", "ml.m7i.48xlarge", "ml.c7i.large", "ml.c7i.xlarge", "ml.c7i.2xlarge", "ml.c7i.4xlarge", "ml.c7i.8xlarge", "ml.c7i.12xlarge", "ml.c7i.16xlarge", "ml.c7i.24xlarge", "ml.c7i.48xlarge", "ml.r7i.large", "ml.r7i.xlarge", "ml.r7i.2xlarge", "ml.r7i.4xlarge", "ml.r7i.8xlarge", "ml.r7i.12xlarge", "ml.r7i.16xlarge", "ml.r7i.24xlarge", "ml.r7i.48xlarge", "ml.p5.4xlarge", "ml.g7e.2xlarge", "ml.g7e.4xlarge", "ml.g7e.8xlarge", "ml.g7e.12xlarge", "ml.g7e.24xlarge", "ml.g7e.48xlarge", "ml.g7.2xlarge", "ml.g7.4xlarge", "ml.g7.8xlarge", "ml.g7.12xlarge", "ml.g7.24xlarge", "ml.g7.48xlarge"] as const;
+
+export interface ProcessingJob {
+  ProcessingInputs?: ProcessingInput[];
+  ProcessingOutputConfig?: ProcessingOutputConfig;
+  ProcessingJobName?: string;
+  ProcessingResources?: ProcessingResources;
+  StoppingCondition?: ProcessingStoppingCondition;
+  AppSpecification?: AppSpecification;
+  Environment?: Record<string, string>;
+  NetworkConfig?: NetworkConfig;
+  RoleArn?: string;
+  ExperimentConfig?: ExperimentConfig;
+  ProcessingJobArn?: string;
+  ProcessingJobStatus?: ProcessingJobStatus;
+  ExitMessage?: string;
+  FailureReason?: string;
+  ProcessingEndTime?: Date;
+  ProcessingStartTime?: Date;
+  LastModifiedTime?: Date;
+  CreationTime?: Date;
+  MonitoringScheduleArn?: string;
+  AutoMLJobArn?: string;
+  TrainingJobArn?: string;
+  Tags?: Tag[];
+}
+
+export type ProcessingJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped";
+
+export const ProcessingJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
+
+export interface ProcessingOutput {
+  OutputName: string;
+  S3Output?: ProcessingS3Output;
+  FeatureStoreOutput?: ProcessingFeatureStoreOutput;
+  AppManaged?: boolean;
+}
+
+export interface ProcessingOutputConfig {
+  Outputs: ProcessingOutput[];
+  KmsKeyId?: string;
+}
+
+export interface ProcessingResources {
+  ClusterConfig: ProcessingClusterConfig;
+}
+
+export type ProcessingS3CompressionType = "None" | "Gzip";
+
+export const ProcessingS3CompressionTypeValues = ["None", "Gzip"] as const;
+
+export type ProcessingS3DataDistributionType = "FullyReplicated" | "ShardedByS3Key";
+
+export const ProcessingS3DataDistributionTypeValues = ["FullyReplicated", "ShardedByS3Key"] as const;
+
+export type ProcessingS3DataType = "ManifestFile" | "S3Prefix";
+
+export const ProcessingS3DataTypeValues = ["ManifestFile", "S3Prefix"] as const;
+
+export interface ProcessingS3Input {
+  S3Uri: string;
+  LocalPath?: string;
+  S3DataType: ProcessingS3DataType;
+  S3InputMode?: ProcessingS3InputMode;
+  S3DataDistributionType?: ProcessingS3DataDistributionType;
+  S3CompressionType?: ProcessingS3CompressionType;
+}
+
+export type ProcessingS3InputMode = "Pipe" | "File";
+
+export const ProcessingS3InputModeValues = ["Pipe", "File"] as const;
+
+export interface ProcessingS3Output {
+  S3Uri: string;
+  LocalPath?: string;
+  S3UploadMode: ProcessingS3UploadMode;
+}
+
+export type ProcessingS3UploadMode = "Continuous" | "EndOfJob";
+
+export const ProcessingS3UploadModeValues = ["Continuous", "EndOfJob"] as const;
+
+export interface ProcessingStoppingCondition {
+  MaxRuntimeInSeconds: number;
+}
 
 export interface ProductionVariant {
   VariantName: string;
@@ -1857,6 +2816,31 @@ export type ProfilingStatus = "Enabled" | "Disabled";
 
 export const ProfilingStatusValues = ["Enabled", "Disabled"] as const;
 
+export interface Project {
+  ProjectArn?: string;
+  ProjectName?: string;
+  ProjectId?: string;
+  ProjectDescription?: string;
+  ServiceCatalogProvisioningDetails?: ServiceCatalogProvisioningDetails;
+  ServiceCatalogProvisionedProductDetails?: ServiceCatalogProvisionedProductDetails;
+  ProjectStatus?: ProjectStatus;
+  CreatedBy?: UserContext;
+  CreationTime?: Date;
+  TemplateProviderDetails?: TemplateProviderDetail[];
+  Tags?: Tag[];
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+}
+
+export type ProjectStatus = "Pending" | "CreateInProgress" | "CreateCompleted" | "CreateFailed" | "DeleteInProgress" | "DeleteFailed" | "DeleteCompleted" | "UpdateInProgress" | "UpdateCompleted" | "UpdateFailed";
+
+export const ProjectStatusValues = ["Pending", "CreateInProgress", "CreateCompleted", "CreateFailed", "DeleteInProgress", "DeleteFailed", "DeleteCompleted", "UpdateInProgress", "UpdateCompleted", "UpdateFailed"] as const;
+
+export interface ProvisioningParameter {
+  Key?: string;
+  Value?: string;
+}
+
 export interface QueryFilters {
   Types?: string[];
   LineageTypes?: LineageType[];
@@ -1897,6 +2881,30 @@ export type RecordWrapper = "None" | "RecordIO";
 
 export const RecordWrapperValues = ["None", "RecordIO"] as const;
 
+export interface RedshiftDatasetDefinition {
+  ClusterId: string;
+  Database: string;
+  DbUser: string;
+  QueryString: string;
+  ClusterRoleArn: string;
+  OutputS3Uri: string;
+  KmsKeyId?: string;
+  OutputFormat: RedshiftResultFormat;
+  OutputCompression?: RedshiftResultCompressionType;
+}
+
+export type RedshiftResultCompressionType = "None" | "GZIP" | "BZIP2" | "ZSTD" | "SNAPPY";
+
+export const RedshiftResultCompressionTypeValues = ["None", "GZIP", "BZIP2", "ZSTD", "SNAPPY"] as const;
+
+export type RedshiftResultFormat = "PARQUET" | "CSV";
+
+export const RedshiftResultFormatValues = ["PARQUET", "CSV"] as const;
+
+export type Relation = "EqualTo" | "GreaterThanOrEqualTo";
+
+export const RelationValues = ["EqualTo", "GreaterThanOrEqualTo"] as const;
+
 export interface RemoteDebugConfig {
   EnableRemoteDebug?: boolean;
 }
@@ -1928,9 +2936,19 @@ export interface ResourceLimitExceeded {
   Message?: string;
 }
 
+export interface ResourceLimits {
+  MaxNumberOfTrainingJobs?: number;
+  MaxParallelTrainingJobs: number;
+  MaxRuntimeInSeconds?: number;
+}
+
 export interface ResourceNotFound {
   Message?: string;
 }
+
+export type ResourceType = "TrainingJob" | "Experiment" | "ExperimentTrial" | "ExperimentTrialComponent" | "Endpoint" | "Model" | "ModelPackage" | "ModelPackageGroup" | "Pipeline" | "PipelineExecution" | "FeatureGroup" | "FeatureMetadata" | "Image" | "ImageVersion" | "Project" | "HyperParameterTuningJob" | "ModelCard" | "PipelineVersion" | "Job";
+
+export const ResourceTypeValues = ["TrainingJob", "Experiment", "ExperimentTrial", "ExperimentTrialComponent", "Endpoint", "Model", "ModelPackage", "ModelPackageGroup", "Pipeline", "PipelineExecution", "FeatureGroup", "FeatureMetadata", "Image", "ImageVersion", "Project", "HyperParameterTuningJob", "ModelCard", "PipelineVersion", "Job"] as const;
 
 export interface RetryStrategy {
   MaximumRetryAttempts: number;
@@ -1984,6 +3002,70 @@ export type S3ModelDataType = "S3Prefix" | "S3Object";
 
 export const S3ModelDataTypeValues = ["S3Prefix", "S3Object"] as const;
 
+export interface S3StorageConfig {
+  S3Uri: string;
+  KmsKeyId?: string;
+  ResolvedOutputS3Uri?: string;
+}
+
+export interface ScheduleConfig {
+  ScheduleExpression: string;
+  DataAnalysisStartTime?: string;
+  DataAnalysisEndTime?: string;
+}
+
+export type ScheduleStatus = "Pending" | "Failed" | "Scheduled" | "Stopped";
+
+export const ScheduleStatusValues = ["Pending", "Failed", "Scheduled", "Stopped"] as const;
+
+export interface SearchExpression {
+  Filters?: Filter[];
+  NestedFilters?: NestedFilters[];
+  SubExpressions?: SearchExpression[];
+  Operator?: BooleanOperator;
+}
+
+export interface SearchRecord {
+  TrainingJob?: TrainingJob;
+  Experiment?: Experiment;
+  Trial?: Trial;
+  TrialComponent?: TrialComponent;
+  Endpoint?: Endpoint;
+  ModelPackage?: ModelPackage;
+  ModelPackageGroup?: ModelPackageGroup;
+  Pipeline?: Pipeline;
+  PipelineExecution?: PipelineExecution;
+  PipelineVersion?: PipelineVersion;
+  FeatureGroup?: FeatureGroup;
+  FeatureMetadata?: FeatureMetadata;
+  Project?: Project;
+  HyperParameterTuningJob?: HyperParameterTuningJobSearchEntity;
+  ModelCard?: ModelCard;
+  Model?: ModelDashboardModel;
+  Job?: Job;
+}
+
+export interface SearchRequest {
+  Resource: ResourceType;
+  SearchExpression?: SearchExpression;
+  SortBy?: string;
+  SortOrder?: SearchSortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+  CrossAccountFilterOption?: CrossAccountFilterOption;
+  VisibilityConditions?: VisibilityConditions[];
+}
+
+export interface SearchResponse {
+  Results?: SearchRecord[];
+  NextToken?: string;
+  TotalHits?: TotalHits;
+}
+
+export type SearchSortOrder = "Ascending" | "Descending";
+
+export const SearchSortOrderValues = ["Ascending", "Descending"] as const;
+
 export type SecondaryStatus = "Starting" | "LaunchingMLInstances" | "PreparingTrainingStack" | "Downloading" | "DownloadingTrainingImage" | "Training" | "Uploading" | "Stopping" | "Stopped" | "MaxRuntimeExceeded" | "Completed" | "Failed" | "Interrupted" | "MaxWaitTimeExceeded" | "Updating" | "Restarting" | "Pending";
 
 export const SecondaryStatusValues = ["Starting", "LaunchingMLInstances", "PreparingTrainingStack", "Downloading", "DownloadingTrainingImage", "Training", "Uploading", "Stopping", "Stopped", "MaxRuntimeExceeded", "Completed", "Failed", "Interrupted", "MaxWaitTimeExceeded", "Updating", "Restarting", "Pending"] as const;
@@ -1993,6 +3075,15 @@ export interface SecondaryStatusTransition {
   StartTime: Date;
   EndTime?: Date;
   StatusMessage?: string;
+}
+
+export interface SelectedStep {
+  StepName: string;
+}
+
+export interface SelectiveExecutionConfig {
+  SourcePipelineExecutionArn?: string;
+  SelectedSteps: SelectedStep[];
 }
 
 export interface ServerlessJobConfig {
@@ -2009,6 +3100,18 @@ export interface ServerlessJobConfig {
 export type ServerlessJobType = "FineTuning" | "Evaluation";
 
 export const ServerlessJobTypeValues = ["FineTuning", "Evaluation"] as const;
+
+export interface ServiceCatalogProvisionedProductDetails {
+  ProvisionedProductId?: string;
+  ProvisionedProductStatusMessage?: string;
+}
+
+export interface ServiceCatalogProvisioningDetails {
+  ProductId: string;
+  ProvisioningArtifactId?: string;
+  PathId?: string;
+  ProvisioningParameters?: ProvisioningParameter[];
+}
 
 export interface SessionChainingConfig {
   EnableSessionTagChaining?: boolean;
@@ -2083,14 +3186,31 @@ export interface StoppingCondition {
   MaxPendingTimeInSeconds?: number;
 }
 
+export type StorageType = "Standard" | "InMemory";
+
+export const StorageTypeValues = ["Standard", "InMemory"] as const;
+
+export type TableFormat = "Default" | "Glue" | "Iceberg";
+
+export const TableFormatValues = ["Default", "Glue", "Iceberg"] as const;
+
 export interface Tag {
   Key: string;
   Value: string;
 }
 
+export interface TemplateProviderDetail {
+  CfnTemplateProviderDetail?: CfnTemplateProviderDetail;
+}
+
 export interface TensorBoardOutputConfig {
   LocalPath?: string;
   S3OutputPath: string;
+}
+
+export interface TotalHits {
+  Value?: number;
+  Relation?: Relation;
 }
 
 export interface TrafficRoutingConfig {
@@ -2117,9 +3237,65 @@ export type TrainingInstanceType = "ml.m4.xlarge" | "ml.m4.2xlarge" | "ml.m4.4xl
 
 export const TrainingInstanceTypeValues = ["ml.m4.xlarge", "ml.m4.2xlarge", "ml.m4.4xlarge", "ml.m4.10xlarge", "ml.m4.16xlarge", "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge", "ml.g4dn.12xlarge", "ml.g4dn.16xlarge", "ml.m5.large", "ml.m5.xlarge", "ml.m5.2xlarge", "ml.m5.4xlarge", "ml.m5.12xlarge", "ml.m5.24xlarge", "ml.c4.xlarge", "ml.c4.2xlarge", "ml.c4.4xlarge", "ml.c4.8xlarge", "ml.p2.xlarge", "ml.p2.8xlarge", "ml.p2.16xlarge", "ml.p3.2xlarge", "ml.p3.8xlarge", "ml.p3.16xlarge", "ml.p3dn.24xlarge", "ml.p4d.24xlarge", "ml.p4de.24xlarge", "ml.p5.48xlarge", "ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.c5.xlarge", "ml.c5.2xlarge", "ml.c5.4xlarge", "ml.c5.9xlarge", "ml.c5.18xlarge", "ml.c5n.xlarge", "ml.c5n.2xlarge", "ml.c5n.4xlarge", "ml.c5n.9xlarge", "ml.c5n.18xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge", "ml.g5.16xlarge", "ml.g5.12xlarge", "ml.g5.24xlarge", "ml.g5.48xlarge", "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge", "ml.g6.16xlarge", "ml.g6.12xlarge", "ml.g6.24xlarge", "ml.g6.48xlarge", "ml.g6e.xlarge", "ml.g6e.2xlarge", "ml.g6e.4xlarge", "ml.g6e.8xlarge", "ml.g6e.16xlarge", "ml.g6e.12xlarge", "ml.g6e.24xlarge", "ml.g6e.48xlarge", "ml.trn1.2xlarge", "ml.trn1.32xlarge", "ml.trn1n.32xlarge", "ml.trn2.48xlarge", "ml.m6i.large", "ml.m6i.xlarge", "ml.m6i.2xlarge", "ml.m6i.4xlarge", "ml.m6i.8xlarge", "ml.m6i.12xlarge", "ml.m6i.16xlarge", "ml.m6i.24xlarge", "ml.m6i.32xlarge", "ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.c6i.8xlarge", "ml.c6i.4xlarge", "ml.c6i.12xlarge", "ml.c6i.16xlarge", "ml.c6i.24xlarge", "ml.c6i.32xlarge", "ml.r5d.large", "ml.r5d.xlarge", "ml.r5d.2xlarge", "ml.r5d.4xlarge", "ml.r5d.8xlarge", "ml.r5d.12xlarge", "ml.r5d.16xlarge", "ml.r5d.24xlarge", "ml.t3.medium", "ml.t3.large", "ml.t3.xlarge", "ml.t3.2xlarge", "ml.r5.large", "ml.r5.xlarge", "ml.r5.2xlarge", "ml.r5.4xlarge", "ml.r5.8xlarge", "ml.r5.12xlarge", "ml.r5.16xlarge", "ml.r5.24xlarge", "ml.p6-b200.48xlarge", "ml.m7i.large", "ml.m7i.xlarge", "ml.m7i.2xlarge", "ml.m7i.4xlarge", "ml.m7i.8xlarge", "ml.m7i.12xlarge", "ml.m7i.16xlarge", "ml.m7i.24xlarge", "ml.m7i.48xlarge", "ml.c7i.large", "ml.c7i.xlarge", "ml.c7i.2xlarge", "ml.c7i.4xlarge", "ml.c7i.8xlarge", "ml.c7i.12xlarge", "ml.c7i.16xlarge", "ml.c7i.24xlarge", "ml.c7i.48xlarge", "ml.r7i.large", "ml.r7i.xlarge", "ml.r7i.2xlarge", "ml.r7i.4xlarge", "ml.r7i.8xlarge", "ml.r7i.12xlarge", "ml.r7i.16xlarge", "ml.r7i.24xlarge", "ml.r7i.48xlarge", "ml.p6e-gb200.36xlarge", "ml.p5.4xlarge", "ml.p6-b300.48xlarge", "ml.g7e.2xlarge", "ml.g7e.4xlarge", "ml.g7e.8xlarge", "ml.g7e.12xlarge", "ml.g7e.24xlarge", "ml.g7e.48xlarge", "ml.g7.2xlarge", "ml.g7.4xlarge", "ml.g7.8xlarge", "ml.g7.12xlarge", "ml.g7.24xlarge", "ml.g7.48xlarge"] as const;
 
+export interface TrainingJob {
+  TrainingJobName?: string;
+  TrainingJobArn?: string;
+  TuningJobArn?: string;
+  LabelingJobArn?: string;
+  AutoMLJobArn?: string;
+  ModelArtifacts?: ModelArtifacts;
+  TrainingJobStatus?: TrainingJobStatus;
+  SecondaryStatus?: SecondaryStatus;
+  FailureReason?: string;
+  HyperParameters?: Record<string, string>;
+  AlgorithmSpecification?: AlgorithmSpecification;
+  RoleArn?: string;
+  InputDataConfig?: Channel[];
+  OutputDataConfig?: OutputDataConfig;
+  ResourceConfig?: ResourceConfig;
+  WarmPoolStatus?: WarmPoolStatus;
+  VpcConfig?: VpcConfig;
+  StoppingCondition?: StoppingCondition;
+  CreationTime?: Date;
+  TrainingStartTime?: Date;
+  TrainingEndTime?: Date;
+  LastModifiedTime?: Date;
+  SecondaryStatusTransitions?: SecondaryStatusTransition[];
+  FinalMetricDataList?: MetricData[];
+  EnableNetworkIsolation?: boolean;
+  EnableInterContainerTrafficEncryption?: boolean;
+  EnableManagedSpotTraining?: boolean;
+  CheckpointConfig?: CheckpointConfig;
+  TrainingTimeInSeconds?: number;
+  BillableTimeInSeconds?: number;
+  DebugHookConfig?: DebugHookConfig;
+  ExperimentConfig?: ExperimentConfig;
+  DebugRuleConfigurations?: DebugRuleConfiguration[];
+  TensorBoardOutputConfig?: TensorBoardOutputConfig;
+  DebugRuleEvaluationStatuses?: DebugRuleEvaluationStatus[];
+  OutputModelPackageArn?: string;
+  ModelPackageConfig?: ModelPackageConfig;
+  ProfilerConfig?: ProfilerConfig;
+  Environment?: Record<string, string>;
+  RetryStrategy?: RetryStrategy;
+  Tags?: Tag[];
+}
+
+export type TrainingJobEarlyStoppingType = "Off" | "Auto";
+
+export const TrainingJobEarlyStoppingTypeValues = ["Off", "Auto"] as const;
+
 export type TrainingJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped" | "Deleting";
 
 export const TrainingJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting"] as const;
+
+export interface TrainingJobStatusCounters {
+  Completed?: number;
+  InProgress?: number;
+  RetryableError?: number;
+  NonRetryableError?: number;
+  Stopped?: number;
+}
 
 export interface TrainingJobSummary {
   TrainingJobName: string;
@@ -2163,6 +3339,31 @@ export type TransformInstanceType = "ml.m4.xlarge" | "ml.m4.2xlarge" | "ml.m4.4x
 
 export const TransformInstanceTypeValues = ["ml.m4.xlarge", "ml.m4.2xlarge", "ml.m4.4xlarge", "ml.m4.10xlarge", "ml.m4.16xlarge", "ml.c4.xlarge", "ml.c4.2xlarge", "ml.c4.4xlarge", "ml.c4.8xlarge", "ml.p2.xlarge", "ml.p2.8xlarge", "ml.p2.16xlarge", "ml.p3.2xlarge", "ml.p3.8xlarge", "ml.p3.16xlarge", "ml.c5.xlarge", "ml.c5.2xlarge", "ml.c5.4xlarge", "ml.c5.9xlarge", "ml.c5.18xlarge", "ml.m5.large", "ml.m5.xlarge", "ml.m5.2xlarge", "ml.m5.4xlarge", "ml.m5.12xlarge", "ml.m5.24xlarge", "ml.m6i.large", "ml.m6i.xlarge", "ml.m6i.2xlarge", "ml.m6i.4xlarge", "ml.m6i.8xlarge", "ml.m6i.12xlarge", "ml.m6i.16xlarge", "ml.m6i.24xlarge", "ml.m6i.32xlarge", "ml.c6i.large", "ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.c6i.4xlarge", "ml.c6i.8xlarge", "ml.c6i.12xlarge", "ml.c6i.16xlarge", "ml.c6i.24xlarge", "ml.c6i.32xlarge", "ml.r6i.large", "ml.r6i.xlarge", "ml.r6i.2xlarge", "ml.r6i.4xlarge", "ml.r6i.8xlarge", "ml.r6i.12xlarge", "ml.r6i.16xlarge", "ml.r6i.24xlarge", "ml.r6i.32xlarge", "ml.m7i.large", "ml.m7i.xlarge", "ml.m7i.2xlarge", "ml.m7i.4xlarge", "ml.m7i.8xlarge", "ml.m7i.12xlarge", "ml.m7i.16xlarge", "ml.m7i.24xlarge", "ml.m7i.48xlarge", "ml.c7i.large", "ml.c7i.xlarge", "ml.c7i.2xlarge", "ml.c7i.4xlarge", "ml.c7i.8xlarge", "ml.c7i.12xlarge", "ml.c7i.16xlarge", "ml.c7i.24xlarge", "ml.c7i.48xlarge", "ml.r7i.large", "ml.r7i.xlarge", "ml.r7i.2xlarge", "ml.r7i.4xlarge", "ml.r7i.8xlarge", "ml.r7i.12xlarge", "ml.r7i.16xlarge", "ml.r7i.24xlarge", "ml.r7i.48xlarge", "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge", "ml.g4dn.12xlarge", "ml.g4dn.16xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge", "ml.g5.12xlarge", "ml.g5.16xlarge", "ml.g5.24xlarge", "ml.g5.48xlarge", "ml.trn1.2xlarge", "ml.trn1.32xlarge", "ml.inf2.xlarge", "ml.inf2.8xlarge", "ml.inf2.24xlarge", "ml.inf2.48xlarge", "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge", "ml.g6.12xlarge", "ml.g6.16xlarge", "ml.g6.24xlarge", "ml.g6.48xlarge"] as const;
 
+export interface TransformJob {
+  TransformJobName?: string;
+  TransformJobArn?: string;
+  TransformJobStatus?: TransformJobStatus;
+  FailureReason?: string;
+  ModelName?: string;
+  MaxConcurrentTransforms?: number;
+  ModelClientConfig?: ModelClientConfig;
+  MaxPayloadInMB?: number;
+  BatchStrategy?: BatchStrategy;
+  Environment?: Record<string, string>;
+  TransformInput?: TransformInput;
+  TransformOutput?: TransformOutput;
+  DataCaptureConfig?: BatchDataCaptureConfig;
+  TransformResources?: TransformResources;
+  CreationTime?: Date;
+  TransformStartTime?: Date;
+  TransformEndTime?: Date;
+  LabelingJobArn?: string;
+  AutoMLJobArn?: string;
+  DataProcessing?: DataProcessing;
+  ExperimentConfig?: ExperimentConfig;
+  Tags?: Tag[];
+}
+
 export interface TransformJobDefinition {
   MaxConcurrentTransforms?: number;
   MaxPayloadInMB?: number;
@@ -2172,6 +3373,10 @@ export interface TransformJobDefinition {
   TransformOutput: TransformOutput;
   TransformResources: TransformResources;
 }
+
+export type TransformJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped";
+
+export const TransformJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
 
 export interface TransformOutput {
   S3OutputPath: string;
@@ -2190,6 +3395,45 @@ export interface TransformResources {
 export interface TransformS3DataSource {
   S3DataType: S3DataType;
   S3Uri: string;
+}
+
+export interface Trial {
+  TrialName?: string;
+  TrialArn?: string;
+  DisplayName?: string;
+  ExperimentName?: string;
+  Source?: TrialSource;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  MetadataProperties?: MetadataProperties;
+  Tags?: Tag[];
+  TrialComponentSummaries?: TrialComponentSimpleSummary[];
+}
+
+export interface TrialComponent {
+  TrialComponentName?: string;
+  DisplayName?: string;
+  TrialComponentArn?: string;
+  Source?: TrialComponentSource;
+  Status?: TrialComponentStatus;
+  StartTime?: Date;
+  EndTime?: Date;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedTime?: Date;
+  LastModifiedBy?: UserContext;
+  Parameters?: Record<string, TrialComponentParameterValue>;
+  InputArtifacts?: Record<string, TrialComponentArtifact>;
+  OutputArtifacts?: Record<string, TrialComponentArtifact>;
+  Metrics?: TrialComponentMetricSummary[];
+  MetadataProperties?: MetadataProperties;
+  SourceDetail?: TrialComponentSourceDetail;
+  LineageGroupArn?: string;
+  Tags?: Tag[];
+  Parents?: Parent[];
+  RunName?: string;
 }
 
 export interface TrialComponentArtifact {
@@ -2218,9 +3462,24 @@ export type TrialComponentPrimaryStatus = "InProgress" | "Completed" | "Failed" 
 
 export const TrialComponentPrimaryStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
 
+export interface TrialComponentSimpleSummary {
+  TrialComponentName?: string;
+  TrialComponentArn?: string;
+  TrialComponentSource?: TrialComponentSource;
+  CreationTime?: Date;
+  CreatedBy?: UserContext;
+}
+
 export interface TrialComponentSource {
   SourceArn: string;
   SourceType?: string;
+}
+
+export interface TrialComponentSourceDetail {
+  SourceArn?: string;
+  TrainingJob?: TrainingJob;
+  ProcessingJob?: ProcessingJob;
+  TransformJob?: TransformJob;
 }
 
 export interface TrialComponentStatus {
@@ -2254,6 +3513,21 @@ export interface TrialSummary {
   TrialSource?: TrialSource;
   CreationTime?: Date;
   LastModifiedTime?: Date;
+}
+
+export interface TtlDuration {
+  Unit?: TtlDurationUnit;
+  Value?: number;
+}
+
+export type TtlDurationUnit = "Seconds" | "Minutes" | "Hours" | "Days" | "Weeks";
+
+export const TtlDurationUnitValues = ["Seconds", "Minutes", "Hours", "Days", "Weeks"] as const;
+
+export interface TuningJobCompletionCriteria {
+  TargetObjectiveMetricValue?: number;
+  BestObjectiveNotImproving?: BestObjectiveNotImproving;
+  ConvergenceDetected?: ConvergenceDetected;
 }
 
 export interface UpdateActionRequest {
@@ -2378,10 +3652,19 @@ export type VariantStatus = "Creating" | "Updating" | "Deleting" | "ActivatingTr
 
 export const VariantStatusValues = ["Creating", "Updating", "Deleting", "ActivatingTraffic", "Baking"] as const;
 
+export interface VectorConfig {
+  Dimension: number;
+}
+
 export interface Vertex {
   Arn?: string;
   Type?: string;
   LineageType?: LineageType;
+}
+
+export interface VisibilityConditions {
+  Key?: string;
+  Value?: string;
 }
 
 export interface VpcConfig {

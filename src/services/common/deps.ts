@@ -8,6 +8,7 @@ import { LineageTrialMemberRepository } from '../../storage/repositories/lineage
 import { LogRepository } from '../../storage/repositories/log-events.js';
 import { ModelPackageGroupRepository } from '../../storage/repositories/model-package-groups.js';
 import { ResourceTable, type ResourceRow } from '../../storage/repositories/resource-table.js';
+import { SearchIndexRepository } from '../../storage/repositories/search-index.js';
 import { TagRepository } from '../../storage/repositories/tags.js';
 
 export interface ServiceDeps {
@@ -55,6 +56,7 @@ export interface Repositories {
   readonly lineageAssociations: LineageAssociationRepository;
   readonly lineageTrialMembers: LineageTrialMemberRepository;
   readonly logs: LogRepository;
+  readonly searchIndex: SearchIndexRepository;
 }
 
 export function createRepositories(): Repositories {
@@ -76,5 +78,6 @@ export function createRepositories(): Repositories {
     lineageAssociations: new LineageAssociationRepository(),
     lineageTrialMembers: new LineageTrialMemberRepository(),
     logs: new LogRepository(),
+    searchIndex: new SearchIndexRepository(),
   };
 }

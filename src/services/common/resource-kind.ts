@@ -67,6 +67,16 @@ export function toDate(ms: number | undefined | null): Date | undefined {
   return ms === undefined || ms === null ? undefined : new Date(ms);
 }
 
+/** CreationTime, CreatedBy, LastModifiedTime, LastModifiedBy as Describe* returns them. */
+export function audit(row: DocRow) {
+  return {
+    CreationTime: toDate(row.created_at),
+    CreatedBy: NO_USER,
+    LastModifiedTime: toDate(row.last_modified_at),
+    LastModifiedBy: NO_USER,
+  };
+}
+
 export class ResourceKind<Doc, Row extends DocRow, D extends Draft, Query> {
   readonly store: KindStore<Row, D, Query>;
 
@@ -94,12 +104,7 @@ export class ResourceKind<Doc, Row extends DocRow, D extends Draft, Query> {
 
   /** CreationTime, CreatedBy, LastModifiedTime, LastModifiedBy as Describe* returns them. */
   audit(row: Row) {
-    return {
-      CreationTime: toDate(row.created_at),
-      CreatedBy: NO_USER,
-      LastModifiedTime: toDate(row.last_modified_at),
-      LastModifiedBy: NO_USER,
-    };
+    return audit(row);
   }
 
   /**

@@ -19,6 +19,7 @@ import type {
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { RequestContext } from '../../protocol/context.js';
 import type { Queryable } from '../../storage/db/types.js';
+import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { listPage, sortKey } from '../common/listing.js';
 import { endpointConfigNotFound, type EndpointConfigDoc } from './endpoint-configs.js';
@@ -43,6 +44,25 @@ function variantSummary(v: StoredVariant): ProductionVariantSummary {
       StatusMessage: s.StatusMessage,
       StartTime: new Date(s.StartTime),
     })),
+  };
+}
+
+/** DescribeEndpoint's answer for a stored endpoint (also the base of Search's Endpoint record). */
+export function endpointDocument(row: ResourceRow): DescribeEndpointOutput {
+  const doc = JSON.parse(row.doc) as EndpointDoc;
+  return {
+    EndpointName: row.name,
+    EndpointArn: row.arn,
+    EndpointConfigName: doc.EndpointConfigName,
+    ProductionVariants: doc.ProductionVariants.map(variantSummary),
+    EndpointStatus: row.status as EndpointStatus,
+    FailureReason: doc.FailureReason,
+    CreationTime: new Date(row.created_at),
+    LastModifiedTime: new Date(row.last_modified_at),
+    LastDeploymentConfig: doc.LastDeploymentConfig,
+    PendingDeploymentSummary: doc.PendingConfigName
+      ? { EndpointConfigName: doc.PendingConfigName, StartTime: doc.PendingSince ? new Date(doc.PendingSince) : undefined }
+      : undefined,
   };
 }
 
@@ -105,21 +125,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
     async describeEndpoint(input: DescribeEndpointInput, ctx: RequestContext): Promise<DescribeEndpointOutput> {
       const row = await repos.endpoints.get(db, ctx, input.EndpointName.toLowerCase());
       if (!row) throw endpointNotFound(ctx, input.EndpointName);
-      const doc = JSON.parse(row.doc) as EndpointDoc;
-      return {
-        EndpointName: row.name,
-        EndpointArn: row.arn,
-        EndpointConfigName: doc.EndpointConfigName,
-        ProductionVariants: doc.ProductionVariants.map(variantSummary),
-        EndpointStatus: row.status as EndpointStatus,
-        FailureReason: doc.FailureReason,
-        CreationTime: new Date(row.created_at),
-        LastModifiedTime: new Date(row.last_modified_at),
-        LastDeploymentConfig: doc.LastDeploymentConfig,
-        PendingDeploymentSummary: doc.PendingConfigName
-          ? { EndpointConfigName: doc.PendingConfigName, StartTime: doc.PendingSince ? new Date(doc.PendingSince) : undefined }
-          : undefined,
-      };
+      return endpointDocument(row);
     },
 
     async listEndpoints(input: ListEndpointsInput, ctx: RequestContext): Promise<ListEndpointsOutput> {

@@ -18,13 +18,22 @@ import { entityArn } from '../../lineage/entities.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { ServiceDeps } from '../common/deps.js';
-import { entityKind, entityQuery } from './lineage-common.js';
+import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
+import { audit } from '../common/resource-kind.js';
+import { entityKind, entityQuery, parseDoc } from './lineage-common.js';
 
 interface ExperimentDoc {
   ExperimentName: string;
   DisplayName?: string;
   Description?: string;
   Source?: ExperimentSource;
+}
+
+/** DescribeExperiment's answer for a stored experiment (also Search's Experiment record). */
+export function experimentDocument(row: LineageEntityRow): DescribeExperimentResponse {
+  const d = parseDoc<ExperimentDoc>(row);
+  // "If DisplayName isn't specified, ExperimentName is displayed."
+  return { ...d, ExperimentArn: row.arn, DisplayName: d.DisplayName ?? d.ExperimentName, ...audit(row) };
 }
 
 export function experimentHandlers(deps: ServiceDeps) {
@@ -43,15 +52,7 @@ export function experimentHandlers(deps: ServiceDeps) {
       input: DescribeExperimentRequest,
       ctx: RequestContext,
     ): Promise<DescribeExperimentResponse> {
-      const row = await experiments.get(deps.db, ctx, input.ExperimentName);
-      const d = experiments.doc(row);
-      // "If DisplayName isn't specified, ExperimentName is displayed."
-      return {
-        ...d,
-        ExperimentArn: row.arn,
-        DisplayName: d.DisplayName ?? d.ExperimentName,
-        ...experiments.audit(row),
-      };
+      return experimentDocument(await experiments.get(deps.db, ctx, input.ExperimentName));
     },
 
     async listExperiments(input: ListExperimentsRequest, ctx: RequestContext): Promise<ListExperimentsResponse> {

@@ -14,6 +14,7 @@ import { findModelPackage, modelPackageHandlers } from './model-packages.js';
 import { modelPackageGroupHandlers } from './model-package-groups.js';
 import { modelHandlers } from './models.js';
 import { queryLineageHandlers } from './query-lineage.js';
+import { searchHandlers } from './search/search.js';
 import { tagHandlers, type ResourceExists } from './tags.js';
 import { trialComponentHandlers } from './trial-components.js';
 import { type TrainingJobs, trainingJobHandlers } from './training-jobs.js';
@@ -51,5 +52,6 @@ export function createSageMakerHandlers(
     ...trialComponentHandlers(deps),
     ...trainingJobHandlers(deps, training),
     ...tagHandlers(deps, taggable),
+    search: searchHandlers(deps).search,
   };
 }

@@ -34,6 +34,11 @@ function summary(row: ModelPackageGroupRow): ModelPackageGroupSummary {
   };
 }
 
+/** DescribeModelPackageGroup's answer for a stored group (also the base of Search's record). */
+export function modelPackageGroupDocument(row: ModelPackageGroupRow): DescribeModelPackageGroupOutput {
+  return { ...summary(row), CreatedBy: JSON.parse(row.created_by) };
+}
+
 export function modelPackageGroupHandlers(deps: ServiceDeps) {
   const { db, repos, tokens } = deps;
   const resolve = async (ctx: RequestContext, nameOrArn: string) => {
@@ -79,8 +84,7 @@ export function modelPackageGroupHandlers(deps: ServiceDeps) {
       input: DescribeModelPackageGroupInput,
       ctx: RequestContext,
     ): Promise<DescribeModelPackageGroupOutput> {
-      const row = await resolve(ctx, input.ModelPackageGroupName);
-      return { ...summary(row), CreatedBy: JSON.parse(row.created_by) };
+      return modelPackageGroupDocument(await resolve(ctx, input.ModelPackageGroupName));
     },
 
     async deleteModelPackageGroup(input: DeleteModelPackageGroupInput, ctx: RequestContext): Promise<void> {

@@ -81,6 +81,26 @@ function summary(row: ModelPackageRow): ModelPackageSummary {
   };
 }
 
+/** DescribeModelPackage's answer for a stored package (also the base of Search's ModelPackage record). */
+export function modelPackageDocument(row: ModelPackageRow): DescribeModelPackageOutput {
+  const doc = JSON.parse(row.doc) as PackageDoc;
+  const versioned = row.package_type === 'Versioned';
+  return {
+    ...doc,
+    ModelPackageName: row.name,
+    ModelPackageGroupName: versioned ? row.name : undefined,
+    ModelPackageVersion: row.version ?? undefined,
+    ModelPackageArn: row.arn,
+    CreationTime: new Date(row.created_at),
+    ModelPackageStatus: row.status as DescribeModelPackageOutput['ModelPackageStatus'],
+    ModelPackageStatusDetails: { ValidationStatuses: [], ImageScanStatuses: [] },
+    ModelApprovalStatus: versioned ? (row.approval as ModelApprovalStatus) : undefined,
+    CreatedBy: {},
+    LastModifiedTime: new Date(row.last_modified_at),
+    LastModifiedBy: {},
+  };
+}
+
 export function modelPackageHandlers(deps: ServiceDeps) {
   const { db, repos, tokens } = deps;
 
@@ -166,23 +186,7 @@ export function modelPackageHandlers(deps: ServiceDeps) {
     },
 
     async describeModelPackage(input: DescribeModelPackageInput, ctx: RequestContext): Promise<DescribeModelPackageOutput> {
-      const row = await mustFind(db, ctx, input.ModelPackageName);
-      const doc = JSON.parse(row.doc) as PackageDoc;
-      const versioned = row.package_type === 'Versioned';
-      return {
-        ...doc,
-        ModelPackageName: row.name,
-        ModelPackageGroupName: versioned ? row.name : undefined,
-        ModelPackageVersion: row.version ?? undefined,
-        ModelPackageArn: row.arn,
-        CreationTime: new Date(row.created_at),
-        ModelPackageStatus: row.status as DescribeModelPackageOutput['ModelPackageStatus'],
-        ModelPackageStatusDetails: { ValidationStatuses: [], ImageScanStatuses: [] },
-        ModelApprovalStatus: versioned ? (row.approval as ModelApprovalStatus) : undefined,
-        CreatedBy: {},
-        LastModifiedTime: new Date(row.last_modified_at),
-        LastModifiedBy: {},
-      };
+      return modelPackageDocument(await mustFind(db, ctx, input.ModelPackageName));
     },
 
     async listModelPackages(input: ListModelPackagesInput, ctx: RequestContext): Promise<ListModelPackagesOutput> {

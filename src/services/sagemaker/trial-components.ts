@@ -31,7 +31,8 @@ import { ValidationException } from '../../protocol/common-errors.js';
 import type { StoredMetricSummary } from '../../lineage/job-recorder.js';
 import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
 import type { ServiceDeps } from '../common/deps.js';
-import { entityKind, type EntityKindHandle, entityQuery, mergeMap, NO_USER, toDate } from './lineage-common.js';
+import { audit } from '../common/resource-kind.js';
+import { entityKind, type EntityKindHandle, entityQuery, mergeMap, NO_USER, parseDoc, toDate } from './lineage-common.js';
 
 /** Limits of the model's TrialComponentParameters and TrialComponentArtifacts maps. */
 const MAX_PARAMETERS = 300;
@@ -67,6 +68,27 @@ function summary(components: EntityKindHandle<TrialComponentDoc>, row: LineageEn
     CreatedBy: NO_USER,
     LastModifiedTime: toDate(row.last_modified_at),
     LastModifiedBy: NO_USER,
+  };
+}
+
+/** DescribeTrialComponent's answer for a stored trial component (also the base of Search's record). */
+export function trialComponentDocument(row: LineageEntityRow): DescribeTrialComponentResponse {
+  const d = parseDoc<TrialComponentDoc>(row);
+  return {
+    TrialComponentName: d.TrialComponentName,
+    TrialComponentArn: row.arn,
+    DisplayName: d.DisplayName ?? d.TrialComponentName,
+    Source: d.Source,
+    Status: d.Status,
+    StartTime: toDate(d.StartTime),
+    EndTime: toDate(d.EndTime),
+    ...audit(row),
+    Parameters: d.Parameters,
+    InputArtifacts: d.InputArtifacts,
+    OutputArtifacts: d.OutputArtifacts,
+    MetadataProperties: d.MetadataProperties,
+    Metrics: d.Metrics?.map((m) => ({ ...m, TimeStamp: toDate(m.TimeStamp) })),
+    Sources: d.Source ? [d.Source] : undefined,
   };
 }
 
@@ -116,24 +138,7 @@ export function trialComponentHandlers(deps: ServiceDeps) {
       input: DescribeTrialComponentRequest,
       ctx: RequestContext,
     ): Promise<DescribeTrialComponentResponse> {
-      const row = await components.get(db, ctx, input.TrialComponentName);
-      const d = components.doc(row);
-      return {
-        TrialComponentName: d.TrialComponentName,
-        TrialComponentArn: row.arn,
-        DisplayName: d.DisplayName ?? d.TrialComponentName,
-        Source: d.Source,
-        Status: d.Status,
-        StartTime: toDate(d.StartTime),
-        EndTime: toDate(d.EndTime),
-        ...components.audit(row),
-        Parameters: d.Parameters,
-        InputArtifacts: d.InputArtifacts,
-        OutputArtifacts: d.OutputArtifacts,
-        MetadataProperties: d.MetadataProperties,
-        Metrics: d.Metrics?.map((m) => ({ ...m, TimeStamp: toDate(m.TimeStamp) })),
-        Sources: d.Source ? [d.Source] : undefined,
-      };
+      return trialComponentDocument(await components.get(db, ctx, input.TrialComponentName));
     },
 
     async listTrialComponents(

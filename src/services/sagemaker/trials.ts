@@ -19,7 +19,9 @@ import { entityArn } from '../../lineage/entities.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { ServiceDeps } from '../common/deps.js';
-import { entityKind, entityQuery } from './lineage-common.js';
+import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
+import { audit } from '../common/resource-kind.js';
+import { entityKind, entityQuery, parseDoc } from './lineage-common.js';
 
 interface TrialDoc {
   TrialName: string;
@@ -27,6 +29,12 @@ interface TrialDoc {
   ExperimentName: string;
   MetadataProperties?: MetadataProperties;
   Source?: TrialSource;
+}
+
+/** DescribeTrial's answer for a stored trial (also Search's Trial record). */
+export function trialDocument(row: LineageEntityRow): DescribeTrialResponse {
+  const d = parseDoc<TrialDoc>(row);
+  return { ...d, TrialArn: row.arn, DisplayName: d.DisplayName ?? d.TrialName, ...audit(row) };
 }
 
 export function trialHandlers(deps: ServiceDeps) {
@@ -59,9 +67,7 @@ export function trialHandlers(deps: ServiceDeps) {
     },
 
     async describeTrial(input: DescribeTrialRequest, ctx: RequestContext): Promise<DescribeTrialResponse> {
-      const row = await trials.get(db, ctx, input.TrialName);
-      const d = trials.doc(row);
-      return { ...d, TrialArn: row.arn, DisplayName: d.DisplayName ?? d.TrialName, ...trials.audit(row) };
+      return trialDocument(await trials.get(db, ctx, input.TrialName));
     },
 
     async listTrials(input: ListTrialsRequest, ctx: RequestContext): Promise<ListTrialsResponse> {

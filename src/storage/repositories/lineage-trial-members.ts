@@ -42,6 +42,26 @@ export class LineageTrialMemberRepository {
     return Number(row?.n ?? 0);
   }
 
+  /** The trials (name and JSON document) each of several components belongs to, oldest association first. */
+  async trialsOfMany(
+    q: Queryable,
+    componentArns: readonly string[],
+  ): Promise<Array<{ component_arn: string; name: string; doc: string }>> {
+    const out: Array<{ component_arn: string; name: string; doc: string }> = [];
+    for (let i = 0; i < componentArns.length; i += 500) {
+      const chunk = componentArns.slice(i, i + 500);
+      out.push(
+        ...(await q.all<{ component_arn: string; name: string; doc: string }>(
+          `SELECT m.component_arn AS component_arn, t.name AS name, t.doc AS doc
+           FROM lineage_trial_members m JOIN lineage_entities t ON t.arn = m.trial_arn
+           WHERE m.component_arn IN (${chunk.map(() => '?').join(', ')}) ORDER BY m.component_arn, m.created_at, m.trial_arn`,
+          chunk,
+        )),
+      );
+    }
+    return out;
+  }
+
   /** Sub-select of the ARNs of components in a trial (for LineageEntityRepository.list arnIn). */
   componentsOfTrial(trialArn: string): { sql: string; params: SqlValue[] } {
     return { sql: 'SELECT component_arn FROM lineage_trial_members WHERE trial_arn = ?', params: [trialArn] };

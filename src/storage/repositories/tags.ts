@@ -40,6 +40,25 @@ export class TagRepository {
     return [...new Set(keys)].filter((k) => !have.has(k));
   }
 
+  /** The tags of several resources at once, each resource's in the order they were added (Search records). */
+  async ofMany(q: Queryable, arns: readonly string[]): Promise<Map<string, TagRow[]>> {
+    const out = new Map<string, TagRow[]>();
+    for (let i = 0; i < arns.length; i += 500) {
+      const chunk = arns.slice(i, i + 500);
+      const rows = await q.all<{ resource_arn: string; tag_key: string; tag_value: string }>(
+        `SELECT resource_arn, tag_key, tag_value FROM tags WHERE resource_arn IN (${chunk.map(() => '?').join(', ')})
+         ORDER BY resource_arn, seq, tag_key`,
+        chunk,
+      );
+      for (const r of rows) {
+        const list = out.get(r.resource_arn) ?? [];
+        list.push({ Key: r.tag_key, Value: r.tag_value });
+        out.set(r.resource_arn, list);
+      }
+    }
+    return out;
+  }
+
   /** One page of tags in the order they were added, after position `afterSeq`. */
   async page(q: Queryable, arn: string, afterSeq: number | undefined, limit: number) {
     return q.all<{ tag_key: string; tag_value: string; seq: number }>(
