@@ -388,4 +388,6 @@ export const MIGRATIONS: readonly Migration[] = [
     `CREATE INDEX training_jobs_by_status ON training_jobs (account_id, region, status, name_key)`,
   ]),
   searchIndex(),
+  // Search finds training jobs: their table's writes mark them dirty, and the jobs already there are indexed.
+  searchSources('0041_search_training_jobs', [['training_jobs', 'arn']]),
 ];

@@ -19,6 +19,7 @@ import {
   QueryLineageCommand,
   ListContextsCommand,
   SageMakerClient,
+  SearchCommand,
   StopTrainingJobCommand,
   waitUntilEndpointInService,
   waitUntilTrainingJobCompletedOrStopped,
@@ -289,6 +290,31 @@ describe('training jobs', () => {
     assert.equal(d.SecondaryStatus, 'Stopped');
     assert.ok(d.SecondaryStatusTransitions?.some((t) => t.Status === 'Stopping'));
     await assert.rejects(sm.send(new StopTrainingJobCommand({ TrainingJobName: 'sleeper' })), /status Stopped/);
+  });
+
+  test('Search finds training jobs by status and trial components by their metrics', async () => {
+    const failed = await sm.send(
+      new SearchCommand({
+        Resource: 'TrainingJob',
+        SearchExpression: { Filters: [{ Name: 'TrainingJobStatus', Operator: 'Equals', Value: 'Failed' }] },
+        SortBy: 'TrainingJobName',
+        SortOrder: 'Ascending',
+      }),
+    );
+    assert.deepEqual(
+      failed.Results?.map((r) => r.TrainingJob?.TrainingJobName),
+      ['bad-hp', 'empty-prefix', 'no-runtime', 'no-train', 'script-fails'],
+    );
+    const best = await sm.send(
+      new SearchCommand({
+        Resource: 'ExperimentTrialComponent',
+        SearchExpression: { Filters: [{ Name: 'Metrics.train:rmse.Min', Operator: 'LessThan', Value: '5' }] },
+        SortBy: 'Metrics.train:rmse.Min',
+        SortOrder: 'Ascending',
+      }),
+    );
+    assert.equal(best.Results?.[0]?.TrialComponent?.TrialComponentName, 'abalone-1-aws-training-job');
+    assert.equal(best.Results?.[0]?.TrialComponent?.Source?.SourceType, 'SageMakerTrainingJob');
   });
 
   test('ListTrainingJobs filters, sorts and pages', async () => {

@@ -18,6 +18,7 @@ import { JobLineageError, recordJobProgress, recordJobStarted } from '../../line
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import { parseS3Uri } from '../../storage/blobs/blob-store.js';
+import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import { advance, type TrainingJobDoc, type TrainingWork, trialParameters } from '../../training/training-doc.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { toDate } from '../common/resource-kind.js';
@@ -55,6 +56,41 @@ function parseS3OrFail(uri: string, what: string): void {
   } catch {
     throw new ValidationException(`The S3 URI of ${what} is not valid: ${uri}`);
   }
+}
+
+/** DescribeTrainingJob's answer for a stored job (also Search's TrainingJob record). */
+export function trainingJobDocument(row: ResourceRow): DescribeTrainingJobResponse {
+  const {
+    SecondaryStatusTransitions,
+    FinalMetricDataList,
+    TrainingStartTime,
+    TrainingEndTime,
+    LogStreamName: _,
+    ...d
+  } = JSON.parse(row.doc) as TrainingJobDoc;
+  const trained = seconds(TrainingStartTime, TrainingEndTime);
+  return {
+    ...d,
+    TrainingJobName: row.name,
+    TrainingJobArn: row.arn,
+    TrainingJobStatus: row.status as DescribeTrainingJobResponse['TrainingJobStatus'],
+    SecondaryStatus: d.SecondaryStatus as DescribeTrainingJobResponse['SecondaryStatus'],
+    ModelArtifacts: d.ModelArtifacts ?? { S3ModelArtifacts: undefined as unknown as string },
+    StoppingCondition: d.StoppingCondition ?? { MaxRuntimeInSeconds: 86_400 },
+    CreationTime: new Date(row.created_at),
+    LastModifiedTime: new Date(row.last_modified_at),
+    TrainingStartTime: toDate(TrainingStartTime),
+    TrainingEndTime: toDate(TrainingEndTime),
+    TrainingTimeInSeconds: trained,
+    BillableTimeInSeconds: trained,
+    SecondaryStatusTransitions: SecondaryStatusTransitions.map((t) => ({
+      Status: t.Status as 'Starting',
+      StartTime: new Date(t.StartTime),
+      EndTime: toDate(t.EndTime),
+      StatusMessage: t.StatusMessage,
+    })),
+    FinalMetricDataList: FinalMetricDataList?.map((m) => ({ ...m, Timestamp: new Date(m.Timestamp) })),
+  };
 }
 
 export function trainingJobHandlers(deps: ServiceDeps, training: TrainingJobs) {
@@ -118,38 +154,7 @@ export function trainingJobHandlers(deps: ServiceDeps, training: TrainingJobs) {
       input: DescribeTrainingJobRequest,
       ctx: RequestContext,
     ): Promise<DescribeTrainingJobResponse> {
-      const row = await jobs.get(deps.db, ctx, input.TrainingJobName);
-      const {
-        SecondaryStatusTransitions,
-        FinalMetricDataList,
-        TrainingStartTime,
-        TrainingEndTime,
-        LogStreamName: _,
-        ...d
-      } = jobs.doc(row);
-      const trained = seconds(TrainingStartTime, TrainingEndTime);
-      return {
-        ...d,
-        TrainingJobName: row.name,
-        TrainingJobArn: row.arn,
-        TrainingJobStatus: row.status as DescribeTrainingJobResponse['TrainingJobStatus'],
-        SecondaryStatus: d.SecondaryStatus as DescribeTrainingJobResponse['SecondaryStatus'],
-        ModelArtifacts: d.ModelArtifacts ?? { S3ModelArtifacts: undefined as unknown as string },
-        StoppingCondition: d.StoppingCondition ?? { MaxRuntimeInSeconds: 86_400 },
-        CreationTime: new Date(row.created_at),
-        LastModifiedTime: new Date(row.last_modified_at),
-        TrainingStartTime: toDate(TrainingStartTime),
-        TrainingEndTime: toDate(TrainingEndTime),
-        TrainingTimeInSeconds: trained,
-        BillableTimeInSeconds: trained,
-        SecondaryStatusTransitions: SecondaryStatusTransitions.map((t) => ({
-          Status: t.Status as 'Starting',
-          StartTime: new Date(t.StartTime),
-          EndTime: toDate(t.EndTime),
-          StatusMessage: t.StatusMessage,
-        })),
-        FinalMetricDataList: FinalMetricDataList?.map((m) => ({ ...m, Timestamp: new Date(m.Timestamp) })),
-      };
+      return trainingJobDocument(await jobs.get(deps.db, ctx, input.TrainingJobName));
     },
 
     async listTrainingJobs(input: ListTrainingJobsRequest, ctx: RequestContext): Promise<ListTrainingJobsResponse> {

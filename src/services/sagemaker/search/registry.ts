@@ -12,6 +12,7 @@ import { endpointDocument } from '../endpoints.js';
 import { experimentDocument } from '../experiments.js';
 import { modelPackageDocument } from '../model-packages.js';
 import { modelPackageGroupDocument } from '../model-package-groups.js';
+import { trainingJobDocument } from '../training-jobs.js';
 import { trialComponentDocument } from '../trial-components.js';
 import { trialDocument } from '../trials.js';
 
@@ -111,6 +112,13 @@ export function searchableTypes(deps: ServiceDeps): SearchableType[] {
       'endpoint',
       (q, p, arn) => repos.endpoints.get(q, p, nameOf(arn).toLowerCase()),
       endpointDocument,
+    ),
+    eachType(
+      'TrainingJob',
+      'TrainingJob',
+      'training-job',
+      (q, p, arn) => repos.trainingJobs.get(q, p, nameOf(arn).toLowerCase()),
+      trainingJobDocument,
     ),
   ];
 }
