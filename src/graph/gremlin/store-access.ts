@@ -360,4 +360,23 @@ export class StoreAccess {
   async dropEdgeProp(id: string, name: string): Promise<void> {
     await this.q.run('DELETE FROM graph_edge_props WHERE edge_id = ? AND name = ?', [id, name]);
   }
+
+  /** Gives a vertex another id, in every table that names it (the new id must be free). */
+  async renameVertex(from: string, to: string): Promise<void> {
+    for (const [t, c] of [
+      ['graph_vertices', 'id'],
+      ['graph_vertex_labels', 'vertex_id'],
+      ['graph_vertex_props', 'vertex_id'],
+      ['graph_edges', 'from_id'],
+      ['graph_edges', 'to_id'],
+    ] as const) {
+      await this.q.run(`UPDATE ${t} SET ${c} = ? WHERE ${c} = ?`, [to, from]);
+    }
+  }
+
+  /** Gives an edge another id (the new id must be free). */
+  async renameEdge(from: string, to: string): Promise<void> {
+    await this.q.run('UPDATE graph_edges SET id = ? WHERE id = ?', [to, from]);
+    await this.q.run('UPDATE graph_edge_props SET edge_id = ? WHERE edge_id = ?', [to, from]);
+  }
 }
