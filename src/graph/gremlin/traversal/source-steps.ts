@@ -10,50 +10,52 @@ import { flatMapBatch } from './pipes.js';
 import type { Op, StepTable } from './step-api.js';
 import { type Batch, extend, fresh, type Pipe } from './traverser.js';
 
-/** Pages of a keyset scan: small first pages so V().limit(1) reads little, larger ones after. */
-async function* keysetPages<R>(
+/**
+ * A keyset scan from each input traverser: pages of rows after the last key read, small first
+ * pages so V().limit(1) reads little, larger ones after (limit() stops pulling, ending the scan).
+ */
+function scan<R>(
   ctx: QueryContext,
   read: (after: string | null, n: number) => Promise<R[]>,
   keyOf: (r: R) => string,
-): AsyncIterable<R[]> {
-  let after: string | null = null;
-  let page = 64;
-  for (;;) {
-    await ctx.tick();
-    const rows = await read(after, page);
-    if (rows.length === 0) return;
-    yield rows;
-    if (rows.length < page) return;
-    after = keyOf(rows[rows.length - 1]!);
-    page = Math.min(page * 4, 2048);
-  }
+  objOf: (r: R) => Value,
+): Pipe {
+  return async function* (input) {
+    for await (const b of input) {
+      for (const t of b) {
+        let after: string | null = null;
+        let page = 64;
+        for (;;) {
+          await ctx.tick();
+          const rows = await read(after, page);
+          if (rows.length === 0) break;
+          yield rows.map((r) => extend(t, objOf(r)));
+          if (rows.length < page) break;
+          after = keyOf(rows[rows.length - 1]!);
+          page = Math.min(page * 4, 2048);
+        }
+      }
+    }
+  };
 }
 
 function vertexScan(ctx: QueryContext, f: VertexFilter): Pipe {
   const single = f.labels?.length === 1 ? f.labels[0] : undefined;
-  return async function* (input) {
-    for await (const b of input)
-      for (const t of b)
-        for await (const ids of keysetPages(
-          ctx,
-          (after, n) => ctx.store.vertexPage(f, after, n),
-          (id) => id,
-        ))
-          yield ids.map((id) => extend(t, ctx.vertex(id, single)));
-  };
+  return scan(
+    ctx,
+    (after, n) => ctx.store.vertexPage(f, after, n),
+    (id) => id,
+    (id) => ctx.vertex(id, single),
+  );
 }
 
 function edgeScan(ctx: QueryContext, labels: readonly string[] | undefined): Pipe {
-  return async function* (input) {
-    for await (const b of input)
-      for (const t of b)
-        for await (const rows of keysetPages(
-          ctx,
-          (after, n) => ctx.store.edgePage(labels, after, n),
-          (r) => r.id,
-        ))
-          yield rows.map((r) => extend(t, ctx.edge(r)));
-  };
+  return scan(
+    ctx,
+    (after, n) => ctx.store.edgePage(labels, after, n),
+    (r) => r.id,
+    (r) => ctx.edge(r),
+  );
 }
 
 function countSource(ctx: QueryContext, isV: boolean, f: VertexFilter): Pipe {
