@@ -234,9 +234,14 @@ class Parser {
   }
 
   args(): Arg[] {
-    this.expectP('(');
+    return this.items('(', ')');
+  }
+
+  /** Comma-separated arguments between an opening and a closing bracket. */
+  items(open: string, close: string): Arg[] {
+    this.expectP(open);
     const out: Arg[] = [];
-    if (this.isP(')')) {
+    if (this.isP(close)) {
       this.next();
       return out;
     }
@@ -246,7 +251,7 @@ class Parser {
         this.next();
         continue;
       }
-      this.expectP(')');
+      this.expectP(close);
       return out;
     }
   }
@@ -361,21 +366,7 @@ class Parser {
 
   /** [a, b, c] lists (and Groovy's [:] empty map is not supported). */
   list(): Arg[] {
-    this.expectP('[');
-    const out: Arg[] = [];
-    if (this.isP(']')) {
-      this.next();
-      return out;
-    }
-    for (;;) {
-      out.push(this.arg());
-      if (this.isP(',')) {
-        this.next();
-        continue;
-      }
-      this.expectP(']');
-      return out;
-    }
+    return this.items('[', ']');
   }
 }
 

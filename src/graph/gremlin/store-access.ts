@@ -8,6 +8,12 @@ import { Num, type Value } from './values.js';
 
 const CHUNK = 500;
 const marks = (n: number) => new Array(n).fill('?').join(',');
+/** Adds v to the list of k. */
+const pushTo = <K, V>(m: Map<K, V[]>, k: K, v: V): void => {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+};
 
 function* chunks<T>(xs: readonly T[]): Generator<T[]> {
   for (let i = 0; i < xs.length; i += CHUNK) yield xs.slice(i, i + CHUNK);
@@ -213,15 +219,7 @@ export class StoreAccess {
         `SELECT id, label, from_id, to_id FROM graph_edges WHERE ${col} IN (${marks(part.length)})${labelCond} ORDER BY ${col}, label, id`,
         params,
       );
-      for (const r of rows) {
-        const k = dir === 'out' ? r.from_id : r.to_id;
-        let list = out.get(k);
-        if (!list) {
-          list = [];
-          out.set(k, list);
-        }
-        list.push(r);
-      }
+      for (const r of rows) pushTo(out, dir === 'out' ? r.from_id : r.to_id, r);
     }
     return out;
   }
@@ -234,14 +232,7 @@ export class StoreAccess {
         `SELECT vertex_id, label FROM graph_vertex_labels WHERE vertex_id IN (${marks(part.length)}) ORDER BY vertex_id, label`,
         part,
       );
-      for (const r of rows) {
-        let list = out.get(r.vertex_id);
-        if (!list) {
-          list = [];
-          out.set(r.vertex_id, list);
-        }
-        list.push(r.label);
-      }
+      for (const r of rows) pushTo(out, r.vertex_id, r.label);
     }
     return out;
   }
@@ -266,14 +257,7 @@ export class StoreAccess {
         `SELECT ${owner} AS owner, name, type, value FROM ${table} WHERE ${owner} IN (${marks(part.length)})${keyCond} ORDER BY ${owner}, name, type, value`,
         params,
       );
-      for (const r of rows) {
-        let list = out.get(r.owner);
-        if (!list) {
-          list = [];
-          out.set(r.owner, list);
-        }
-        list.push(r);
-      }
+      for (const r of rows) pushTo(out, r.owner, r);
     }
     return out;
   }
@@ -359,5 +343,24 @@ export class StoreAccess {
 
   async dropEdgeProp(id: string, name: string): Promise<void> {
     await this.q.run('DELETE FROM graph_edge_props WHERE edge_id = ? AND name = ?', [id, name]);
+  }
+
+  /** Gives a vertex another id, in every table that names it (the new id must be free). */
+  async renameVertex(from: string, to: string): Promise<void> {
+    for (const [t, c] of [
+      ['graph_vertices', 'id'],
+      ['graph_vertex_labels', 'vertex_id'],
+      ['graph_vertex_props', 'vertex_id'],
+      ['graph_edges', 'from_id'],
+      ['graph_edges', 'to_id'],
+    ] as const) {
+      await this.q.run(`UPDATE ${t} SET ${c} = ? WHERE ${c} = ?`, [to, from]);
+    }
+  }
+
+  /** Gives an edge another id (the new id must be free). */
+  async renameEdge(from: string, to: string): Promise<void> {
+    await this.q.run('UPDATE graph_edges SET id = ? WHERE id = ?', [to, from]);
+    await this.q.run('UPDATE graph_edge_props SET edge_id = ? WHERE edge_id = ?', [to, from]);
   }
 }

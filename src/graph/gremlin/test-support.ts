@@ -1,7 +1,13 @@
 // Test helpers for the Gremlin engine: run a Groovy query on a database and turn the results
-// into plain JS in the Gremlin console's notation (v[1], e[7][1-knows->2], {name=[marko]}).
+// into plain JS in the Gremlin console's notation (v[1], e[7][1-knows->2], {name=[marko]}); a
+// suite per dialect over TinkerPop's modern graph.
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import { DIALECTS, type TestDatabase } from '../../../test/support/databases.js';
 import type { Database } from '../../storage/db/types.js';
+import { GRAPH_MIGRATIONS } from '../store/migrations.js';
 import { GremlinEngine } from './engine.js';
+import { loadModernGraph } from './modern-graph.js';
 import { parseGremlin } from './parser.js';
 import { Edge, GMap, Num, Path, Property, Token, type Value, Vertex, VertexProperty } from './values.js';
 
@@ -33,3 +39,34 @@ export function gremlin(db: Database) {
 
 /** Order-insensitive comparison key for a result list. */
 export const sorted = (xs: Plain[]): string[] => xs.map((x) => JSON.stringify(x)).sort();
+
+export interface ModernGraph {
+  /** The results of a Groovy query, in console notation. */
+  g(query: string): Promise<Plain[]>;
+  /** Asserts the results, in order. */
+  exact(query: string, expected: Plain[]): Promise<void>;
+  /** Asserts the results in any order (where TinkerPop's order is the graph's iteration order). */
+  same(query: string, expected: Plain[]): Promise<void>;
+}
+
+/** A suite per dialect over its own copy of the modern graph (so mutations stay in their suite). */
+export function describeOnModernGraph(title: string, body: (m: ModernGraph) => void): void {
+  for (const dialect of DIALECTS) {
+    describe(`${title} (${dialect.name})`, () => {
+      let t: TestDatabase;
+      let run: (query: string) => Promise<Plain[]>;
+      before(async () => {
+        t = await dialect.open(GRAPH_MIGRATIONS);
+        await loadModernGraph(t.db);
+        run = gremlin(t.db);
+      });
+      after(async () => t.cleanup());
+      const g = (query: string) => run(query);
+      body({
+        g,
+        exact: async (query, expected) => assert.deepEqual(await g(query), expected, query),
+        same: async (query, expected) => assert.deepEqual(sorted(await g(query)), sorted(expected), query),
+      });
+    });
+  }
+}
