@@ -16,6 +16,8 @@ import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { appendLogs, createLogsHandlers } from './services/logs/index.js';
 import { trainingKind } from './training/training-kind.js';
+import { processingKind } from './processing/processing-kind.js';
+import { transformKind } from './transform/transform-kind.js';
 import { ContainersFileReader } from './inference/runtimes/container/containers-file.js';
 import { createRuntimeHandlers } from './services/runtime/index.js';
 import { s3Handler } from './services/s3/index.js';
@@ -102,13 +104,28 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       }),
     ),
   };
+  const containers = new ContainersFileReader(config.containersFile ?? process.env.SLIPWAY_CONTAINERS_FILE);
+  const jobLogs = (p: Parameters<typeof appendLogs>[1], group: string, stream: string, lines: Parameters<typeof appendLogs>[4]) =>
+    appendLogs(deps, p, group, stream, lines);
+  const batch = {
+    transform: {
+      runner,
+      kind: runner.register(transformKind({ deps, blobs: storage.blobs, engine, appendLogs: jobLogs })),
+    },
+    processing: {
+      runner,
+      kind: runner.register(
+        processingKind({ deps, blobs: storage.blobs, dataDir: config.dataDir, containers, appendLogs: jobLogs }),
+      ),
+    },
+  };
   const api = new AwsApi({
     accountId: config.accountId,
     defaultRegion: config.defaultRegion,
     log: logger,
     sagemaker: new AwsJsonProtocol({
       model: sagemakerModel,
-      handlers: createSageMakerHandlers(deps, deployments, training),
+      handlers: createSageMakerHandlers(deps, deployments, training, batch),
     }),
     runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deployments)),
     logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),

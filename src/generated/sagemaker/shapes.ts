@@ -83,6 +83,12 @@ export interface AlgorithmSpecification {
   TrainingImageConfig?: TrainingImageConfig;
 }
 
+export interface AppSpecification {
+  ImageUri: string;
+  ContainerEntrypoint?: string[];
+  ContainerArguments?: string[];
+}
+
 export interface ArtifactSource {
   SourceUri: string;
   SourceTypes?: ArtifactSourceType[];
@@ -162,6 +168,25 @@ export type AsyncNotificationTopicTypes = "SUCCESS_NOTIFICATION_TOPIC" | "ERROR_
 
 export const AsyncNotificationTopicTypesValues = ["SUCCESS_NOTIFICATION_TOPIC", "ERROR_NOTIFICATION_TOPIC"] as const;
 
+export interface AthenaDatasetDefinition {
+  Catalog: string;
+  Database: string;
+  QueryString: string;
+  WorkGroup?: string;
+  OutputS3Uri: string;
+  KmsKeyId?: string;
+  OutputFormat: AthenaResultFormat;
+  OutputCompression?: AthenaResultCompressionType;
+}
+
+export type AthenaResultCompressionType = "GZIP" | "SNAPPY" | "ZLIB";
+
+export const AthenaResultCompressionTypeValues = ["GZIP", "SNAPPY", "ZLIB"] as const;
+
+export type AthenaResultFormat = "PARQUET" | "ORC" | "AVRO" | "JSON" | "TEXTFILE";
+
+export const AthenaResultFormatValues = ["PARQUET", "ORC", "AVRO", "JSON", "TEXTFILE"] as const;
+
 export interface AutoRollbackConfig {
   Alarms?: Alarm[];
 }
@@ -170,6 +195,12 @@ export interface BaseModel {
   HubContentName?: string;
   HubContentVersion?: string;
   RecipeName?: string;
+}
+
+export interface BatchDataCaptureConfig {
+  DestinationS3Uri: string;
+  KmsKeyId?: string;
+  GenerateInferenceId?: boolean;
 }
 
 export interface BatchDescribeModelPackageError {
@@ -501,6 +532,24 @@ export interface CreateModelPackageOutput {
   ModelPackageArn: string;
 }
 
+export interface CreateProcessingJobRequest {
+  ProcessingInputs?: ProcessingInput[];
+  ProcessingOutputConfig?: ProcessingOutputConfig;
+  ProcessingJobName: string;
+  ProcessingResources: ProcessingResources;
+  StoppingCondition?: ProcessingStoppingCondition;
+  AppSpecification: AppSpecification;
+  Environment?: Record<string, string>;
+  NetworkConfig?: NetworkConfig;
+  RoleArn: string;
+  Tags?: Tag[];
+  ExperimentConfig?: ExperimentConfig;
+}
+
+export interface CreateProcessingJobResponse {
+  ProcessingJobArn: string;
+}
+
 export interface CreateTrainingJobRequest {
   TrainingJobName: string;
   HyperParameters?: Record<string, string>;
@@ -534,6 +583,27 @@ export interface CreateTrainingJobRequest {
 
 export interface CreateTrainingJobResponse {
   TrainingJobArn: string;
+}
+
+export interface CreateTransformJobRequest {
+  TransformJobName: string;
+  ModelName: string;
+  MaxConcurrentTransforms?: number;
+  ModelClientConfig?: ModelClientConfig;
+  MaxPayloadInMB?: number;
+  BatchStrategy?: BatchStrategy;
+  Environment?: Record<string, string>;
+  TransformInput: TransformInput;
+  TransformOutput: TransformOutput;
+  DataCaptureConfig?: BatchDataCaptureConfig;
+  TransformResources: TransformResources;
+  DataProcessing?: DataProcessing;
+  Tags?: Tag[];
+  ExperimentConfig?: ExperimentConfig;
+}
+
+export interface CreateTransformJobResponse {
+  TransformJobArn: string;
 }
 
 export interface CreateTrialComponentRequest {
@@ -590,10 +660,28 @@ export interface DataCaptureConfigSummary {
   KmsKeyId: string;
 }
 
+export type DataDistributionType = "FullyReplicated" | "ShardedByS3Key";
+
+export const DataDistributionTypeValues = ["FullyReplicated", "ShardedByS3Key"] as const;
+
+export interface DataProcessing {
+  InputFilter?: string;
+  OutputFilter?: string;
+  JoinSource?: JoinSource;
+}
+
 export interface DataSource {
   S3DataSource?: S3DataSource;
   FileSystemDataSource?: FileSystemDataSource;
   DatasetSource?: DatasetSource;
+}
+
+export interface DatasetDefinition {
+  AthenaDatasetDefinition?: AthenaDatasetDefinition;
+  RedshiftDatasetDefinition?: RedshiftDatasetDefinition;
+  LocalPath?: string;
+  DataDistributionType?: DataDistributionType;
+  InputMode?: InputMode;
 }
 
 export interface DatasetSource {
@@ -915,6 +1003,34 @@ export interface DescribeModelPackageOutput {
   ManagedStorageType?: ManagedStorageType;
 }
 
+export interface DescribeProcessingJobRequest {
+  ProcessingJobName: string;
+}
+
+export interface DescribeProcessingJobResponse {
+  ProcessingInputs?: ProcessingInput[];
+  ProcessingOutputConfig?: ProcessingOutputConfig;
+  ProcessingJobName: string;
+  ProcessingResources: ProcessingResources;
+  StoppingCondition?: ProcessingStoppingCondition;
+  AppSpecification: AppSpecification;
+  Environment?: Record<string, string>;
+  NetworkConfig?: NetworkConfig;
+  RoleArn?: string;
+  ExperimentConfig?: ExperimentConfig;
+  ProcessingJobArn: string;
+  ProcessingJobStatus: ProcessingJobStatus;
+  ExitMessage?: string;
+  FailureReason?: string;
+  ProcessingEndTime?: Date;
+  ProcessingStartTime?: Date;
+  LastModifiedTime?: Date;
+  CreationTime: Date;
+  MonitoringScheduleArn?: string;
+  AutoMLJobArn?: string;
+  TrainingJobArn?: string;
+}
+
 export interface DescribeTrainingJobRequest {
   TrainingJobName: string;
 }
@@ -970,6 +1086,34 @@ export interface DescribeTrainingJobResponse {
   MlflowDetails?: MlflowDetails;
   ProgressInfo?: TrainingProgressInfo;
   OutputModelPackageArn?: string;
+}
+
+export interface DescribeTransformJobRequest {
+  TransformJobName: string;
+}
+
+export interface DescribeTransformJobResponse {
+  TransformJobName: string;
+  TransformJobArn: string;
+  TransformJobStatus: TransformJobStatus;
+  FailureReason?: string;
+  ModelName: string;
+  MaxConcurrentTransforms?: number;
+  ModelClientConfig?: ModelClientConfig;
+  MaxPayloadInMB?: number;
+  BatchStrategy?: BatchStrategy;
+  Environment?: Record<string, string>;
+  TransformInput: TransformInput;
+  TransformOutput?: TransformOutput;
+  DataCaptureConfig?: BatchDataCaptureConfig;
+  TransformResources: TransformResources;
+  CreationTime: Date;
+  TransformStartTime?: Date;
+  TransformEndTime?: Date;
+  LabelingJobArn?: string;
+  AutoMLJobArn?: string;
+  DataProcessing?: DataProcessing;
+  ExperimentConfig?: ExperimentConfig;
 }
 
 export interface DescribeTrialComponentRequest {
@@ -1196,6 +1340,10 @@ export interface InfraCheckConfig {
   EnableInfraCheck?: boolean;
 }
 
+export type InputMode = "Pipe" | "File";
+
+export const InputModeValues = ["Pipe", "File"] as const;
+
 export interface InstanceGroup {
   InstanceType: TrainingInstanceType;
   InstanceCount: number;
@@ -1217,6 +1365,10 @@ export interface InstancePoolSummary {
   InstanceType: ProductionVariantInstanceType;
   CurrentInstanceCount: number;
 }
+
+export type JoinSource = "Input" | "None";
+
+export const JoinSourceValues = ["Input", "None"] as const;
 
 export type LineageType = "TrialComponent" | "Artifact" | "Context" | "Action";
 
@@ -1385,6 +1537,24 @@ export interface ListModelsOutput {
   NextToken?: string;
 }
 
+export interface ListProcessingJobsRequest {
+  CreationTimeAfter?: Date;
+  CreationTimeBefore?: Date;
+  LastModifiedTimeAfter?: Date;
+  LastModifiedTimeBefore?: Date;
+  NameContains?: string;
+  StatusEquals?: ProcessingJobStatus;
+  SortBy?: SortBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListProcessingJobsResponse {
+  ProcessingJobSummaries: ProcessingJobSummary[];
+  NextToken?: string;
+}
+
 export interface ListTagsInput {
   ResourceArn: string;
   NextToken?: string;
@@ -1413,6 +1583,24 @@ export interface ListTrainingJobsRequest {
 
 export interface ListTrainingJobsResponse {
   TrainingJobSummaries: TrainingJobSummary[];
+  NextToken?: string;
+}
+
+export interface ListTransformJobsRequest {
+  CreationTimeAfter?: Date;
+  CreationTimeBefore?: Date;
+  LastModifiedTimeAfter?: Date;
+  LastModifiedTimeBefore?: Date;
+  NameContains?: string;
+  StatusEquals?: TransformJobStatus;
+  SortBy?: SortBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListTransformJobsResponse {
+  TransformJobSummaries: TransformJobSummary[];
   NextToken?: string;
 }
 
@@ -1530,6 +1718,11 @@ export const ModelCacheSettingValues = ["Enabled", "Disabled"] as const;
 export type ModelCardStatus = "Draft" | "PendingReview" | "Approved" | "Archived";
 
 export const ModelCardStatusValues = ["Draft", "PendingReview", "Approved", "Archived"] as const;
+
+export interface ModelClientConfig {
+  InvocationsTimeoutInSeconds?: number;
+  InvocationsMaxRetries?: number;
+}
 
 export type ModelCompressionType = "None" | "Gzip";
 
@@ -1680,6 +1873,12 @@ export interface MultiModelConfig {
   ModelCacheSetting?: ModelCacheSetting;
 }
 
+export interface NetworkConfig {
+  EnableInterContainerTrafficEncryption?: boolean;
+  EnableNetworkIsolation?: boolean;
+  VpcConfig?: VpcConfig;
+}
+
 export type OrderKey = "Ascending" | "Descending";
 
 export const OrderKeyValues = ["Ascending", "Descending"] as const;
@@ -1727,9 +1926,97 @@ export interface PlacementSpecification {
   InstanceCount: number;
 }
 
+export interface ProcessingClusterConfig {
+  InstanceCount: number;
+  InstanceType: ProcessingInstanceType;
+  VolumeSizeInGB: number;
+  VolumeKmsKeyId?: string;
+}
+
+export interface ProcessingFeatureStoreOutput {
+  FeatureGroupName: string;
+}
+
+export interface ProcessingInput {
+  InputName: string;
+  AppManaged?: boolean;
+  S3Input?: ProcessingS3Input;
+  DatasetDefinition?: DatasetDefinition;
+}
+
 export type ProcessingInstanceType = "ml.t3.medium" | "ml.t3.large" | "ml.t3.xlarge" | "ml.t3.2xlarge" | "ml.m4.xlarge" | "ml.m4.2xlarge" | "ml.m4.4xlarge" | "ml.m4.10xlarge" | "ml.m4.16xlarge" | "ml.c4.xlarge" | "ml.c4.2xlarge" | "ml.c4.4xlarge" | "ml.c4.8xlarge" | "ml.p2.xlarge" | "ml.p2.8xlarge" | "ml.p2.16xlarge" | "ml.p3.2xlarge" | "ml.p3.8xlarge" | "ml.p3.16xlarge" | "ml.c5.xlarge" | "ml.c5.2xlarge" | "ml.c5.4xlarge" | "ml.c5.9xlarge" | "ml.c5.18xlarge" | "ml.m5.large" | "ml.m5.xlarge" | "ml.m5.2xlarge" | "ml.m5.4xlarge" | "ml.m5.12xlarge" | "ml.m5.24xlarge" | "ml.r5.large" | "ml.r5.xlarge" | "ml.r5.2xlarge" | "ml.r5.4xlarge" | "ml.r5.8xlarge" | "ml.r5.12xlarge" | "ml.r5.16xlarge" | "ml.r5.24xlarge" | "ml.g4dn.xlarge" | "ml.g4dn.2xlarge" | "ml.g4dn.4xlarge" | "ml.g4dn.8xlarge" | "ml.g4dn.12xlarge" | "ml.g4dn.16xlarge" | "ml.g5.xlarge" | "ml.g5.2xlarge" | "ml.g5.4xlarge" | "ml.g5.8xlarge" | "ml.g5.16xlarge" | "ml.g5.12xlarge" | "ml.g5.24xlarge" | "ml.g5.48xlarge" | "ml.r5d.large" | "ml.r5d.xlarge" | "ml.r5d.2xlarge" | "ml.r5d.4xlarge" | "ml.r5d.8xlarge" | "ml.r5d.12xlarge" | "ml.r5d.16xlarge" | "ml.r5d.24xlarge" | "ml.g6.xlarge" | "ml.g6.2xlarge" | "ml.g6.4xlarge" | "ml.g6.8xlarge" | "ml.g6.12xlarge" | "ml.g6.16xlarge" | "ml.g6.24xlarge" | "ml.g6.48xlarge" | "ml.g6e.xlarge" | "ml.g6e.2xlarge" | "ml.g6e.4xlarge" | "ml.g6e.8xlarge" | "ml.g6e.12xlarge" | "ml.g6e.16xlarge" | "ml.g6e.24xlarge" | "ml.g6e.48xlarge" | "ml.m6i.large" | "ml.m6i.xlarge" | "ml.m6i.2xlarge" | "ml.m6i.4xlarge" | "ml.m6i.8xlarge" | "ml.m6i.12xlarge" | "ml.m6i.16xlarge" | "ml.m6i.24xlarge" | "ml.m6i.32xlarge" | "ml.c6i.xlarge" | "ml.c6i.2xlarge" | "ml.c6i.4xlarge" | "ml.c6i.8xlarge" | "ml.c6i.12xlarge" | "ml.c6i.16xlarge" | "ml.c6i.24xlarge" | "ml.c6i.32xlarge" | "ml.m7i.large" | "ml.m7i.xlarge" | "ml.m7i.2xlarge" | "ml.m7i.4xlarge" | "ml.m7i.8xlarge" | "ml.m7i.12xlarge" | "ml.m7i.16xlarge" | "ml.m7i.24xlarge" | "ml.m7i.48xlarge" | "ml.c7i.large" | "ml.c7i.xlarge" | "ml.c7i.2xlarge" | "ml.c7i.4xlarge" | "ml.c7i.8xlarge" | "ml.c7i.12xlarge" | "ml.c7i.16xlarge" | "ml.c7i.24xlarge" | "ml.c7i.48xlarge" | "ml.r7i.large" | "ml.r7i.xlarge" | "ml.r7i.2xlarge" | "ml.r7i.4xlarge" | "ml.r7i.8xlarge" | "ml.r7i.12xlarge" | "ml.r7i.16xlarge" | "ml.r7i.24xlarge" | "ml.r7i.48xlarge" | "ml.p5.4xlarge" | "ml.g7e.2xlarge" | "ml.g7e.4xlarge" | "ml.g7e.8xlarge" | "ml.g7e.12xlarge" | "ml.g7e.24xlarge" | "ml.g7e.48xlarge" | "ml.g7.2xlarge" | "ml.g7.4xlarge" | "ml.g7.8xlarge" | "ml.g7.12xlarge" | "ml.g7.24xlarge" | "ml.g7.48xlarge";
 
 export const ProcessingInstanceTypeValues = ["ml.t3.medium", "ml.t3.large", "ml.t3.xlarge", "ml.t3.2xlarge", "ml.m4.xlarge", "ml.m4.2xlarge", "ml.m4.4xlarge", "ml.m4.10xlarge", "ml.m4.16xlarge", "ml.c4.xlarge", "ml.c4.2xlarge", "ml.c4.4xlarge", "ml.c4.8xlarge", "ml.p2.xlarge", "ml.p2.8xlarge", "ml.p2.16xlarge", "ml.p3.2xlarge", "ml.p3.8xlarge", "ml.p3.16xlarge", "ml.c5.xlarge", "ml.c5.2xlarge", "ml.c5.4xlarge", "ml.c5.9xlarge", "ml.c5.18xlarge", "ml.m5.large", "ml.m5.xlarge", "ml.m5.2xlarge", "ml.m5.4xlarge", "ml.m5.12xlarge", "ml.m5.24xlarge", "ml.r5.large", "ml.r5.xlarge", "ml.r5.2xlarge", "ml.r5.4xlarge", "ml.r5.8xlarge", "ml.r5.12xlarge", "ml.r5.16xlarge", "ml.r5.24xlarge", "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge", "ml.g4dn.12xlarge", "ml.g4dn.16xlarge", "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge", "ml.g5.16xlarge", "ml.g5.12xlarge", "ml.g5.24xlarge", "ml.g5.48xlarge", "ml.r5d.large", "ml.r5d.xlarge", "ml.r5d.2xlarge", "ml.r5d.4xlarge", "ml.r5d.8xlarge", "ml.r5d.12xlarge", "ml.r5d.16xlarge", "ml.r5d.24xlarge", "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge", "ml.g6.12xlarge", "ml.g6.16xlarge", "ml.g6.24xlarge", "ml.g6.48xlarge", "ml.g6e.xlarge", "ml.g6e.2xlarge", "ml.g6e.4xlarge", "ml.g6e.8xlarge", "ml.g6e.12xlarge", "ml.g6e.16xlarge", "ml.g6e.24xlarge", "ml.g6e.48xlarge", "ml.m6i.large", "ml.m6i.xlarge", "ml.m6i.2xlarge", "ml.m6i.4xlarge", "ml.m6i.8xlarge", "ml.m6i.12xlarge", "ml.m6i.16xlarge", "ml.m6i.24xlarge", "ml.m6i.32xlarge", "ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.c6i.4xlarge", "ml.c6i.8xlarge", "ml.c6i.12xlarge", "ml.c6i.16xlarge", "ml.c6i.24xlarge", "ml.c6i.32xlarge", "ml.m7i.large", "ml.m7i.xlarge", "ml.m7i.2xlarge", "ml.m7i.4xlarge", "ml.m7i.8xlarge", "ml.m7i.12xlarge", "ml.m7i.16xlarge", "ml.m7i.24xlarge", "ml.m7i.48xlarge", "ml.c7i.large", "ml.c7i.xlarge", "ml.c7i.2xlarge", "ml.c7i.4xlarge", "ml.c7i.8xlarge", "ml.c7i.12xlarge", "ml.c7i.16xlarge", "ml.c7i.24xlarge", "ml.c7i.48xlarge", "ml.r7i.large", "ml.r7i.xlarge", "ml.r7i.2xlarge", "ml.r7i.4xlarge", "ml.r7i.8xlarge", "ml.r7i.12xlarge", "ml.r7i.16xlarge", "ml.r7i.24xlarge", "ml.r7i.48xlarge", "ml.p5.4xlarge", "ml.g7e.2xlarge", "ml.g7e.4xlarge", "ml.g7e.8xlarge", "ml.g7e.12xlarge", "ml.g7e.24xlarge", "ml.g7e.48xlarge", "ml.g7.2xlarge", "ml.g7.4xlarge", "ml.g7.8xlarge", "ml.g7.12xlarge", "ml.g7.24xlarge", "ml.g7.48xlarge"] as const;
+
+export type ProcessingJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped";
+
+export const ProcessingJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
+
+export interface ProcessingJobSummary {
+  ProcessingJobName: string;
+  ProcessingJobArn: string;
+  CreationTime: Date;
+  ProcessingEndTime?: Date;
+  LastModifiedTime?: Date;
+  ProcessingJobStatus: ProcessingJobStatus;
+  FailureReason?: string;
+  ExitMessage?: string;
+}
+
+export interface ProcessingOutput {
+  OutputName: string;
+  S3Output?: ProcessingS3Output;
+  FeatureStoreOutput?: ProcessingFeatureStoreOutput;
+  AppManaged?: boolean;
+}
+
+export interface ProcessingOutputConfig {
+  Outputs: ProcessingOutput[];
+  KmsKeyId?: string;
+}
+
+export interface ProcessingResources {
+  ClusterConfig: ProcessingClusterConfig;
+}
+
+export type ProcessingS3CompressionType = "None" | "Gzip";
+
+export const ProcessingS3CompressionTypeValues = ["None", "Gzip"] as const;
+
+export type ProcessingS3DataDistributionType = "FullyReplicated" | "ShardedByS3Key";
+
+export const ProcessingS3DataDistributionTypeValues = ["FullyReplicated", "ShardedByS3Key"] as const;
+
+export type ProcessingS3DataType = "ManifestFile" | "S3Prefix";
+
+export const ProcessingS3DataTypeValues = ["ManifestFile", "S3Prefix"] as const;
+
+export interface ProcessingS3Input {
+  S3Uri: string;
+  LocalPath?: string;
+  S3DataType: ProcessingS3DataType;
+  S3InputMode?: ProcessingS3InputMode;
+  S3DataDistributionType?: ProcessingS3DataDistributionType;
+  S3CompressionType?: ProcessingS3CompressionType;
+}
+
+export type ProcessingS3InputMode = "Pipe" | "File";
+
+export const ProcessingS3InputModeValues = ["Pipe", "File"] as const;
+
+export interface ProcessingS3Output {
+  S3Uri: string;
+  LocalPath?: string;
+  S3UploadMode: ProcessingS3UploadMode;
+}
+
+export type ProcessingS3UploadMode = "Continuous" | "EndOfJob";
+
+export const ProcessingS3UploadModeValues = ["Continuous", "EndOfJob"] as const;
+
+export interface ProcessingStoppingCondition {
+  MaxRuntimeInSeconds: number;
+}
 
 export interface ProductionVariant {
   VariantName: string;
@@ -1896,6 +2183,26 @@ export const RecommendationStatusValues = ["IN_PROGRESS", "COMPLETED", "FAILED",
 export type RecordWrapper = "None" | "RecordIO";
 
 export const RecordWrapperValues = ["None", "RecordIO"] as const;
+
+export interface RedshiftDatasetDefinition {
+  ClusterId: string;
+  Database: string;
+  DbUser: string;
+  QueryString: string;
+  ClusterRoleArn: string;
+  OutputS3Uri: string;
+  KmsKeyId?: string;
+  OutputFormat: RedshiftResultFormat;
+  OutputCompression?: RedshiftResultCompressionType;
+}
+
+export type RedshiftResultCompressionType = "None" | "GZIP" | "BZIP2" | "ZSTD" | "SNAPPY";
+
+export const RedshiftResultCompressionTypeValues = ["None", "GZIP", "BZIP2", "ZSTD", "SNAPPY"] as const;
+
+export type RedshiftResultFormat = "PARQUET" | "CSV";
+
+export const RedshiftResultFormatValues = ["PARQUET", "CSV"] as const;
 
 export interface RemoteDebugConfig {
   EnableRemoteDebug?: boolean;
@@ -2073,8 +2380,16 @@ export type SplitType = "None" | "Line" | "RecordIO" | "TFRecord";
 
 export const SplitTypeValues = ["None", "Line", "RecordIO", "TFRecord"] as const;
 
+export interface StopProcessingJobRequest {
+  ProcessingJobName: string;
+}
+
 export interface StopTrainingJobRequest {
   TrainingJobName: string;
+}
+
+export interface StopTransformJobRequest {
+  TransformJobName: string;
 }
 
 export interface StoppingCondition {
@@ -2171,6 +2486,20 @@ export interface TransformJobDefinition {
   TransformInput: TransformInput;
   TransformOutput: TransformOutput;
   TransformResources: TransformResources;
+}
+
+export type TransformJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped";
+
+export const TransformJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
+
+export interface TransformJobSummary {
+  TransformJobName: string;
+  TransformJobArn: string;
+  CreationTime: Date;
+  TransformEndTime?: Date;
+  LastModifiedTime?: Date;
+  TransformJobStatus: TransformJobStatus;
+  FailureReason?: string;
 }
 
 export interface TransformOutput {
