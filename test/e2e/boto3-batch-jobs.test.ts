@@ -1,12 +1,11 @@
 // boto3 drives processing and batch transform jobs, with botocore's waiters (test/e2e/boto3_batch_jobs.py).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { abaloneCsv } from '../support/abalone.js';
-import { python, requirePythonModule } from '../support/python.js';
+import { requirePythonModule, runPythonScript } from '../support/python.js';
 import { ACCOUNT, startServer, type TestServer } from '../support/server.js';
 
 const missing = requirePythonModule('boto3', 'python3-boto3');
@@ -20,13 +19,7 @@ test('boto3: processing → training → batch transform, waiters, logs and line
   const dir = mkdtempSync(join(tmpdir(), 'slipway-boto3-batch-'));
   try {
     writeFileSync(join(dir, 'abalone.csv'), abaloneCsv());
-    const child = spawn(python(), ['test/e2e/boto3_batch_jobs.py', server.endpoint, ACCOUNT, join(dir, 'abalone.csv')], {
-      env: { ...process.env, AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, out } = await runPythonScript(['test/e2e/boto3_batch_jobs.py', server.endpoint, ACCOUNT, join(dir, 'abalone.csv')]);
     assert.equal(code, 0, out);
     assert.match(out, /batch jobs: ok/);
   } finally {
