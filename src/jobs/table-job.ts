@@ -111,6 +111,7 @@ export function tableJobKind<W extends TableWork, D extends TableJobDoc>(o: Tabl
                   `InternalServerError: the Slipway server stopped while the job was running (${message}); create the job again.`,
                 ];
       if (reason) doc.FailureReason = failureReason(reason);
+      if (why.error instanceof JobFailure && why.error.fields) Object.assign(doc, why.error.fields);
       doc.JobEndTime = at;
       await save(tx, w, doc, status, at);
       await recordJobProgress(tx, w, { kind: o.lineage, jobArn: row.arn, at, status, message: reason, endTime: at });

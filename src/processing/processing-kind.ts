@@ -133,7 +133,10 @@ async function runProcessing(
     const failure = (await readFile(join(mlRoot, 'processing/output/failure'), 'utf8').catch(() => '')).trim();
     const why = exit.code === null ? `killed by ${exit.signal}` : `ExitCode ${exit.code}`;
     const detail = failure || log.tail.slice(-5).join('\n');
-    throw new JobFailure(`AlgorithmError: See job logs for more information. ${why}${detail ? `: ${detail}` : ''}`);
+    throw new JobFailure(
+      `AlgorithmError: See job logs for more information. ${why}${detail ? `: ${detail}` : ''}`,
+      failure ? { ExitMessage: failure.slice(0, 1024) } : undefined,
+    );
   }
   return uploadOutputs(o, doc, mlRoot);
 }

@@ -26,6 +26,7 @@ import {
   QueryLineageCommand,
   SageMakerClient,
   StopProcessingJobCommand,
+  StopTransformJobCommand,
   waitUntilEndpointInService,
   waitUntilProcessingJobCompletedOrStopped,
   waitUntilTrainingJobCompletedOrStopped,
@@ -244,6 +245,38 @@ describe('processing and transform jobs', () => {
     }
   });
 
+  test('a containers-file model: numbers scaled line by line, a refused record named, a stop', async () => {
+    const ECHO = '111122223333.dkr.ecr.us-west-2.amazonaws.com/slipway-test-echo:1';
+    await sm.send(new CreateModelCommand({ ModelName: 'echo', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: ECHO } }));
+    const echo = (name: string, prefix: string, over: Partial<CreateTransformJobCommandInput> = {}) =>
+      transform(name, {
+        ModelName: 'echo',
+        BatchStrategy: 'SingleRecord',
+        TransformInput: { ...transform('').TransformInput, DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: `s3://ml-data/echo/${prefix}/` } } },
+        ...over,
+      });
+    await put('echo/ok/a.txt', '1,2\n3,4\n5\n');
+    await sm.send(new CreateTransformJobCommand(echo('e-ok', 'ok')));
+    const ok = await finishTransform('e-ok');
+    assert.equal(ok.TransformJobStatus, 'Completed', ok.FailureReason);
+    assert.equal(await get('batch/e-ok/a.txt.out'), '1,2\n3,4\n5\n');
+
+    await put('echo/bad/a.txt', '1\n2\nfail:400\n4\n');
+    await sm.send(new CreateTransformJobCommand(echo('e-bad', 'bad')));
+    const bad = await finishTransform('e-bad');
+    assert.equal(bad.TransformJobStatus, 'Failed');
+    assert.match(bad.FailureReason ?? '', /record 3 of s3:\/\/ml-data\/echo\/bad\/a\.txt/);
+    assert.deepEqual(await keys('batch/e-bad/'), []);
+
+    await put('echo/slow/a.txt', 'sleep:200\n'.repeat(50));
+    await sm.send(new CreateTransformJobCommand(echo('e-slow', 'slow', { MaxConcurrentTransforms: 1 })));
+    await new Promise((r) => setTimeout(r, 700));
+    await sm.send(new StopTransformJobCommand({ TransformJobName: 'e-slow' }));
+    const stopped = await finishTransform('e-slow');
+    assert.equal(stopped.TransformJobStatus, 'Stopped');
+    assert.deepEqual(await keys('batch/e-slow/'), []);
+  });
+
   test('bad input: a missing model, an empty prefix, a failing script, a stop', async () => {
     await assert.rejects(sm.send(new CreateTransformJobCommand(transform('t-nomodel', { ModelName: 'nope' }))), /Could not find model/);
     await sm.send(
@@ -257,6 +290,7 @@ describe('processing and transform jobs', () => {
     const f = await finishProcessing('prep-fail');
     assert.equal(f.ProcessingJobStatus, 'Failed');
     assert.match(f.FailureReason ?? '', /^AlgorithmError: .*ExitCode 3: the input has no rows/);
+    assert.equal(f.ExitMessage, 'the input has no rows');
     assert.deepEqual(await keys('prep-fail/'), []);
 
     await sm.send(new CreateProcessingJobCommand(processing('prep-bad-entry', [], { AppSpecification: { ImageUri: PROC, ContainerEntrypoint: ['no-such-program'] } })));
