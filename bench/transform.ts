@@ -34,7 +34,10 @@ const load = () => loadavg()[0]!.toFixed(2);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // The rows: abalone's features repeated to ROWS, in OBJECTS objects.
-const features = abaloneCsv().trim().split('\n').map((r) => r.split(',').slice(1).join(','));
+const features = abaloneCsv()
+  .trim()
+  .split('\n')
+  .map((r) => r.split(',').slice(1).join(','));
 const objects: string[] = [];
 for (let o = 0; o < OBJECTS; o++) {
   const lines: string[] = [];
@@ -48,14 +51,20 @@ const modelDir = mkdtempSync(join(tmpdir(), 'slipway-bench-model-'));
 const tarball = 'test/fixtures/xgboost/models/abalone.bin.tar.gz';
 execFileSync('tar', ['xzf', tarball, '-C', modelDir]);
 const server = await slipway(dataDir, ['--containers-file', 'test/fixtures/containers/containers.json']);
-const cfg = { endpoint: `http://127.0.0.1:${server.port}`, region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } };
+const cfg = {
+  endpoint: `http://127.0.0.1:${server.port}`,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+};
 const sm = new SageMakerClient(cfg);
 const s3 = new S3Client({ ...cfg, forcePathStyle: true });
 try {
   await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
   await s3.send(new PutObjectCommand({ Bucket: 'bench', Key: 'model/abalone.tar.gz', Body: readFileSync(tarball) }));
   for (const [i, body] of objects.entries()) {
-    await s3.send(new PutObjectCommand({ Bucket: 'bench', Key: `rows/part-${String(i).padStart(2, '0')}.csv`, Body: body }));
+    await s3.send(
+      new PutObjectCommand({ Bucket: 'bench', Key: `rows/part-${String(i).padStart(2, '0')}.csv`, Body: body }),
+    );
   }
   await sm.send(
     new CreateModelCommand({
@@ -104,7 +113,9 @@ async function transformFigures() {
     slip.push(performance.now() - t0);
   }
   const slipMs = median(slip);
-  console.log(`transform job, ${ROWS} rows (${megabytes.toFixed(1)} MB, ${OBJECTS} objects): median ${slipMs.toFixed(0)} ms → ${Math.round(ROWS / (slipMs / 1000)).toLocaleString('en')} rows/s (runs: ${slip.map((x) => x.toFixed(0)).join(', ')} ms), load ${load()}`);
+  console.log(
+    `transform job, ${ROWS} rows (${megabytes.toFixed(1)} MB, ${OBJECTS} objects): median ${slipMs.toFixed(0)} ms → ${Math.round(ROWS / (slipMs / 1000)).toLocaleString('en')} rows/s (runs: ${slip.map((x) => x.toFixed(0)).join(', ')} ms), load ${load()}`,
+  );
 
   // 2. The engine's pure-predict ceiling: every row already a float32, one predict call.
   const model = loadXGBoostModel(readFileSync(join(modelDir, 'xgboost-model')));
@@ -120,7 +131,9 @@ async function transformFigures() {
     pure.push(performance.now() - t0);
   }
   const pureMs = median(pure);
-  console.log(`pure predict ceiling (one thread): median ${pureMs.toFixed(0)} ms → ${Math.round(ROWS / (pureMs / 1000)).toLocaleString('en')} rows/s, load ${load()}`);
+  console.log(
+    `pure predict ceiling (one thread): median ${pureMs.toFixed(0)} ms → ${Math.round(ROWS / (pureMs / 1000)).toLocaleString('en')} rows/s, load ${load()}`,
+  );
 
   // 3. The XGBoost container's serving stack: the same rows as 6 MB requests, 2 in flight (2 workers).
   const peer = await gunicorn(join(modelDir, 'xgboost-model'));
@@ -142,7 +155,11 @@ async function transformFigures() {
       const worker = async () => {
         while (next < batches.length) {
           const b = batches[next++]!;
-          const res = await fetch(`http://127.0.0.1:${peer.port}/invocations`, { method: 'POST', body: b, headers: { 'content-type': 'text/csv' } });
+          const res = await fetch(`http://127.0.0.1:${peer.port}/invocations`, {
+            method: 'POST',
+            body: b,
+            headers: { 'content-type': 'text/csv' },
+          });
           if (!res.ok) throw new Error(`peer ${res.status}`);
           await res.arrayBuffer();
         }
@@ -151,11 +168,12 @@ async function transformFigures() {
       times.push(performance.now() - t0);
     }
     const peerMs = median(times);
-    console.log(`xgb_container.py under gunicorn (2 workers), 6 MB requests: median ${peerMs.toFixed(0)} ms → ${Math.round(ROWS / (peerMs / 1000)).toLocaleString('en')} rows/s (no S3 read or write), load ${load()}`);
+    console.log(
+      `xgb_container.py under gunicorn (2 workers), 6 MB requests: median ${peerMs.toFixed(0)} ms → ${Math.round(ROWS / (peerMs / 1000)).toLocaleString('en')} rows/s (no S3 read or write), load ${load()}`,
+    );
   } finally {
     peer.child.kill('SIGTERM');
   }
-
 }
 
 async function processingFigures() {
@@ -169,9 +187,17 @@ async function processingFigures() {
       new CreateProcessingJobCommand({
         ProcessingJobName: name,
         RoleArn: 'arn:aws:iam::000000000000:role/sm',
-        AppSpecification: { ImageUri: '000000000000.dkr.ecr.us-east-1.amazonaws.com/slipway-test-process:1', ContainerArguments: ['--mode', 'ok'] },
+        AppSpecification: {
+          ImageUri: '000000000000.dkr.ecr.us-east-1.amazonaws.com/slipway-test-process:1',
+          ContainerArguments: ['--mode', 'ok'],
+        },
         ProcessingResources: { ClusterConfig: { InstanceCount: 1, InstanceType: 'ml.m5.large', VolumeSizeInGB: 1 } },
-        ProcessingInputs: [{ InputName: 'raw', S3Input: { S3Uri: 's3://bench/raw', LocalPath: '/opt/ml/processing/input/raw', S3DataType: 'S3Prefix' } }],
+        ProcessingInputs: [
+          {
+            InputName: 'raw',
+            S3Input: { S3Uri: 's3://bench/raw', LocalPath: '/opt/ml/processing/input/raw', S3DataType: 'S3Prefix' },
+          },
+        ],
       }),
     );
     for (;;) {
@@ -180,24 +206,38 @@ async function processingFigures() {
       if (d.ProcessingJobStatus !== 'InProgress') throw new Error(`${name}: ${d.FailureReason}`);
       await new Promise((res) => setTimeout(res, 20));
     }
-    const events = await logs('GetLogEvents', { logGroupName: '/aws/sagemaker/ProcessingJobs', logStreamName: (await logs('DescribeLogStreams', { logGroupName: '/aws/sagemaker/ProcessingJobs', logStreamNamePrefix: `${name}/` })).logStreams[0].logStreamName });
+    const events = await logs('GetLogEvents', {
+      logGroupName: '/aws/sagemaker/ProcessingJobs',
+      logStreamName: (
+        await logs('DescribeLogStreams', {
+          logGroupName: '/aws/sagemaker/ProcessingJobs',
+          logStreamNamePrefix: `${name}/`,
+        })
+      ).logStreams[0].logStreamName,
+    });
     const first = events.events.find((e: { message: string }) => e.message.startsWith('processing started'));
     starts.push(first.timestamp - t0);
   }
-  console.log(`processing job, CreateProcessingJob → first script line: median ${median(starts)} ms, max ${Math.max(...starts)} ms (${starts.join(', ')}), sandbox bubblewrap, load ${load()}`);
+  console.log(
+    `processing job, CreateProcessingJob → first script line: median ${median(starts)} ms, max ${Math.max(...starts)} ms (${starts.join(', ')}), sandbox bubblewrap, load ${load()}`,
+  );
   // The floor: the same interpreter started by hand, spawn → its first line, no job, no sandbox.
   const floor: number[] = [];
   for (let r = 0; r < RUNS * 2; r++) {
     const t0 = Date.now();
     await new Promise<void>((resolve) => {
-      const child = spawn(process.execPath, ['-e', "console.log('processing started')"], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn(process.execPath, ['-e', "console.log('processing started')"], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       child.stdout!.once('data', () => {
         floor.push(Date.now() - t0);
         resolve();
       });
     });
   }
-  console.log(`floor: node started by hand → its first line: median ${median(floor)} ms (${floor.join(', ')}), load ${load()}`);
+  console.log(
+    `floor: node started by hand → its first line: median ${median(floor)} ms (${floor.join(', ')}), load ${load()}`,
+  );
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON answer read by hand
@@ -207,7 +247,8 @@ async function logs(op: string, body: object): Promise<any> {
     headers: {
       'content-type': 'application/x-amz-json-1.1',
       'x-amz-target': `Logs_20140328.${op}`,
-      authorization: 'AWS4-HMAC-SHA256 Credential=a/20260101/us-east-1/logs/aws4_request, SignedHeaders=host, Signature=0',
+      authorization:
+        'AWS4-HMAC-SHA256 Credential=a/20260101/us-east-1/logs/aws4_request, SignedHeaders=host, Signature=0',
     },
     body: JSON.stringify(body),
   });
@@ -217,10 +258,14 @@ async function logs(op: string, body: object): Promise<any> {
 
 async function gunicorn(model: string): Promise<{ child: ChildProcess; port: number }> {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn('gunicorn', ['-w', '2', '-b', `127.0.0.1:${port}`, '--timeout', '300', '--chdir', '/work/shared/peers', 'xgb_container:app'], {
-    env: { ...process.env, MODEL: model },
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'gunicorn',
+    ['-w', '2', '-b', `127.0.0.1:${port}`, '--timeout', '300', '--chdir', '/work/shared/peers', 'xgb_container:app'],
+    {
+      env: { ...process.env, MODEL: model },
+      stdio: 'ignore',
+    },
+  );
   for (let i = 0; i < 100; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/ping`)).ok) return { child, port };

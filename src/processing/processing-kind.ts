@@ -59,7 +59,12 @@ export function processingKind(o: ProcessingOptions): JobKind<TableWork> {
     timeoutReason: 'Processing job runtime exceeded MaxRuntimeInSeconds provided',
     run: async ({ ctx, job, complete }) => {
       const mlRoot = join(o.dataDir, 'jobs', `processing-${ctx.payload.nameKey}-${Date.now().toString(36)}`);
-      const log = new JobLog(o.appendLogs, ctx.payload, PROCESSING_LOG_GROUP, `${job.row.name}/algo-1-${Math.floor(Date.now() / 1000)}`);
+      const log = new JobLog(
+        o.appendLogs,
+        ctx.payload,
+        PROCESSING_LOG_GROUP,
+        `${job.row.name}/algo-1-${Math.floor(Date.now() / 1000)}`,
+      );
       try {
         const outputs = await runProcessing(o, job, mlRoot, log, ctx.payload.region, ctx.signal);
         await log.close();
@@ -112,7 +117,8 @@ async function runProcessing(
   } else {
     argv = ['docker', 'run', '--rm', '-v', `${mlRoot}:/opt/ml`];
     for (const [k, v] of Object.entries(env('/opt/ml'))) argv.push('-e', `${k}=${v}`);
-    if (app.ContainerEntrypoint?.length) argv.push('--entrypoint', app.ContainerEntrypoint[0]!, app.ImageUri, ...app.ContainerEntrypoint.slice(1));
+    if (app.ContainerEntrypoint?.length)
+      argv.push('--entrypoint', app.ContainerEntrypoint[0]!, app.ImageUri, ...app.ContainerEntrypoint.slice(1));
     else argv.push(app.ImageUri);
     argv.push(...args);
   }
@@ -150,7 +156,8 @@ async function fetchInput(
   signal: AbortSignal,
 ) {
   const s3 = input.S3Input;
-  if (!s3) throw new JobFailure(`ClientError: Input "${input.InputName}" has no S3Input; only S3 inputs are supported.`);
+  if (!s3)
+    throw new JobFailure(`ClientError: Input "${input.InputName}" has no S3Input; only S3 inputs are supported.`);
   const listed = await resolveChannel(
     o.blobs,
     { ChannelName: input.InputName, DataSource: { S3DataSource: { S3DataType: s3.S3DataType, S3Uri: s3.S3Uri } } },
@@ -165,7 +172,13 @@ async function fetchInput(
       ? listed.map((x) => {
           const key = parseS3Uri(x.uri).key;
           const rest = key.slice(prefix.length).replace(/^\/+/, '');
-          return { ...x, relative: rest === '' || !key.startsWith(`${prefix}/`) && prefix !== '' ? key.slice(key.lastIndexOf('/') + 1) : rest };
+          return {
+            ...x,
+            relative:
+              rest === '' || (!key.startsWith(`${prefix}/`) && prefix !== '')
+                ? key.slice(key.lastIndexOf('/') + 1)
+                : rest,
+          };
         })
       : listed;
   if (signal.aborted) throw signal.reason;

@@ -42,7 +42,11 @@ function bracket(inner: string, path: string): Step {
   if (parts.length === 1 && parts[0]!.includes(':')) {
     const m = /^(-?\d+)?\s*:\s*(-?\d+)?$/.exec(parts[0]!);
     if (!m) throw new JsonPathError(`JSONPath "${path}": unsupported slice [${inner}].`);
-    return { t: 'slice', start: m[1] === undefined ? undefined : Number(m[1]), end: m[2] === undefined ? undefined : Number(m[2]) };
+    return {
+      t: 'slice',
+      start: m[1] === undefined ? undefined : Number(m[1]),
+      end: m[2] === undefined ? undefined : Number(m[2]),
+    };
   }
   if (parts.every((p) => /^-?\d+$/.test(p))) return { t: 'index', indices: parts.map(Number) };
   throw new JsonPathError(`JSONPath "${path}": unsupported selector [${inner}].`);

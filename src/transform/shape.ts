@@ -61,7 +61,8 @@ export function recordShaper(doc: TransformJobDoc): RecordShaper {
         return body;
       }
       const text = body.toString('utf8');
-      const outputs = batch.records.length === 1 ? [text.replace(/\r?\n$/, '')] : text.replace(/\r?\n$/, '').split(/\r?\n/);
+      const outputs =
+        batch.records.length === 1 ? [text.replace(/\r?\n$/, '')] : text.replace(/\r?\n$/, '').split(/\r?\n/);
       if (outputs.length !== batch.records.length) {
         throw new JobFailure(
           `ClientError: The model answered ${outputs.length} record(s) for records ${batch.first}-${batch.first + batch.records.length - 1} of ${uri}; JoinSource and OutputFilter need one output line per input record.`,

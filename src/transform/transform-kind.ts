@@ -46,7 +46,12 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
     run: async ({ ctx, job, complete }) => {
       const { row, doc } = job;
       const p = ctx.payload;
-      const log = new JobLog(o.appendLogs, p, TRANSFORM_LOG_GROUP, `${row.name}/algo-1-${Math.floor(Date.now() / 1000)}`);
+      const log = new JobLog(
+        o.appendLogs,
+        p,
+        TRANSFORM_LOG_GROUP,
+        `${row.name}/algo-1-${Math.floor(Date.now() / 1000)}`,
+      );
       let variant: DeployedVariant | undefined;
       const written: string[] = [];
       try {
@@ -91,7 +96,9 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
         }
         log.write(`Transformed ${records} record(s)`);
         await log.close();
-        await complete(() => {}, { 'SageMaker.TransformOutput': { uri: doc.TransformOutput.S3OutputPath, type: 'DataSet' } });
+        await complete(() => {}, {
+          'SageMaker.TransformOutput': { uri: doc.TransformOutput.S3OutputPath, type: 'DataSet' },
+        });
         written.length = 0;
       } catch (e) {
         log.write(`Transform job failed: ${(e as Error).message}`);
@@ -140,7 +147,11 @@ async function transformObject(
   };
   const invoke = async (batch: Batch): Promise<Buffer> => {
     try {
-      const res = await variant.invoke({ body: shaper.request(batch), contentType: input.ContentType, accept: doc.TransformOutput.Accept });
+      const res = await variant.invoke({
+        body: shaper.request(batch),
+        contentType: input.ContentType,
+        accept: doc.TransformOutput.Accept,
+      });
       return shaper.response(batch, Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), uri);
     } catch (e) {
       if (e instanceof JobFailure) throw e;
@@ -151,7 +162,12 @@ async function transformObject(
   let records = 0;
   try {
     for await (const batch of batches(body, {
-      split: input.SplitType === 'Line' ? 'Line' : input.SplitType && input.SplitType !== 'None' ? bad(input.SplitType) : 'None',
+      split:
+        input.SplitType === 'Line'
+          ? 'Line'
+          : input.SplitType && input.SplitType !== 'None'
+            ? bad(input.SplitType)
+            : 'None',
       multi: doc.BatchStrategy === 'MultiRecord',
       maxBytes: maxMB === 0 ? Number.POSITIVE_INFINITY : maxMB * 1048576,
       uri,
@@ -193,9 +209,17 @@ async function refused(
   let why = err.message;
   if (batch.records.length > 1) {
     for (let i = 0; i < batch.records.length; i++) {
-      const one: Batch = { records: [batch.records[i]!], first: batch.first + i, body: Buffer.concat([batch.records[i]!, Buffer.from('\n')]) };
+      const one: Batch = {
+        records: [batch.records[i]!],
+        first: batch.first + i,
+        body: Buffer.concat([batch.records[i]!, Buffer.from('\n')]),
+      };
       try {
-        await variant.invoke({ body: shaper.request(one), contentType: doc.TransformInput.ContentType, accept: doc.TransformOutput.Accept });
+        await variant.invoke({
+          body: shaper.request(one),
+          contentType: doc.TransformInput.ContentType,
+          accept: doc.TransformOutput.Accept,
+        });
       } catch (e) {
         at = one.first;
         why = (e as Error).message;

@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import {
   AddTagsCommand,
   CreateEndpointCommand,
@@ -49,7 +55,11 @@ describe('processing and transform jobs', () => {
   const rows = abaloneCsv().trim().split('\n');
   before(async () => {
     server = await startServer(['--containers-file', 'test/fixtures/containers/containers.json']);
-    const cfg = { endpoint: server.endpoint, region: REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+    const cfg = {
+      endpoint: server.endpoint,
+      region: REGION,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    };
     sm = new SageMakerClient(cfg);
     s3 = new S3Client({ ...cfg, forcePathStyle: true });
     rt = new SageMakerRuntimeClient(cfg);
@@ -61,24 +71,41 @@ describe('processing and transform jobs', () => {
   });
   after(() => server.close());
 
-  const put = (key: string, body: string | Uint8Array) => s3.send(new PutObjectCommand({ Bucket: 'ml-data', Key: key, Body: body }));
+  const put = (key: string, body: string | Uint8Array) =>
+    s3.send(new PutObjectCommand({ Bucket: 'ml-data', Key: key, Body: body }));
   const get = async (key: string) =>
-    (await (await s3.send(new GetObjectCommand({ Bucket: 'ml-data', Key: key }))).Body!.transformToString());
+    await (await s3.send(new GetObjectCommand({ Bucket: 'ml-data', Key: key }))).Body!.transformToString();
   const keys = async (prefix: string) =>
     ((await s3.send(new ListObjectsV2Command({ Bucket: 'ml-data', Prefix: prefix }))).Contents ?? []).map((o) => o.Key);
 
-  const processing = (name: string, args: string[], over: Partial<CreateProcessingJobCommandInput> = {}): CreateProcessingJobCommandInput => ({
+  const processing = (
+    name: string,
+    args: string[],
+    over: Partial<CreateProcessingJobCommandInput> = {},
+  ): CreateProcessingJobCommandInput => ({
     ProcessingJobName: name,
     RoleArn: ROLE,
     AppSpecification: { ImageUri: PROC, ContainerArguments: args },
     ProcessingResources: { ClusterConfig: { InstanceCount: 1, InstanceType: 'ml.m5.xlarge', VolumeSizeInGB: 5 } },
     ProcessingInputs: [
-      { InputName: 'raw', S3Input: { S3Uri: 's3://ml-data/raw', LocalPath: '/opt/ml/processing/input/raw', S3DataType: 'S3Prefix', S3InputMode: 'File' } },
+      {
+        InputName: 'raw',
+        S3Input: {
+          S3Uri: 's3://ml-data/raw',
+          LocalPath: '/opt/ml/processing/input/raw',
+          S3DataType: 'S3Prefix',
+          S3InputMode: 'File',
+        },
+      },
     ],
     ProcessingOutputConfig: {
       Outputs: ['train', 'validation'].map((o) => ({
         OutputName: o,
-        S3Output: { S3Uri: `s3://ml-data/${name}/${o}`, LocalPath: `/opt/ml/processing/output/${o}`, S3UploadMode: 'EndOfJob' },
+        S3Output: {
+          S3Uri: `s3://ml-data/${name}/${o}`,
+          LocalPath: `/opt/ml/processing/output/${o}`,
+          S3UploadMode: 'EndOfJob',
+        },
       })),
     },
     Environment: { SPLIT: '0.75' },
@@ -86,14 +113,21 @@ describe('processing and transform jobs', () => {
     ...over,
   });
   const finishProcessing = async (name: string) => {
-    await waitUntilProcessingJobCompletedOrStopped({ client: sm, ...wait }, { ProcessingJobName: name }).catch(() => undefined);
+    await waitUntilProcessingJobCompletedOrStopped({ client: sm, ...wait }, { ProcessingJobName: name }).catch(
+      () => undefined,
+    );
     return sm.send(new DescribeProcessingJobCommand({ ProcessingJobName: name }));
   };
   const finishTransform = async (name: string) => {
-    await waitUntilTransformJobCompletedOrStopped({ client: sm, ...wait }, { TransformJobName: name }).catch(() => undefined);
+    await waitUntilTransformJobCompletedOrStopped({ client: sm, ...wait }, { TransformJobName: name }).catch(
+      () => undefined,
+    );
     return sm.send(new DescribeTransformJobCommand({ TransformJobName: name }));
   };
-  const transform = (name: string, over: Partial<CreateTransformJobCommandInput> = {}): CreateTransformJobCommandInput => ({
+  const transform = (
+    name: string,
+    over: Partial<CreateTransformJobCommandInput> = {},
+  ): CreateTransformJobCommandInput => ({
     TransformJobName: name,
     ModelName: 'abalone',
     BatchStrategy: 'MultiRecord',
@@ -110,7 +144,9 @@ describe('processing and transform jobs', () => {
   });
 
   test('processing → training → model → endpoint, and lineage from the endpoint reaches the processing job', async () => {
-    const created = await sm.send(new CreateProcessingJobCommand(processing('prep-1', ['--mode', 'ok'], { Tags: [{ Key: 'team', Value: 'ml' }] })));
+    const created = await sm.send(
+      new CreateProcessingJobCommand(processing('prep-1', ['--mode', 'ok'], { Tags: [{ Key: 'team', Value: 'ml' }] })),
+    );
     const d = await finishProcessing('prep-1');
     assert.equal(d.ProcessingJobStatus, 'Completed', d.FailureReason);
     assert.ok(d.ProcessingStartTime && d.ProcessingEndTime);
@@ -150,7 +186,13 @@ describe('processing and transform jobs', () => {
     await sm.send(
       new CreateEndpointConfigCommand({
         EndpointConfigName: 'abalone',
-        ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'abalone', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 } }],
+        ProductionVariants: [
+          {
+            VariantName: 'AllTraffic',
+            ModelName: 'abalone',
+            ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 },
+          },
+        ],
       }),
     );
     await sm.send(new CreateEndpointCommand({ EndpointName: 'abalone', EndpointConfigName: 'abalone' }));
@@ -158,14 +200,22 @@ describe('processing and transform jobs', () => {
 
     const ctx = await sm.send(new ListContextsCommand({ ContextType: 'Endpoint' }));
     const up = await sm.send(
-      new QueryLineageCommand({ StartArns: [ctx.ContextSummaries![0]!.ContextArn!], Direction: 'Ascendants', IncludeEdges: true, MaxDepth: 10 }),
+      new QueryLineageCommand({
+        StartArns: [ctx.ContextSummaries![0]!.ContextArn!],
+        Direction: 'Ascendants',
+        IncludeEdges: true,
+        MaxDepth: 10,
+      }),
     );
     const tcs = await sm.send(new ListTrialComponentsCommand({ SourceArn: d.ProcessingJobArn }));
     const tc = tcs.TrialComponentSummaries?.[0];
     assert.equal(tc?.TrialComponentName, 'prep-1-aws-processing-job');
     assert.equal(tc?.Status?.PrimaryStatus, 'Completed');
     const reached = up.Vertices?.map((v) => v.Arn);
-    assert.ok(reached?.includes(tc!.TrialComponentArn), JSON.stringify(up.Vertices?.map((v) => `${v.LineageType}:${v.Type}`)));
+    assert.ok(
+      reached?.includes(tc!.TrialComponentArn),
+      JSON.stringify(up.Vertices?.map((v) => `${v.LineageType}:${v.Type}`)),
+    );
   });
 
   test('batch transform writes one .out per object, in order, equal to what the endpoint answers', async () => {
@@ -185,7 +235,10 @@ describe('processing and transform jobs', () => {
     await sm.send(
       new CreateTransformJobCommand(
         transform('t-2', {
-          TransformInput: { ...transform('').TransformInput, DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/batch/features/sub' } } },
+          TransformInput: {
+            ...transform('').TransformInput,
+            DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/batch/features/sub' } },
+          },
         }),
       ),
     );
@@ -195,7 +248,11 @@ describe('processing and transform jobs', () => {
     const out = (await get('batch/t-2/sub/b.csv.out')).trim().split('\n');
     assert.equal(out.length, 1500);
     const direct = await rt.send(
-      new InvokeEndpointCommand({ EndpointName: 'abalone', ContentType: 'text/csv', Body: Buffer.from(features.slice(1500, 1510).join('\n')) }),
+      new InvokeEndpointCommand({
+        EndpointName: 'abalone',
+        ContentType: 'text/csv',
+        Body: Buffer.from(features.slice(1500, 1510).join('\n')),
+      }),
     );
     assert.deepEqual(out.slice(0, 10).map(Number), Buffer.from(direct.Body!).toString().trim().split('\n').map(Number));
 
@@ -229,7 +286,10 @@ describe('processing and transform jobs', () => {
       new CreateTransformJobCommand(
         transform('t-join', {
           BatchStrategy: 'SingleRecord',
-          TransformInput: { ...transform('').TransformInput, DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/batch/labelled/' } } },
+          TransformInput: {
+            ...transform('').TransformInput,
+            DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/batch/labelled/' } },
+          },
           DataProcessing: { InputFilter: '$[1:]', JoinSource: 'Input', OutputFilter: '$[0,-1]' },
         }),
       ),
@@ -247,12 +307,17 @@ describe('processing and transform jobs', () => {
 
   test('a containers-file model: numbers scaled line by line, a refused record named, a stop', async () => {
     const ECHO = '111122223333.dkr.ecr.us-west-2.amazonaws.com/slipway-test-echo:1';
-    await sm.send(new CreateModelCommand({ ModelName: 'echo', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: ECHO } }));
+    await sm.send(
+      new CreateModelCommand({ ModelName: 'echo', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: ECHO } }),
+    );
     const echo = (name: string, prefix: string, over: Partial<CreateTransformJobCommandInput> = {}) =>
       transform(name, {
         ModelName: 'echo',
         BatchStrategy: 'SingleRecord',
-        TransformInput: { ...transform('').TransformInput, DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: `s3://ml-data/echo/${prefix}/` } } },
+        TransformInput: {
+          ...transform('').TransformInput,
+          DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: `s3://ml-data/echo/${prefix}/` } },
+        },
         ...over,
       });
     await put('echo/ok/a.txt', '1,2\n3,4\n5\n');
@@ -278,13 +343,24 @@ describe('processing and transform jobs', () => {
   });
 
   test('bad input: a missing model, an empty prefix, a failing script, a stop', async () => {
-    await assert.rejects(sm.send(new CreateTransformJobCommand(transform('t-nomodel', { ModelName: 'nope' }))), /Could not find model/);
+    await assert.rejects(
+      sm.send(new CreateTransformJobCommand(transform('t-nomodel', { ModelName: 'nope' }))),
+      /Could not find model/,
+    );
     await sm.send(
       new CreateTransformJobCommand(
-        transform('t-empty', { TransformInput: { ...transform('').TransformInput, DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/nothing/' } } } }),
+        transform('t-empty', {
+          TransformInput: {
+            ...transform('').TransformInput,
+            DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/nothing/' } },
+          },
+        }),
       ),
     );
-    assert.match((await finishTransform('t-empty')).FailureReason ?? '', /No S3 objects found under S3 URL "s3:\/\/ml-data\/nothing\/"/);
+    assert.match(
+      (await finishTransform('t-empty')).FailureReason ?? '',
+      /No S3 objects found under S3 URL "s3:\/\/ml-data\/nothing\/"/,
+    );
 
     await sm.send(new CreateProcessingJobCommand(processing('prep-fail', ['--mode', 'fail'])));
     const f = await finishProcessing('prep-fail');
@@ -293,7 +369,13 @@ describe('processing and transform jobs', () => {
     assert.equal(f.ExitMessage, 'the input has no rows');
     assert.deepEqual(await keys('prep-fail/'), []);
 
-    await sm.send(new CreateProcessingJobCommand(processing('prep-bad-entry', [], { AppSpecification: { ImageUri: PROC, ContainerEntrypoint: ['no-such-program'] } })));
+    await sm.send(
+      new CreateProcessingJobCommand(
+        processing('prep-bad-entry', [], {
+          AppSpecification: { ImageUri: PROC, ContainerEntrypoint: ['no-such-program'] },
+        }),
+      ),
+    );
     const b = await finishProcessing('prep-bad-entry');
     assert.equal(b.ProcessingJobStatus, 'Failed');
     assert.match(b.FailureReason ?? '', /no-such-program/);
@@ -304,9 +386,20 @@ describe('processing and transform jobs', () => {
     const s = await finishProcessing('prep-sleep');
     assert.equal(s.ProcessingJobStatus, 'Stopped');
     const listed = await sm.send(new ListProcessingJobsCommand({ StatusEquals: 'Failed' }));
-    assert.deepEqual(listed.ProcessingJobSummaries?.map((j) => j.ProcessingJobName).sort(), ['prep-bad-entry', 'prep-fail']);
+    assert.deepEqual(listed.ProcessingJobSummaries?.map((j) => j.ProcessingJobName).sort(), [
+      'prep-bad-entry',
+      'prep-fail',
+    ]);
     await assert.rejects(
-      sm.send(new CreateProcessingJobCommand(processing('prep-path', ['--mode', 'ok'], { ProcessingInputs: [{ InputName: 'x', S3Input: { S3Uri: 's3://ml-data/raw', LocalPath: '/tmp/x', S3DataType: 'S3Prefix' } }] }))),
+      sm.send(
+        new CreateProcessingJobCommand(
+          processing('prep-path', ['--mode', 'ok'], {
+            ProcessingInputs: [
+              { InputName: 'x', S3Input: { S3Uri: 's3://ml-data/raw', LocalPath: '/tmp/x', S3DataType: 'S3Prefix' } },
+            ],
+          }),
+        ),
+      ),
       /must be an absolute path under \/opt\/ml\/processing/,
     );
     await sm.send(new AddTagsCommand({ ResourceArn: s.ProcessingJobArn, Tags: [{ Key: 'k', Value: 'v' }] }));

@@ -19,7 +19,12 @@ test('boto3: processing → training → batch transform, waiters, logs and line
   const dir = mkdtempSync(join(tmpdir(), 'slipway-boto3-batch-'));
   try {
     writeFileSync(join(dir, 'abalone.csv'), abaloneCsv());
-    const { code, out } = await runPythonScript(['test/e2e/boto3_batch_jobs.py', server.endpoint, ACCOUNT, join(dir, 'abalone.csv')]);
+    const { code, out } = await runPythonScript([
+      'test/e2e/boto3_batch_jobs.py',
+      server.endpoint,
+      ACCOUNT,
+      join(dir, 'abalone.csv'),
+    ]);
     assert.equal(code, 0, out);
     assert.match(out, /batch jobs: ok/);
   } finally {

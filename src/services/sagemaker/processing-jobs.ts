@@ -12,7 +12,11 @@ import type {
 import type { JobArtifact } from '../../lineage/job-recorder.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { RequestContext } from '../../protocol/context.js';
-import { DEFAULT_PROCESSING_RUNTIME_SECONDS, type ProcessingJobDoc, validLocalPath } from '../../processing/processing-kind.js';
+import {
+  DEFAULT_PROCESSING_RUNTIME_SECONDS,
+  type ProcessingJobDoc,
+  validLocalPath,
+} from '../../processing/processing-kind.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { toDate } from '../common/resource-kind.js';
 import { tableQuery } from '../common/table-kind.js';
@@ -23,10 +27,13 @@ function validate(input: CreateProcessingJobRequest): void {
   const names = new Set<string>();
   const paths = new Set<string>();
   const check = (name: string, local: string | undefined, what: string) => {
-    if (names.has(name)) throw new ValidationException(`Input and output names must be unique: ${name} is given twice.`);
+    if (names.has(name))
+      throw new ValidationException(`Input and output names must be unique: ${name} is given twice.`);
     names.add(name);
     if (!validLocalPath(local)) {
-      throw new ValidationException(`LocalPath ${local ?? '(none)'} of ${what} ${name} must be an absolute path under /opt/ml/processing/.`);
+      throw new ValidationException(
+        `LocalPath ${local ?? '(none)'} of ${what} ${name} must be an absolute path under /opt/ml/processing/.`,
+      );
     }
     if (paths.has(local!)) throw new ValidationException(`LocalPath ${local} is used twice.`);
     paths.add(local!);
@@ -44,19 +51,33 @@ function validate(input: CreateProcessingJobRequest): void {
 }
 
 export function processingJobHandlers(deps: ServiceDeps, service: JobService) {
-  const jobs = tableJobs<ProcessingJobDoc>(deps, deps.repos.processingJobs, service, 'Processing job', 'processing-job', 'processing');
+  const jobs = tableJobs<ProcessingJobDoc>(
+    deps,
+    deps.repos.processingJobs,
+    service,
+    'Processing job',
+    'processing-job',
+    'processing',
+  );
   return {
-    async createProcessingJob(input: CreateProcessingJobRequest, ctx: RequestContext): Promise<CreateProcessingJobResponse> {
+    async createProcessingJob(
+      input: CreateProcessingJobRequest,
+      ctx: RequestContext,
+    ): Promise<CreateProcessingJobResponse> {
       validate(input);
       const { ProcessingJobName: name, Tags, ...doc } = input;
-      const inputs: Record<string, JobArtifact> = { 'SageMaker.ImageUri': { uri: input.AppSpecification.ImageUri, type: 'Image' } };
+      const inputs: Record<string, JobArtifact> = {
+        'SageMaker.ImageUri': { uri: input.AppSpecification.ImageUri, type: 'Image' },
+      };
       for (const i of input.ProcessingInputs ?? []) inputs[i.InputName] = { uri: i.S3Input!.S3Uri, type: 'DataSet' };
       const cluster = input.ProcessingResources?.ClusterConfig;
       const arn = await jobs.create(ctx, name, doc, Tags, input.StoppingCondition?.MaxRuntimeInSeconds, {
         parameters: {
           'SageMaker.ImageUri': { StringValue: input.AppSpecification.ImageUri },
           ...(cluster?.InstanceType ? { 'SageMaker.InstanceType': { StringValue: cluster.InstanceType } } : {}),
-          ...(cluster?.InstanceCount !== undefined ? { 'SageMaker.InstanceCount': { NumberValue: cluster.InstanceCount } } : {}),
+          ...(cluster?.InstanceCount !== undefined
+            ? { 'SageMaker.InstanceCount': { NumberValue: cluster.InstanceCount } }
+            : {}),
         },
         inputs,
         experiment: input.ExperimentConfig,
@@ -64,7 +85,10 @@ export function processingJobHandlers(deps: ServiceDeps, service: JobService) {
       return { ProcessingJobArn: arn };
     },
 
-    async describeProcessingJob(input: DescribeProcessingJobRequest, ctx: RequestContext): Promise<DescribeProcessingJobResponse> {
+    async describeProcessingJob(
+      input: DescribeProcessingJobRequest,
+      ctx: RequestContext,
+    ): Promise<DescribeProcessingJobResponse> {
       const row = await jobs.kind.get(deps.db, ctx, input.ProcessingJobName);
       const { JobStartTime, JobEndTime, ...d } = jobs.kind.doc(row);
       return {
@@ -80,7 +104,10 @@ export function processingJobHandlers(deps: ServiceDeps, service: JobService) {
       };
     },
 
-    async listProcessingJobs(input: ListProcessingJobsRequest, ctx: RequestContext): Promise<ListProcessingJobsResponse> {
+    async listProcessingJobs(
+      input: ListProcessingJobsRequest,
+      ctx: RequestContext,
+    ): Promise<ListProcessingJobsResponse> {
       const query = tableQuery(input, { sortBy: 'created', descending: true });
       const { rows, NextToken } = await jobs.kind.list(ctx, 'ListProcessingJobs', input, query);
       return {

@@ -39,7 +39,10 @@ export function tableJobs<Doc>(
 ) {
   const kind = tableKind<Doc>(deps, table, {
     notFound: (_p, name) => new ResourceNotFound(`Could not find requested job with name ${name}`),
-    taken: (_p, arn) => new ResourceInUse(`Job name must be unique within an AWS account and region, and a job with this name already exists (${arn})`),
+    taken: (_p, arn) =>
+      new ResourceInUse(
+        `Job name must be unique within an AWS account and region, and a job with this name already exists (${arn})`,
+      ),
   });
   return {
     kind,
@@ -52,10 +55,21 @@ export function tableJobs<Doc>(
       lineageStart: Omit<JobStarted, 'kind' | 'jobName' | 'jobArn' | 'at'>,
     ): Promise<string> {
       const arn = sagemakerArn(ctx, arnType, name);
-      const work: TableWork = { accountId: ctx.accountId, region: ctx.region, nameKey: name.toLowerCase(), maxRuntimeSeconds };
+      const work: TableWork = {
+        accountId: ctx.accountId,
+        region: ctx.region,
+        nameKey: name.toLowerCase(),
+        maxRuntimeSeconds,
+      };
       try {
         await kind.create(ctx, { arn, name, status: 'InProgress' }, doc, tags, async (tx) => {
-          await recordJobStarted(tx, ctx, { ...lineageStart, kind: lineage, jobName: name, jobArn: arn, at: ctx.receivedAt });
+          await recordJobStarted(tx, ctx, {
+            ...lineageStart,
+            kind: lineage,
+            jobName: name,
+            jobArn: arn,
+            at: ctx.receivedAt,
+          });
           await service.runner.submit(service.kind, arn, work, { tx, status: 'InProgress', message: 'Starting' });
         });
       } catch (e) {
@@ -69,7 +83,9 @@ export function tableJobs<Doc>(
       await deps.db.transaction(async (tx) => {
         const row = await kind.get(tx, ctx, name, true);
         if (row.status !== 'InProgress') {
-          throw new ValidationException(`The request was rejected because the ${label.toLowerCase()} is in status ${row.status}.`);
+          throw new ValidationException(
+            `The request was rejected because the ${label.toLowerCase()} is in status ${row.status}.`,
+          );
         }
         await kind.store.save(tx, ctx, row, { status: 'Stopping', last_modified_at: ctx.receivedAt });
         await recordJobProgress(tx, ctx, { kind: lineage, jobArn: row.arn, at: ctx.receivedAt, status: 'Stopping' });

@@ -24,12 +24,15 @@ function validate(input: CreateTransformJobRequest): void {
   const src = input.TransformInput?.DataSource?.S3DataSource;
   if (!src) throw new ValidationException('TransformInput.DataSource.S3DataSource is required.');
   if (src.S3DataType !== 'S3Prefix' && src.S3DataType !== 'ManifestFile') {
-    throw new ValidationException(`S3DataType ${src.S3DataType} is not supported for transform jobs; use S3Prefix or ManifestFile.`);
+    throw new ValidationException(
+      `S3DataType ${src.S3DataType} is not supported for transform jobs; use S3Prefix or ManifestFile.`,
+    );
   }
   parseS3OrFail(src.S3Uri, 'TransformInput');
   parseS3OrFail(input.TransformOutput?.S3OutputPath ?? '', 'TransformOutput.S3OutputPath');
   const split = input.TransformInput.SplitType ?? 'None';
-  if (split !== 'None' && split !== 'Line') throw new ValidationException(`SplitType ${split} is not supported; use None or Line.`);
+  if (split !== 'None' && split !== 'Line')
+    throw new ValidationException(`SplitType ${split} is not supported; use None or Line.`);
   const mb = input.MaxPayloadInMB ?? 6;
   if (mb < 0 || mb > 100) throw new ValidationException('MaxPayloadInMB must be between 0 and 100.');
   if (mb === 0 && (input.BatchStrategy === 'MultiRecord' || split !== 'None')) {
@@ -49,15 +52,29 @@ function validate(input: CreateTransformJobRequest): void {
 }
 
 export function transformJobHandlers(deps: ServiceDeps, service: JobService) {
-  const jobs = tableJobs<TransformJobDoc>(deps, deps.repos.transformJobs, service, 'Transform job', 'transform-job', 'transform');
+  const jobs = tableJobs<TransformJobDoc>(
+    deps,
+    deps.repos.transformJobs,
+    service,
+    'Transform job',
+    'transform-job',
+    'transform',
+  );
   return {
-    async createTransformJob(input: CreateTransformJobRequest, ctx: RequestContext): Promise<CreateTransformJobResponse> {
+    async createTransformJob(
+      input: CreateTransformJobRequest,
+      ctx: RequestContext,
+    ): Promise<CreateTransformJobResponse> {
       validate(input);
       // A model that does not exist is refused here, as SageMaker does ("Could not find model").
       const { containers } = await resolveModelContainers(deps, deps.db, ctx, input.ModelName);
       const { TransformJobName: name, Tags, ...doc } = input;
       const inputs: Record<string, JobArtifact> = {
-        input: { uri: input.TransformInput.DataSource.S3DataSource.S3Uri, type: 'DataSet', mediaType: input.TransformInput.ContentType },
+        input: {
+          uri: input.TransformInput.DataSource.S3DataSource.S3Uri,
+          type: 'DataSet',
+          mediaType: input.TransformInput.ContentType,
+        },
       };
       const first = containers[0];
       if (first) inputs['SageMaker.ImageUri'] = { uri: first.image, type: 'Image' };
@@ -76,7 +93,10 @@ export function transformJobHandlers(deps: ServiceDeps, service: JobService) {
       return { TransformJobArn: arn };
     },
 
-    async describeTransformJob(input: DescribeTransformJobRequest, ctx: RequestContext): Promise<DescribeTransformJobResponse> {
+    async describeTransformJob(
+      input: DescribeTransformJobRequest,
+      ctx: RequestContext,
+    ): Promise<DescribeTransformJobResponse> {
       const row = await jobs.kind.get(deps.db, ctx, input.TransformJobName);
       const { JobStartTime, JobEndTime, ...d } = jobs.kind.doc(row);
       return {
