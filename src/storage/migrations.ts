@@ -268,11 +268,11 @@ export const MIGRATIONS: readonly Migration[] = [
     `CREATE INDEX training_jobs_by_status ON training_jobs (account_id, region, status, name_key)`,
   ]),
   // Transform and processing jobs, the same way (status is TransformJobStatus / ProcessingJobStatus).
-  ddl('0023_transform_jobs', [
+  ddl('0042_transform_jobs', [
     ...resourceTable('transform_jobs'),
     `CREATE INDEX transform_jobs_by_status ON transform_jobs (account_id, region, status, name_key)`,
   ]),
-  ddl('0024_processing_jobs', [
+  ddl('0043_processing_jobs', [
     ...resourceTable('processing_jobs'),
     `CREATE INDEX processing_jobs_by_status ON processing_jobs (account_id, region, status, name_key)`,
   ]),
