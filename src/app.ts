@@ -21,6 +21,8 @@ import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { appendLogs, createLogsHandlers } from './services/logs/index.js';
 import { trainingKind } from './training/training-kind.js';
+import { processingKind } from './processing/processing-kind.js';
+import { transformKind } from './transform/transform-kind.js';
 import { ContainersFileReader } from './inference/runtimes/container/containers-file.js';
 import { createRuntimeHandlers } from './services/runtime/index.js';
 import { s3Handler } from './services/s3/index.js';
@@ -97,6 +99,14 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     leaseMs: config.jobLeaseSeconds * 1000,
   });
   const deployments = new EndpointDeployments(deps, engine, logger, runner);
+  // Jobs: training, batch transform and processing, each a kind of the same runner.
+  const containers = new ContainersFileReader(config.containersFile ?? process.env.SLIPWAY_CONTAINERS_FILE);
+  const jobLogs = (
+    p: Parameters<typeof appendLogs>[1],
+    group: string,
+    stream: string,
+    lines: Parameters<typeof appendLogs>[4],
+  ) => appendLogs(deps, p, group, stream, lines);
   const training = {
     runner,
     kind: runner.register(
@@ -105,8 +115,8 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         blobs: storage.blobs,
         runner,
         dataDir: config.dataDir,
-        containers: new ContainersFileReader(config.containersFile ?? process.env.SLIPWAY_CONTAINERS_FILE),
-        appendLogs: (p, group, stream, lines) => appendLogs(deps, p, group, stream, lines),
+        containers,
+        appendLogs: jobLogs,
         access: authorizer.enabled
           ? {
               mayRead: (role, uri) => roleMayRead(authorizer, role, uri),
@@ -117,6 +127,18 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       }),
     ),
   };
+  const batch = {
+    transform: {
+      runner,
+      kind: runner.register(transformKind({ deps, blobs: storage.blobs, engine, appendLogs: jobLogs })),
+    },
+    processing: {
+      runner,
+      kind: runner.register(
+        processingKind({ deps, blobs: storage.blobs, dataDir: config.dataDir, containers, appendLogs: jobLogs }),
+      ),
+    },
+  };
   // Known once both servers listen (port 0 picks them); the console's config and CORS read them then.
   let port = 0;
   let graphPort = 0;
@@ -126,7 +148,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     log: logger,
     sagemaker: new AwsJsonProtocol({
       model: sagemakerModel,
-      handlers: createSageMakerHandlers(deps, deployments, training),
+      handlers: createSageMakerHandlers(deps, deployments, training, batch),
     }),
     runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deployments)),
     logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),

@@ -3,7 +3,7 @@
 // container paths (/opt/ml/input/data/train, /opt/ml/model, /opt/ml/processing/input) run unchanged.
 // Without bwrap the program runs as a plain process and finds its directories only through the SM_*
 // environment (the paths are the job directory's own). https://github.com/containers/bubblewrap
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -124,4 +124,13 @@ export function runContract(run: ContractRun): Promise<ContractExit> {
       resolve({ code, signal, sandboxed, startError });
     });
   });
+}
+
+let docker: Promise<boolean> | undefined;
+/** Whether a Docker engine answers `docker info` (asked once), for images not in the containers file. */
+export function dockerAnswers(): Promise<boolean> {
+  docker ??= new Promise<boolean>((resolve) =>
+    execFile('docker', ['info'], { timeout: 3000 }, (err) => resolve(!err)),
+  );
+  return docker;
 }

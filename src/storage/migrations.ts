@@ -390,4 +390,13 @@ export const MIGRATIONS: readonly Migration[] = [
   searchIndex(),
   // Search finds training jobs: their table's writes mark them dirty, and the jobs already there are indexed.
   searchSources('0041_search_training_jobs', [['training_jobs', 'arn']]),
+  // Transform and processing jobs, the same way (status is TransformJobStatus / ProcessingJobStatus).
+  ddl('0042_transform_jobs', [
+    ...resourceTable('transform_jobs'),
+    `CREATE INDEX transform_jobs_by_status ON transform_jobs (account_id, region, status, name_key)`,
+  ]),
+  ddl('0043_processing_jobs', [
+    ...resourceTable('processing_jobs'),
+    `CREATE INDEX processing_jobs_by_status ON processing_jobs (account_id, region, status, name_key)`,
+  ]),
 ];

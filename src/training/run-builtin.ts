@@ -1,7 +1,7 @@
 // The built-in XGBoost algorithm as a job step: the TypeScript trainer in a worker thread (the event
 // loop keeps serving while it trains), its evaluation lines into the job's log as they come.
 import { Worker } from 'node:worker_threads';
-import { JobFailure } from './job-failure.js';
+import { JobFailure } from '../jobs/job-failure.js';
 import type { JobLog } from './job-output.js';
 import type { XGBoostChannelInput, XGBoostWorkerInput, XGBoostWorkerMessage } from './xgboost-worker.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Channel, ResourceConfig } from '../generated/sagemaker/shapes.js';
 import type { ContainerEntry } from '../inference/runtimes/container/containers-file.js';
 import { runContract } from '../sandbox/sandbox.js';
-import { JobFailure } from './job-failure.js';
+import { JobFailure } from '../jobs/job-failure.js';
 import type { JobLog } from './job-output.js';
 
 export interface ContainerRun {

@@ -18,8 +18,9 @@ import type { ServiceDeps } from '../services/common/deps.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Queryable } from '../storage/db/types.js';
 import type { ResourceRow } from '../storage/repositories/resource-table.js';
+import { dockerAnswers } from '../sandbox/sandbox.js';
 import { ChannelError, downloadChannel, resolveChannel } from './channels.js';
-import { failureReason, JobFailure } from './job-failure.js';
+import { failureReason, JobFailure } from '../jobs/job-failure.js';
 import { type AppendLogs, evaluationMetrics, JobLog, MetricSeries, metricMatchers } from './job-output.js';
 import { runBuiltinXGBoost } from './run-builtin.js';
 import { runContainerTraining } from './run-container.js';
@@ -294,13 +295,4 @@ async function fetchChannel(
   return objects.map((x) =>
     join(dir, gunzip && c.CompressionType === 'Gzip' ? x.relative.replace(/\.gz$/, '') : x.relative),
   );
-}
-
-let docker: Promise<boolean> | undefined;
-function dockerAnswers(): Promise<boolean> {
-  docker ??= import('node:child_process').then(
-    ({ execFile }) =>
-      new Promise<boolean>((resolve) => execFile('docker', ['info'], { timeout: 3000 }, (err) => resolve(!err))),
-  );
-  return docker;
 }

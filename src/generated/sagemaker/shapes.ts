@@ -607,6 +607,24 @@ export interface CreateModelPackageOutput {
   ModelPackageArn: string;
 }
 
+export interface CreateProcessingJobRequest {
+  ProcessingInputs?: ProcessingInput[];
+  ProcessingOutputConfig?: ProcessingOutputConfig;
+  ProcessingJobName: string;
+  ProcessingResources: ProcessingResources;
+  StoppingCondition?: ProcessingStoppingCondition;
+  AppSpecification: AppSpecification;
+  Environment?: Record<string, string>;
+  NetworkConfig?: NetworkConfig;
+  RoleArn: string;
+  Tags?: Tag[];
+  ExperimentConfig?: ExperimentConfig;
+}
+
+export interface CreateProcessingJobResponse {
+  ProcessingJobArn: string;
+}
+
 export interface CreateTrainingJobRequest {
   TrainingJobName: string;
   HyperParameters?: Record<string, string>;
@@ -640,6 +658,27 @@ export interface CreateTrainingJobRequest {
 
 export interface CreateTrainingJobResponse {
   TrainingJobArn: string;
+}
+
+export interface CreateTransformJobRequest {
+  TransformJobName: string;
+  ModelName: string;
+  MaxConcurrentTransforms?: number;
+  ModelClientConfig?: ModelClientConfig;
+  MaxPayloadInMB?: number;
+  BatchStrategy?: BatchStrategy;
+  Environment?: Record<string, string>;
+  TransformInput: TransformInput;
+  TransformOutput: TransformOutput;
+  DataCaptureConfig?: BatchDataCaptureConfig;
+  TransformResources: TransformResources;
+  DataProcessing?: DataProcessing;
+  Tags?: Tag[];
+  ExperimentConfig?: ExperimentConfig;
+}
+
+export interface CreateTransformJobResponse {
+  TransformJobArn: string;
 }
 
 export interface CreateTrialComponentRequest {
@@ -1045,6 +1084,34 @@ export interface DescribeModelPackageOutput {
   ManagedStorageType?: ManagedStorageType;
 }
 
+export interface DescribeProcessingJobRequest {
+  ProcessingJobName: string;
+}
+
+export interface DescribeProcessingJobResponse {
+  ProcessingInputs?: ProcessingInput[];
+  ProcessingOutputConfig?: ProcessingOutputConfig;
+  ProcessingJobName: string;
+  ProcessingResources: ProcessingResources;
+  StoppingCondition?: ProcessingStoppingCondition;
+  AppSpecification: AppSpecification;
+  Environment?: Record<string, string>;
+  NetworkConfig?: NetworkConfig;
+  RoleArn?: string;
+  ExperimentConfig?: ExperimentConfig;
+  ProcessingJobArn: string;
+  ProcessingJobStatus: ProcessingJobStatus;
+  ExitMessage?: string;
+  FailureReason?: string;
+  ProcessingEndTime?: Date;
+  ProcessingStartTime?: Date;
+  LastModifiedTime?: Date;
+  CreationTime: Date;
+  MonitoringScheduleArn?: string;
+  AutoMLJobArn?: string;
+  TrainingJobArn?: string;
+}
+
 export interface DescribeTrainingJobRequest {
   TrainingJobName: string;
 }
@@ -1100,6 +1167,34 @@ export interface DescribeTrainingJobResponse {
   MlflowDetails?: MlflowDetails;
   ProgressInfo?: TrainingProgressInfo;
   OutputModelPackageArn?: string;
+}
+
+export interface DescribeTransformJobRequest {
+  TransformJobName: string;
+}
+
+export interface DescribeTransformJobResponse {
+  TransformJobName: string;
+  TransformJobArn: string;
+  TransformJobStatus: TransformJobStatus;
+  FailureReason?: string;
+  ModelName: string;
+  MaxConcurrentTransforms?: number;
+  ModelClientConfig?: ModelClientConfig;
+  MaxPayloadInMB?: number;
+  BatchStrategy?: BatchStrategy;
+  Environment?: Record<string, string>;
+  TransformInput: TransformInput;
+  TransformOutput?: TransformOutput;
+  DataCaptureConfig?: BatchDataCaptureConfig;
+  TransformResources: TransformResources;
+  CreationTime: Date;
+  TransformStartTime?: Date;
+  TransformEndTime?: Date;
+  LabelingJobArn?: string;
+  AutoMLJobArn?: string;
+  DataProcessing?: DataProcessing;
+  ExperimentConfig?: ExperimentConfig;
 }
 
 export interface DescribeTrialComponentRequest {
@@ -1825,6 +1920,24 @@ export interface ListModelsOutput {
   NextToken?: string;
 }
 
+export interface ListProcessingJobsRequest {
+  CreationTimeAfter?: Date;
+  CreationTimeBefore?: Date;
+  LastModifiedTimeAfter?: Date;
+  LastModifiedTimeBefore?: Date;
+  NameContains?: string;
+  StatusEquals?: ProcessingJobStatus;
+  SortBy?: SortBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListProcessingJobsResponse {
+  ProcessingJobSummaries: ProcessingJobSummary[];
+  NextToken?: string;
+}
+
 export interface ListTagsInput {
   ResourceArn: string;
   NextToken?: string;
@@ -1853,6 +1966,24 @@ export interface ListTrainingJobsRequest {
 
 export interface ListTrainingJobsResponse {
   TrainingJobSummaries: TrainingJobSummary[];
+  NextToken?: string;
+}
+
+export interface ListTransformJobsRequest {
+  CreationTimeAfter?: Date;
+  CreationTimeBefore?: Date;
+  LastModifiedTimeAfter?: Date;
+  LastModifiedTimeBefore?: Date;
+  NameContains?: string;
+  StatusEquals?: TransformJobStatus;
+  SortBy?: SortBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListTransformJobsResponse {
+  TransformJobSummaries: TransformJobSummary[];
   NextToken?: string;
 }
 
@@ -2635,6 +2766,17 @@ export type ProcessingJobStatus = "InProgress" | "Completed" | "Failed" | "Stopp
 
 export const ProcessingJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
 
+export interface ProcessingJobSummary {
+  ProcessingJobName: string;
+  ProcessingJobArn: string;
+  CreationTime: Date;
+  ProcessingEndTime?: Date;
+  LastModifiedTime?: Date;
+  ProcessingJobStatus: ProcessingJobStatus;
+  FailureReason?: string;
+  ExitMessage?: string;
+}
+
 export interface ProcessingOutput {
   OutputName: string;
   S3Output?: ProcessingS3Output;
@@ -3176,8 +3318,16 @@ export type SplitType = "None" | "Line" | "RecordIO" | "TFRecord";
 
 export const SplitTypeValues = ["None", "Line", "RecordIO", "TFRecord"] as const;
 
+export interface StopProcessingJobRequest {
+  ProcessingJobName: string;
+}
+
 export interface StopTrainingJobRequest {
   TrainingJobName: string;
+}
+
+export interface StopTransformJobRequest {
+  TransformJobName: string;
 }
 
 export interface StoppingCondition {
@@ -3377,6 +3527,16 @@ export interface TransformJobDefinition {
 export type TransformJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped";
 
 export const TransformJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
+
+export interface TransformJobSummary {
+  TransformJobName: string;
+  TransformJobArn: string;
+  CreationTime: Date;
+  TransformEndTime?: Date;
+  LastModifiedTime?: Date;
+  TransformJobStatus: TransformJobStatus;
+  FailureReason?: string;
+}
 
 export interface TransformOutput {
   S3OutputPath: string;

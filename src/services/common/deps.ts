@@ -52,6 +52,8 @@ export interface Repositories {
   readonly endpointConfigs: ResourceTable;
   readonly endpoints: ResourceTable;
   readonly trainingJobs: ResourceTable;
+  readonly transformJobs: ResourceTable;
+  readonly processingJobs: ResourceTable;
   readonly lineageEntities: LineageEntityRepository;
   readonly lineageAssociations: LineageAssociationRepository;
   readonly lineageTrialMembers: LineageTrialMemberRepository;
@@ -74,6 +76,8 @@ export function createRepositories(): Repositories {
     endpointConfigs: new ResourceTable('endpoint_configs'),
     endpoints: new ResourceTable('endpoints'),
     trainingJobs: new ResourceTable('training_jobs'),
+    transformJobs: new ResourceTable('transform_jobs'),
+    processingJobs: new ResourceTable('processing_jobs'),
     lineageEntities: new LineageEntityRepository(),
     lineageAssociations: new LineageAssociationRepository(),
     lineageTrialMembers: new LineageTrialMemberRepository(),

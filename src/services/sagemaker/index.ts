@@ -17,13 +17,17 @@ import { queryLineageHandlers } from './query-lineage.js';
 import { searchHandlers } from './search/search.js';
 import { tagHandlers, type ResourceExists } from './tags.js';
 import { trialComponentHandlers } from './trial-components.js';
+import { processingJobHandlers } from './processing-jobs.js';
+import type { JobService } from './table-jobs.js';
 import { type TrainingJobs, trainingJobHandlers } from './training-jobs.js';
+import { transformJobHandlers } from './transform-jobs.js';
 import { trialHandlers } from './trials.js';
 
 export function createSageMakerHandlers(
   deps: ServiceDeps,
   deployments: EndpointDeployments,
   training: TrainingJobs,
+  batch: { readonly transform: JobService; readonly processing: JobService },
 ): SageMakerHandlers {
   const { repos } = deps;
   // Resource types AddTags/ListTags/DeleteTags accept, and how to tell that one exists.
@@ -34,6 +38,8 @@ export function createSageMakerHandlers(
     ['endpoint-config', async (q, p, name) => (await repos.endpointConfigs.get(q, p, name.toLowerCase()))?.arn],
     ['endpoint', async (q, p, name) => (await repos.endpoints.get(q, p, name.toLowerCase()))?.arn],
     ['training-job', async (q, p, name) => (await repos.trainingJobs.get(q, p, name.toLowerCase()))?.arn],
+    ['transform-job', async (q, p, name) => (await repos.transformJobs.get(q, p, name.toLowerCase()))?.arn],
+    ['processing-job', async (q, p, name) => (await repos.processingJobs.get(q, p, name.toLowerCase()))?.arn],
     ...lineageTaggable(deps),
   ]);
   return {
@@ -51,6 +57,8 @@ export function createSageMakerHandlers(
     ...trialHandlers(deps),
     ...trialComponentHandlers(deps),
     ...trainingJobHandlers(deps, training),
+    ...transformJobHandlers(deps, batch.transform),
+    ...processingJobHandlers(deps, batch.processing),
     ...tagHandlers(deps, taggable),
     search: searchHandlers(deps).search,
   };

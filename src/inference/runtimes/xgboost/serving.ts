@@ -126,6 +126,12 @@ const FLOAT_RE = /^[+-]?(?:\d+(?:_\d+)*\.?(?:\d+(?:_\d+)*)?|\.\d+(?:_\d+)*)(?:[e
 
 /** Python float(str), as numpy's astype(float) applies it. Returns undefined when invalid. */
 export function parsePythonFloat(cell: string): number | undefined {
+  // Fast path for plain decimals ([-]digits[.digits]), which Number() reads exactly as float() does;
+  // anything else (or anything Number() refuses) takes the full grammar below.
+  if (plainDecimal(cell)) {
+    const n = Number(cell);
+    if (!Number.isNaN(n)) return n;
+  }
   const s = cell.trim();
   if (FLOAT_RE.test(s)) return Number(s.includes('_') ? s.replace(/_/g, '') : s);
   switch (s.toLowerCase()) {
@@ -144,6 +150,17 @@ export function parsePythonFloat(cell: string): number | undefined {
     default:
       return undefined;
   }
+}
+
+/** Only digits, '.', and a leading '-': no spaces, exponents, hex, underscores or words. */
+function plainDecimal(s: string): boolean {
+  const n = s.length;
+  if (n === 0 || n > 32) return false;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || c === 46 || (c === 45 && i === 0))) return false;
+  }
+  return true;
 }
 
 function pyStrRepr(s: string): string {
@@ -284,6 +301,13 @@ export function pyFloatRepr(x: number): string {
   if (x === Number.POSITIVE_INFINITY) return 'inf';
   if (x === Number.NEGATIVE_INFINITY) return '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  // Both languages print the shortest round-trip digits; in [1e-4, 1e16) both use positional
+  // notation, and Python adds ".0" to an integral value.
+  const a = Math.abs(x);
+  if (a >= 1e-4 && a < 1e16) {
+    const t = String(x);
+    return t.includes('.') ? t : `${t}.0`;
+  }
   const sign = x < 0 ? '-' : '';
   const e = Math.abs(x).toExponential(); // shortest round-trip digits
   const ePos = e.indexOf('e');

@@ -3,6 +3,13 @@
 // https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-troubleshooting.html
 export class JobFailure extends Error {
   override readonly name = 'JobFailure';
+  /** Fields the job's document records with the failure (a processing job's ExitMessage). */
+  constructor(
+    message: string,
+    readonly fields?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+  }
 }
 
 /** FailureReason is at most 1024 characters. */

@@ -1,0 +1,98 @@
+// What the Create/Describe/List/Stop handlers of transform and processing jobs share: the job's row,
+// its trial component and its work item committed together, Stop through the runner, and the
+// job-table kind with SageMaker's "not found" / "already exists" wording.
+import { sagemakerArn } from '../../domain/arn.js';
+import { ResourceInUse, ResourceNotFound } from '../../generated/sagemaker/errors.js';
+import type { Tag } from '../../generated/sagemaker/shapes.js';
+import type { JobRunner } from '../../jobs/runner.js';
+import type { TableWork } from '../../jobs/table-job.js';
+import type { JobKind } from '../../jobs/types.js';
+import { type JobStarted, JobLineageError, recordJobProgress, recordJobStarted } from '../../lineage/job-recorder.js';
+import type { RequestContext } from '../../protocol/context.js';
+import { ValidationException } from '../../protocol/common-errors.js';
+import { parseS3Uri } from '../../storage/blobs/blob-store.js';
+import type { ResourceTable } from '../../storage/repositories/resource-table.js';
+import type { ServiceDeps } from '../common/deps.js';
+import { tableKind } from '../common/table-kind.js';
+
+export interface JobService {
+  readonly runner: JobRunner;
+  readonly kind: JobKind<TableWork>;
+}
+
+export function parseS3OrFail(uri: string, what: string): void {
+  try {
+    if (parseS3Uri(uri).bucket === '') throw new Error();
+  } catch {
+    throw new ValidationException(`The S3 URI of ${what} is not valid: ${uri}`);
+  }
+}
+
+/** `label` is "Transform job" / "Processing job"; `arnType` is transform-job / processing-job. */
+export function tableJobs<Doc>(
+  deps: ServiceDeps,
+  table: ResourceTable,
+  service: JobService,
+  label: string,
+  arnType: string,
+  lineage: 'transform' | 'processing',
+) {
+  const kind = tableKind<Doc>(deps, table, {
+    notFound: (_p, name) => new ResourceNotFound(`Could not find requested job with name ${name}`),
+    taken: (_p, arn) =>
+      new ResourceInUse(
+        `Job name must be unique within an AWS account and region, and a job with this name already exists (${arn})`,
+      ),
+  });
+  return {
+    kind,
+    async create(
+      ctx: RequestContext,
+      name: string,
+      doc: Doc,
+      tags: Tag[] | undefined,
+      maxRuntimeSeconds: number | undefined,
+      lineageStart: Omit<JobStarted, 'kind' | 'jobName' | 'jobArn' | 'at'>,
+    ): Promise<string> {
+      const arn = sagemakerArn(ctx, arnType, name);
+      const work: TableWork = {
+        accountId: ctx.accountId,
+        region: ctx.region,
+        nameKey: name.toLowerCase(),
+        maxRuntimeSeconds,
+      };
+      try {
+        await kind.create(ctx, { arn, name, status: 'InProgress' }, doc, tags, async (tx) => {
+          await recordJobStarted(tx, ctx, {
+            ...lineageStart,
+            kind: lineage,
+            jobName: name,
+            jobArn: arn,
+            at: ctx.receivedAt,
+          });
+          await service.runner.submit(service.kind, arn, work, { tx, status: 'InProgress', message: 'Starting' });
+        });
+      } catch (e) {
+        if (e instanceof JobLineageError) throw new ResourceNotFound(e.message);
+        throw e;
+      }
+      service.runner.wake();
+      return arn;
+    },
+    async stop(ctx: RequestContext, name: string): Promise<void> {
+      await deps.db.transaction(async (tx) => {
+        const row = await kind.get(tx, ctx, name, true);
+        if (row.status !== 'InProgress') {
+          throw new ValidationException(
+            `The request was rejected because the ${label.toLowerCase()} is in status ${row.status}.`,
+          );
+        }
+        await kind.store.save(tx, ctx, row, { status: 'Stopping', last_modified_at: ctx.receivedAt });
+        await recordJobProgress(tx, ctx, { kind: lineage, jobArn: row.arn, at: ctx.receivedAt, status: 'Stopping' });
+        await service.runner.recordTransition(tx, service.kind.name, row.arn, 'Stopping');
+        await service.runner.requestStop(service.kind.name, row.arn, tx);
+      });
+      service.runner.wake();
+    },
+  };
+}
