@@ -30,6 +30,7 @@ import {
   ListTransformJobsCommand,
   ListTrialComponentsCommand,
   QueryLineageCommand,
+  SearchCommand,
   SageMakerClient,
   StopProcessingJobCommand,
   StopTransformJobCommand,
@@ -216,6 +217,19 @@ describe('processing and transform jobs', () => {
       reached?.includes(tc!.TrialComponentArn),
       JSON.stringify(up.Vertices?.map((v) => `${v.LineageType}:${v.Type}`)),
     );
+    // Search shows the job behind the trial component in its SourceDetail, as SageMaker does.
+    const found = await sm.send(
+      new SearchCommand({
+        Resource: 'ExperimentTrialComponent',
+        SearchExpression: {
+          Filters: [{ Name: 'TrialComponentName', Operator: 'Equals', Value: 'prep-1-aws-processing-job' }],
+        },
+      }),
+    );
+    const detail = found.Results?.[0]?.TrialComponent?.SourceDetail;
+    assert.equal(detail?.SourceArn, d.ProcessingJobArn);
+    assert.equal(detail?.ProcessingJob?.ProcessingJobName, 'prep-1');
+    assert.equal(detail?.ProcessingJob?.ProcessingJobStatus, 'Completed');
   });
 
   test('batch transform writes one .out per object, in order, equal to what the endpoint answers', async () => {

@@ -22,6 +22,8 @@ const lineageAction = action('action');
 const context = action('context');
 const artifact = action('artifact');
 const trainingJob = action('training-job');
+const transformJob = action('transform-job');
+const processingJob = action('processing-job');
 /** A member that always holds an ARN (tags, associations). */
 const arn = (m: string): Ref => ['', m];
 
@@ -51,6 +53,12 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
   CreateTrainingJob: [trainingJob('TrainingJobName')],
   DescribeTrainingJob: [trainingJob('TrainingJobName')],
   StopTrainingJob: [trainingJob('TrainingJobName')],
+  CreateTransformJob: [transformJob('TransformJobName')],
+  DescribeTransformJob: [transformJob('TransformJobName')],
+  StopTransformJob: [transformJob('TransformJobName')],
+  CreateProcessingJob: [processingJob('ProcessingJobName')],
+  DescribeProcessingJob: [processingJob('ProcessingJobName')],
+  StopProcessingJob: [processingJob('ProcessingJobName')],
   CreateEndpoint: [endpoint('EndpointName')],
   DescribeEndpoint: [endpoint('EndpointName')],
   UpdateEndpoint: [endpoint('EndpointName')],

@@ -17,6 +17,7 @@ import {
   type ProcessingJobDoc,
   validLocalPath,
 } from '../../processing/processing-kind.js';
+import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { toDate } from '../common/resource-kind.js';
 import { tableQuery } from '../common/table-kind.js';
@@ -48,6 +49,22 @@ function validate(input: CreateProcessingJobRequest): void {
     check(o.OutputName, o.S3Output.LocalPath, 'output');
     parseS3OrFail(o.S3Output.S3Uri, `output ${o.OutputName}`);
   }
+}
+
+/** DescribeProcessingJob's answer for a stored job (also the SourceDetail Search gives its trial component). */
+export function processingJobDocument(row: ResourceRow): DescribeProcessingJobResponse {
+  const { JobStartTime, JobEndTime, ...d } = JSON.parse(row.doc) as ProcessingJobDoc;
+  return {
+    ...d,
+    StoppingCondition: d.StoppingCondition ?? { MaxRuntimeInSeconds: DEFAULT_PROCESSING_RUNTIME_SECONDS },
+    ProcessingJobName: row.name,
+    ProcessingJobArn: row.arn,
+    ProcessingJobStatus: row.status as DescribeProcessingJobResponse['ProcessingJobStatus'],
+    CreationTime: new Date(row.created_at),
+    LastModifiedTime: new Date(row.last_modified_at),
+    ProcessingStartTime: toDate(JobStartTime),
+    ProcessingEndTime: toDate(JobEndTime),
+  };
 }
 
 export function processingJobHandlers(deps: ServiceDeps, service: JobService) {
@@ -89,19 +106,7 @@ export function processingJobHandlers(deps: ServiceDeps, service: JobService) {
       input: DescribeProcessingJobRequest,
       ctx: RequestContext,
     ): Promise<DescribeProcessingJobResponse> {
-      const row = await jobs.kind.get(deps.db, ctx, input.ProcessingJobName);
-      const { JobStartTime, JobEndTime, ...d } = jobs.kind.doc(row);
-      return {
-        ...d,
-        StoppingCondition: d.StoppingCondition ?? { MaxRuntimeInSeconds: DEFAULT_PROCESSING_RUNTIME_SECONDS },
-        ProcessingJobName: row.name,
-        ProcessingJobArn: row.arn,
-        ProcessingJobStatus: row.status as DescribeProcessingJobResponse['ProcessingJobStatus'],
-        CreationTime: new Date(row.created_at),
-        LastModifiedTime: new Date(row.last_modified_at),
-        ProcessingStartTime: toDate(JobStartTime),
-        ProcessingEndTime: toDate(JobEndTime),
-      };
+      return processingJobDocument(await jobs.kind.get(deps.db, ctx, input.ProcessingJobName));
     },
 
     async listProcessingJobs(

@@ -14,6 +14,7 @@ import { ValidationException } from '../../protocol/common-errors.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { parseJsonPath } from '../../transform/json-path.js';
 import type { TransformJobDoc } from '../../transform/transform-kind.js';
+import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { toDate } from '../common/resource-kind.js';
 import { tableQuery } from '../common/table-kind.js';
@@ -49,6 +50,22 @@ function validate(input: CreateTransformJobRequest): void {
       throw new ValidationException(`${what}: ${(e as Error).message}`);
     }
   }
+}
+
+/** DescribeTransformJob's answer for a stored job (also the SourceDetail Search gives its trial component). */
+export function transformJobDocument(row: ResourceRow): DescribeTransformJobResponse {
+  const { JobStartTime, JobEndTime, ...d } = JSON.parse(row.doc) as TransformJobDoc;
+  return {
+    ...d,
+    MaxPayloadInMB: d.MaxPayloadInMB ?? 6,
+    MaxConcurrentTransforms: d.MaxConcurrentTransforms ?? 1,
+    TransformJobName: row.name,
+    TransformJobArn: row.arn,
+    TransformJobStatus: row.status as DescribeTransformJobResponse['TransformJobStatus'],
+    CreationTime: new Date(row.created_at),
+    TransformStartTime: toDate(JobStartTime),
+    TransformEndTime: toDate(JobEndTime),
+  };
 }
 
 export function transformJobHandlers(deps: ServiceDeps, service: JobService) {
@@ -97,19 +114,7 @@ export function transformJobHandlers(deps: ServiceDeps, service: JobService) {
       input: DescribeTransformJobRequest,
       ctx: RequestContext,
     ): Promise<DescribeTransformJobResponse> {
-      const row = await jobs.kind.get(deps.db, ctx, input.TransformJobName);
-      const { JobStartTime, JobEndTime, ...d } = jobs.kind.doc(row);
-      return {
-        ...d,
-        MaxPayloadInMB: d.MaxPayloadInMB ?? 6,
-        MaxConcurrentTransforms: d.MaxConcurrentTransforms ?? 1,
-        TransformJobName: row.name,
-        TransformJobArn: row.arn,
-        TransformJobStatus: row.status as DescribeTransformJobResponse['TransformJobStatus'],
-        CreationTime: new Date(row.created_at),
-        TransformStartTime: toDate(JobStartTime),
-        TransformEndTime: toDate(JobEndTime),
-      };
+      return transformJobDocument(await jobs.kind.get(deps.db, ctx, input.TransformJobName));
     },
 
     async listTransformJobs(input: ListTransformJobsRequest, ctx: RequestContext): Promise<ListTransformJobsResponse> {

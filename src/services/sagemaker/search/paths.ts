@@ -212,5 +212,8 @@ export function pickMembers(root: string, doc: Record<string, unknown>): Record<
 
 /** The shape name of a record member (`TrialComponent` for SearchRecord.TrialComponent). */
 export function recordShape(record: string): string {
-  return (shapes.SearchRecord!.members as Record<string, { shape: string }>)[record]!.shape;
+  const member = (name: string) =>
+    (shapes[name]!.members as Record<string, { shape: string } | undefined>)[record]?.shape;
+  // Transform and processing jobs are records only inside a trial component's SourceDetail.
+  return member('SearchRecord') ?? member('TrialComponentSourceDetail')!;
 }

@@ -12,15 +12,18 @@ import { endpointDocument } from '../endpoints.js';
 import { experimentDocument } from '../experiments.js';
 import { modelPackageDocument } from '../model-packages.js';
 import { modelPackageGroupDocument } from '../model-package-groups.js';
+import { processingJobDocument } from '../processing-jobs.js';
 import { trainingJobDocument } from '../training-jobs.js';
+import { transformJobDocument } from '../transform-jobs.js';
 import { trialComponentDocument } from '../trial-components.js';
 import { trialDocument } from '../trials.js';
 
 export type Doc = Record<string, unknown>;
 
 export interface SearchableType {
-  readonly resource: ResourceType;
-  readonly record: keyof SearchRecord;
+  /** The Search Resource; transform and processing jobs are not one, they appear only as SourceDetail. */
+  readonly resource: ResourceType | 'TransformJob' | 'ProcessingJob';
+  readonly record: keyof SearchRecord | 'TransformJob' | 'ProcessingJob';
   /** The resource type in its ARNs (`arn:...:<arnType>/<name>`). */
   readonly arnType: string;
   /** Describe-shaped documents of those of `arns` that exist, by ARN (all ARNs of this type and partition). */
@@ -50,8 +53,8 @@ function entityType(
 
 /** A resource type whose rows are read one ARN at a time (pages and index batches are small). */
 function eachType<Row>(
-  resource: ResourceType,
-  record: keyof SearchRecord,
+  resource: SearchableType['resource'],
+  record: SearchableType['record'],
   arnType: string,
   find: (q: Queryable, p: Partition, arn: string) => Promise<Row | undefined>,
   describe: (row: Row) => object,
@@ -119,6 +122,21 @@ export function searchableTypes(deps: ServiceDeps): SearchableType[] {
       'training-job',
       (q, p, arn) => repos.trainingJobs.get(q, p, nameOf(arn).toLowerCase()),
       trainingJobDocument,
+    ),
+    // Read only for a trial component's SourceDetail (the Search API has no such Resource).
+    eachType(
+      'TransformJob',
+      'TransformJob',
+      'transform-job',
+      (q, p, arn) => repos.transformJobs.get(q, p, nameOf(arn).toLowerCase()),
+      transformJobDocument,
+    ),
+    eachType(
+      'ProcessingJob',
+      'ProcessingJob',
+      'processing-job',
+      (q, p, arn) => repos.processingJobs.get(q, p, nameOf(arn).toLowerCase()),
+      processingJobDocument,
     ),
   ];
 }
