@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
@@ -17,6 +18,7 @@ import { AwsApi } from './http/aws-api.js';
 import { ConsoleAssets } from './http/console-assets.js';
 import { withConsoleCors } from './http/console-cors.js';
 import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
+import { reapStraySandboxes } from './sandbox/sandbox.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { appendLogs, createLogsHandlers } from './services/logs/index.js';
@@ -99,7 +101,10 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     leaseMs: config.jobLeaseSeconds * 1000,
   });
   const deployments = new EndpointDeployments(deps, engine, logger, runner);
-  // Jobs: training, batch transform and processing, each a kind of the same runner.
+  // Jobs: training, batch transform and processing, each a kind of the same runner. A sandbox a
+  // killed predecessor left running is ended first (its job is failed at restart by the runner).
+  const strays = reapStraySandboxes(join(config.dataDir, 'jobs'));
+  if (strays > 0) logger.warn({ strays }, 'ended job processes left by a previous run');
   const containers = new ContainersFileReader(config.containersFile ?? process.env.SLIPWAY_CONTAINERS_FILE);
   const jobLogs = (
     p: Parameters<typeof appendLogs>[1],

@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { runContract, sandboxAvailable } from './sandbox.js';
+import { spawn } from 'node:child_process';
+import { reapStraySandboxes, runContract, sandboxAvailable } from './sandbox.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -97,4 +98,25 @@ test('a command that does not exist is reported, not thrown', async () => {
     sandbox: false,
   });
   assert.match(exit.startError ?? '', /could not be started: ENOENT/);
+});
+
+test('a sandbox left by a previous run under the jobs directory is reaped at start', {
+  skip: !sandboxAvailable(),
+}, async () => {
+  const jobs = mkdtempSync(join(tmpdir(), 'slipway-jobs-'));
+  dirs.push(jobs);
+  mkdirSync(join(jobs, 'old-job'));
+  const stray = spawn(
+    'bwrap',
+    ['--ro-bind', '/', '/', '--tmpfs', '/opt', '--bind', join(jobs, 'old-job'), '/opt/ml', 'sleep', '60'],
+    {
+      detached: true,
+      stdio: 'ignore',
+    },
+  );
+  await new Promise((r) => setTimeout(r, 200));
+  const gone = new Promise((r) => stray.once('exit', r));
+  assert.equal(reapStraySandboxes(join(tmpdir(), 'not-this-dir')), 0);
+  assert.equal(reapStraySandboxes(jobs), 1);
+  await gone;
 });

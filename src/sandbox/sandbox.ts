@@ -4,7 +4,7 @@
 // Without bwrap the program runs as a plain process and finds its directories only through the SM_*
 // environment (the paths are the job directory's own). https://github.com/containers/bubblewrap
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 
@@ -129,8 +129,36 @@ export function runContract(run: ContractRun): Promise<ContractExit> {
 let docker: Promise<boolean> | undefined;
 /** Whether a Docker engine answers `docker info` (asked once), for images not in the containers file. */
 export function dockerAnswers(): Promise<boolean> {
-  docker ??= new Promise<boolean>((resolve) =>
-    execFile('docker', ['info'], { timeout: 3000 }, (err) => resolve(!err)),
-  );
+  docker ??= new Promise<boolean>((resolve) => execFile('docker', ['info'], { timeout: 3000 }, (err) => resolve(!err)));
   return docker;
+}
+
+/**
+ * Kills sandboxes a previous run of this server left behind: bubblewrap processes whose /opt/ml is a
+ * directory under `jobsDir` (a server killed with SIGKILL cannot end its jobs' processes itself).
+ * Returns how many were killed. Linux only (reads /proc); elsewhere it does nothing.
+ */
+export function reapStraySandboxes(jobsDir: string): number {
+  const marker = `\0--bind\0${jobsDir.replace(/\/+$/, '')}/`;
+  let killed = 0;
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    let cmd: string;
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+    } catch {
+      continue;
+    }
+    if (!cmd.startsWith('bwrap\0') || !cmd.includes(marker)) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+      killed++;
+    } catch {}
+  }
+  return killed;
 }
