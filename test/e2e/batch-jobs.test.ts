@@ -14,8 +14,6 @@ import {
 } from '@aws-sdk/client-s3';
 import {
   AddTagsCommand,
-  CreateEndpointCommand,
-  CreateEndpointConfigCommand,
   CreateModelCommand,
   CreateProcessingJobCommand,
   type CreateProcessingJobCommandInput,
@@ -34,12 +32,12 @@ import {
   SageMakerClient,
   StopProcessingJobCommand,
   StopTransformJobCommand,
-  waitUntilEndpointInService,
   waitUntilProcessingJobCompletedOrStopped,
   waitUntilTrainingJobCompletedOrStopped,
   waitUntilTransformJobCompletedOrStopped,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import { deployServerless } from '../support/deploy.js';
 import { abaloneCsv } from '../support/abalone.js';
 import { REGION, startServer, type TestServer } from '../support/server.js';
 
@@ -177,27 +175,15 @@ describe('processing and transform jobs', () => {
       }),
     );
     await waitUntilTrainingJobCompletedOrStopped({ client: sm, ...wait }, { TrainingJobName: 'abalone-from-prep' });
-    await sm.send(
-      new CreateModelCommand({
-        ModelName: 'abalone',
-        ExecutionRoleArn: ROLE,
-        PrimaryContainer: { Image: XGB, ModelDataUrl: 's3://ml-data/models/abalone-from-prep/output/model.tar.gz' },
-      }),
+    await deployServerless(
+      sm,
+      'abalone',
+      {
+        Image: XGB,
+        ModelDataUrl: 's3://ml-data/models/abalone-from-prep/output/model.tar.gz',
+      },
+      ROLE,
     );
-    await sm.send(
-      new CreateEndpointConfigCommand({
-        EndpointConfigName: 'abalone',
-        ProductionVariants: [
-          {
-            VariantName: 'AllTraffic',
-            ModelName: 'abalone',
-            ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 },
-          },
-        ],
-      }),
-    );
-    await sm.send(new CreateEndpointCommand({ EndpointName: 'abalone', EndpointConfigName: 'abalone' }));
-    await waitUntilEndpointInService({ client: sm, ...wait }, { EndpointName: 'abalone' });
 
     const ctx = await sm.send(new ListContextsCommand({ ContextType: 'Endpoint' }));
     const up = await sm.send(

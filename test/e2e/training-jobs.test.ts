@@ -6,10 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
-  CreateEndpointCommand,
-  CreateEndpointConfigCommand,
   CreateExperimentCommand,
-  CreateModelCommand,
   CreateTrainingJobCommand,
   type CreateTrainingJobCommandInput,
   DescribeTrainingJobCommand,
@@ -21,11 +18,11 @@ import {
   SageMakerClient,
   SearchCommand,
   StopTrainingJobCommand,
-  waitUntilEndpointInService,
   waitUntilTrainingJobCompletedOrStopped,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { abaloneCsv } from '../support/abalone.js';
+import { deployServerless } from '../support/deploy.js';
 import { REGION, startServer, type TestServer } from '../support/server.js';
 
 const XGB = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1';
@@ -142,30 +139,7 @@ describe('training jobs', () => {
     assert.equal(trials.TrialSummaries?.length, 1);
 
     // Deploy what the job produced and invoke it.
-    await sm.send(
-      new CreateModelCommand({
-        ModelName: 'abalone',
-        ExecutionRoleArn: ROLE,
-        PrimaryContainer: { Image: XGB, ModelDataUrl: d.ModelArtifacts!.S3ModelArtifacts },
-      }),
-    );
-    await sm.send(
-      new CreateEndpointConfigCommand({
-        EndpointConfigName: 'abalone',
-        ProductionVariants: [
-          {
-            VariantName: 'AllTraffic',
-            ModelName: 'abalone',
-            ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 },
-          },
-        ],
-      }),
-    );
-    await sm.send(new CreateEndpointCommand({ EndpointName: 'abalone', EndpointConfigName: 'abalone' }));
-    await waitUntilEndpointInService(
-      { client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
-      { EndpointName: 'abalone' },
-    );
+    await deployServerless(sm, 'abalone', { Image: XGB, ModelDataUrl: d.ModelArtifacts!.S3ModelArtifacts! }, ROLE);
     const out = await rt.send(
       new InvokeEndpointCommand({
         EndpointName: 'abalone',
