@@ -120,3 +120,21 @@ test('a sandbox left by a previous run under the jobs directory is reaped at sta
   assert.equal(reapStraySandboxes(jobs), 1);
   await gone;
 });
+
+test("the program's directory stays visible in the sandbox when it is under /tmp", {
+  skip: !sandboxAvailable(),
+}, async () => {
+  const code = mkdtempSync(join(tmpdir(), 'slipway-code-'));
+  dirs.push(code);
+  writeFileSync(join(code, 'train.sh'), 'echo from-script');
+  const lines: string[] = [];
+  const exit = await runContract({
+    mlRoot: jobRoot(),
+    argv: ['sh', 'train.sh'],
+    cwd: code,
+    env: () => ({}),
+    onLine: (l) => lines.push(l),
+  });
+  assert.equal(exit.code, 0, lines.join('\n'));
+  assert.deepEqual(lines, ['from-script']);
+});

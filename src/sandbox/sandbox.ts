@@ -67,6 +67,8 @@ function bwrapArgs(mlRoot: string, cwd: string): string[] {
     hostOpt = readdirSync('/opt').filter((n) => n !== 'ml');
   } catch {}
   for (const n of hostOpt) args.push('--ro-bind', `/opt/${n}`, `/opt/${n}`);
+  // The program's own directory stays visible even where a tmpfs covers it (a checkout under /tmp).
+  args.push('--ro-bind', cwd, cwd);
   args.push('--bind', mlRoot, CONTAINER_ML_ROOT);
   args.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--new-session', '--chdir', cwd);
   return args;
