@@ -112,6 +112,12 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     stream: string,
     lines: Parameters<typeof appendLogs>[4],
   ) => appendLogs(deps, p, group, stream, lines);
+  const jobAccess = authorizer.enabled
+    ? {
+        mayRead: (role: string, uri: string) => roleMayRead(authorizer, role, uri),
+        mayWrite: (role: string, uri: string) => roleMayWrite(authorizer, role, uri),
+      }
+    : undefined;
   const training = {
     runner,
     kind: runner.register(
@@ -122,12 +128,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         dataDir: config.dataDir,
         containers,
         appendLogs: jobLogs,
-        access: authorizer.enabled
-          ? {
-              mayRead: (role, uri) => roleMayRead(authorizer, role, uri),
-              mayWrite: (role, uri) => roleMayWrite(authorizer, role, uri),
-            }
-          : undefined,
+        access: jobAccess,
         log: logger,
       }),
     ),
@@ -140,7 +141,14 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     processing: {
       runner,
       kind: runner.register(
-        processingKind({ deps, blobs: storage.blobs, dataDir: config.dataDir, containers, appendLogs: jobLogs }),
+        processingKind({
+          deps,
+          blobs: storage.blobs,
+          dataDir: config.dataDir,
+          containers,
+          appendLogs: jobLogs,
+          access: jobAccess,
+        }),
       ),
     },
   };

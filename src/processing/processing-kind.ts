@@ -2,6 +2,7 @@
 // the image's entrypoint run in the same sandbox as training containers (or Docker), the outputs
 // uploaded at the end of the job, the exit code → Completed or Failed with the output's tail.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/build-your-own-processing-container.html
+import { checkRoleAccess, type JobAccess } from '../jobs/job-access.js';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -34,6 +35,8 @@ export interface ProcessingOptions {
   readonly dataDir: string;
   readonly containers: ContainersFileReader;
   readonly appendLogs: AppendLogs;
+  /** Whether the job's RoleArn may read its inputs and write its outputs (the credentials file's roles). */
+  readonly access?: JobAccess;
   readonly concurrency?: number;
 }
 
@@ -90,6 +93,12 @@ async function runProcessing(
 ): Promise<Record<string, JobArtifact>> {
   const { doc, row } = job;
   const app = doc.AppSpecification;
+  checkRoleAccess(
+    o.access,
+    doc.RoleArn,
+    (doc.ProcessingInputs ?? []).flatMap((i) => (i.S3Input ? [i.S3Input.S3Uri] : [])),
+    (doc.ProcessingOutputConfig?.Outputs ?? []).flatMap((out) => (out.S3Output ? [out.S3Output.S3Uri] : [])),
+  );
   const entry = findContainerEntry(o.containers.read(), app.ImageUri);
   if (!entry && !(await dockerAnswers())) {
     throw new JobFailure(

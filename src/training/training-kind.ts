@@ -11,6 +11,7 @@ import type { Channel } from '../generated/sagemaker/shapes.js';
 import { packDirectory } from '../inference/artifact/tar-writer.js';
 import { type ContainersFileReader, findContainerEntry } from '../inference/runtimes/container/containers-file.js';
 import { parseContainerVersion } from '../inference/runtimes/xgboost/serving.js';
+import { checkRoleAccess, type JobAccess } from '../jobs/job-access.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { JobKind, RunContext } from '../jobs/types.js';
 import { recordJobProgress } from '../lineage/job-recorder.js';
@@ -41,7 +42,7 @@ export interface TrainingOptions {
   readonly appendLogs: AppendLogs;
   readonly log: Logger;
   /** Whether the job's RoleArn may read its channels and write its output (the credentials file's roles). */
-  readonly access?: { mayRead(role: string, uri: string): boolean; mayWrite(role: string, uri: string): boolean };
+  readonly access?: JobAccess;
   /** Jobs that train at once on this replica (default: the number of cores). */
   readonly concurrency?: number;
 }
@@ -167,7 +168,12 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
     const channels = created.InputDataConfig ?? [];
     const files: Record<string, string[]> = {};
     const modelUri = modelArtifactUri(created.OutputDataConfig.S3OutputPath, name);
-    checkAccess(o, created.RoleArn, channels, modelUri);
+    checkRoleAccess(
+      o.access,
+      created.RoleArn,
+      channels.flatMap((c) => (c.DataSource.S3DataSource ? [c.DataSource.S3DataSource.S3Uri] : [])),
+      [modelUri],
+    );
     for (const c of channels)
       files[c.ChannelName] = await fetchChannel(o, c, p.region, created.RoleArn, mlRoot, !builtin, ctx.signal);
 
@@ -256,24 +262,6 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         .catch(() => {});
     }
     await rm(mlRoot, { recursive: true, force: true });
-  }
-}
-
-/** The job reads and writes as its RoleArn: a role that may not is a ClientError, as in SageMaker. */
-function checkAccess(o: TrainingOptions, role: string, channels: readonly Channel[], modelUri: string): void {
-  if (!o.access) return;
-  for (const c of channels) {
-    const uri = c.DataSource.S3DataSource?.S3Uri;
-    if (uri && !o.access.mayRead(role, uri)) {
-      throw new JobFailure(
-        `ClientError: Data download failed: Access Denied. Please ensure that the role "${role}" has "s3:ListBucket" permissions on the bucket and "s3:GetObject" permissions on "${uri}".`,
-      );
-    }
-  }
-  if (!o.access.mayWrite(role, modelUri)) {
-    throw new JobFailure(
-      `ClientError: The role "${role}" may not write the model to "${modelUri}" (s3:PutObject is denied).`,
-    );
   }
 }
 

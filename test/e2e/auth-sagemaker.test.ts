@@ -8,8 +8,11 @@ import { after, before, describe, it } from 'node:test';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CreateModelCommand,
+  CreateProcessingJobCommand,
   CreateTrainingJobCommand,
+  DescribeProcessingJobCommand,
   DescribeTrainingJobCommand,
+  waitUntilProcessingJobCompletedOrStopped,
   waitUntilTrainingJobCompletedOrStopped,
   DeleteModelCommand,
   DescribeModelCommand,
@@ -200,6 +203,33 @@ describe('SageMaker APIs with a credentials file', () => {
         name,
       );
     }
+    // A processing job reads its inputs as its RoleArn too.
+    await sm(ALICE).send(
+      new CreateProcessingJobCommand({
+        ProcessingJobName: 'prep-cannot-read',
+        RoleArn: LOADER_ROLE,
+        AppSpecification: { ImageUri: 'acct/prep:1' },
+        ProcessingInputs: [
+          {
+            InputName: 'raw',
+            S3Input: {
+              S3Uri: 's3://data/train/',
+              LocalPath: '/opt/ml/processing/input',
+              S3DataType: 'S3Prefix',
+              S3InputMode: 'File',
+            },
+          },
+        ],
+        ProcessingResources: { ClusterConfig: { InstanceCount: 1, InstanceType: 'ml.m5.large', VolumeSizeInGB: 1 } },
+      }),
+    );
+    await waitUntilProcessingJobCompletedOrStopped(
+      { client: sm(ALICE), maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+      { ProcessingJobName: 'prep-cannot-read' },
+    ).catch(() => undefined);
+    const prep = await sm(ALICE).send(new DescribeProcessingJobCommand({ ProcessingJobName: 'prep-cannot-read' }));
+    assert.equal(prep.ProcessingJobStatus, 'Failed');
+    assert.match(prep.FailureReason ?? '', /^ClientError: Data download failed: Access Denied\./);
   });
 });
 
