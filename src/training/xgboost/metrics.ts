@@ -1,6 +1,8 @@
 // Evaluation metrics of xgboost 1.7 (src/metric/elementwise_metric.cu, multiclass_metric.cu,
 // auc.cc): per-row residues in float, sums in double, the names xgboost prints.
 
+import { formatG } from './cpp-format.js';
+
 const f = Math.fround;
 const EPS16 = f(1e-16);
 
@@ -11,19 +13,6 @@ export interface Metric {
   maximize: boolean;
   /** preds: transformed predictions, numRows × groups */
   eval(preds: Float32Array, labels: Float32Array, weights: Float32Array | undefined, groups: number): number;
-}
-
-/** C++ ostream's default formatting of a float (%g, 6 significant digits). */
-function cppG(x: number): string {
-  let s = x.toPrecision(6);
-  if (s.includes('e')) {
-    let [m, e] = s.split('e');
-    if (m.includes('.')) m = m.replace(/0+$/, '').replace(/\.$/, '');
-    const en = Number(e);
-    return `${m}e${en < 0 ? '-' : '+'}${String(Math.abs(en)).padStart(2, '0')}`;
-  }
-  if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
-  return s;
 }
 
 function ewise(name: string, row: (y: number, p: number) => number, final: (e: number, w: number) => number): Metric {
@@ -175,7 +164,7 @@ export function makeMetric(spec: string, hints: { huberSlope: number }): Metric 
     case 'error': {
       const t = arg === undefined ? 0.5 : f(Number.parseFloat(arg));
       if (Number.isNaN(t)) throw new Error(`bad metric ${spec}`);
-      const name = arg !== undefined && t !== 0.5 ? `error@${cppG(t)}` : 'error';
+      const name = arg !== undefined && t !== 0.5 ? `error@${formatG(t, 6)}` : 'error';
       return ewise(name, (y, p) => (p > t ? f(1 - y) : y), mean);
     }
     case 'poisson-nloglik':
@@ -203,7 +192,7 @@ export function makeMetric(spec: string, hints: { huberSlope: number }): Metric 
       const rho = f(Number.parseFloat(arg));
       if (!(rho < 2 && rho >= 1)) throw new Error('tweedie variance power must be in interval [1, 2)');
       return ewise(
-        `tweedie-nloglik@${cppG(rho)}`,
+        `tweedie-nloglik@${formatG(rho, 6)}`,
         (y, p) => {
           const lp = f(Math.log(p));
           const a = f(f(y * f(Math.exp(f(f(1 - rho) * lp)))) / f(1 - rho));

@@ -2,6 +2,7 @@
 // multiclass_obj.cu): gradient pairs rounded to float as GradientPair stores them, the transform
 // applied before evaluation, the margin of base_score, and the objective's part of the JSON model.
 
+import { formatG } from './cpp-format.js';
 import type { Objective, TrainParams } from './types.js';
 
 const f = Math.fround;
@@ -38,16 +39,7 @@ export interface ObjectiveImpl {
 
 /** A dmlc float parameter as the JSON model writes it: ostream with max_digits10 (9) digits, %g style. */
 export function paramFloat(x: number): string {
-  const v = f(x);
-  let s = v.toPrecision(9);
-  if (s.includes('e')) {
-    let [m, e] = s.split('e');
-    if (m.includes('.')) m = m.replace(/0+$/, '').replace(/\.$/, '');
-    const en = Number(e);
-    return `${m}e${en < 0 ? '-' : '+'}${String(Math.abs(en)).padStart(2, '0')}`;
-  }
-  if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
-  return s;
+  return formatG(f(x), 9);
 }
 
 /** base_score as the learner writes it (to_chars: shortest round-trip float, "5E-1" style). */
@@ -250,15 +242,7 @@ export function makeObjective(p: TrainParams): ObjectiveImpl {
 
 /** C++ ostream's default float formatting (6 significant digits, %g style). */
 export function cppFloat(x: number): string {
-  let s = Number(x).toPrecision(6);
-  if (s.includes('e')) {
-    let [m, e] = s.split('e');
-    if (m.includes('.')) m = m.replace(/0+$/, '').replace(/\.$/, '');
-    const en = Number(e);
-    return `${m}e${en < 0 ? '-' : '+'}${String(Math.abs(en)).padStart(2, '0')}`;
-  }
-  if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
-  return s;
+  return formatG(x, 6);
 }
 
 function softmax(name: 'multi:softmax' | 'multi:softprob', k: number): ObjectiveImpl {
