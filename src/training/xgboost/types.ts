@@ -20,19 +20,22 @@ export interface DMatrix {
 
 export type TreeMethod = 'auto' | 'exact' | 'approx' | 'hist';
 export type GrowPolicy = 'depthwise' | 'lossguide';
-export type Objective =
-  | 'reg:squarederror'
-  | 'reg:linear'
-  | 'reg:logistic'
-  | 'reg:pseudohubererror'
-  | 'reg:gamma'
-  | 'reg:tweedie'
-  | 'count:poisson'
-  | 'binary:logistic'
-  | 'binary:logitraw'
-  | 'binary:hinge'
-  | 'multi:softmax'
-  | 'multi:softprob';
+/** The objectives this trainer implements (the SageMaker XGBoost algorithm's documented ones). */
+export const OBJECTIVES = [
+  'reg:squarederror',
+  'reg:linear',
+  'reg:logistic',
+  'reg:pseudohubererror',
+  'reg:gamma',
+  'reg:tweedie',
+  'count:poisson',
+  'binary:logistic',
+  'binary:logitraw',
+  'binary:hinge',
+  'multi:softmax',
+  'multi:softprob',
+] as const;
+export type Objective = (typeof OBJECTIVES)[number];
 
 /**
  * Validated training parameters, typed, with xgboost 1.7's defaults filled in by validation.

@@ -4,7 +4,7 @@
 // then what the container accepts but this trainer cannot honour is refused as `unsupported`, and
 // what has no effect here is listed in `ignored`.
 
-import type { Objective, TrainParams, TreeMethod } from '../types.js';
+import { type Objective, OBJECTIVES, type TrainParams, type TreeMethod } from '../types.js';
 import { HyperparameterError } from './errors.js';
 import type { PyFloat, PyValue } from './python.js';
 import { CONTAINER_METRICS, XGB_MAXIMIZE_METRICS } from './spec.js';
@@ -39,20 +39,7 @@ export interface ValidatedHyperparameters {
   given: ReadonlySet<string>;
 }
 
-const TRAINER_OBJECTIVES: ReadonlySet<string> = new Set<Objective>([
-  'reg:squarederror',
-  'reg:linear',
-  'reg:logistic',
-  'reg:pseudohubererror',
-  'reg:gamma',
-  'reg:tweedie',
-  'count:poisson',
-  'binary:logistic',
-  'binary:logitraw',
-  'binary:hinge',
-  'multi:softmax',
-  'multi:softprob',
-]);
+const TRAINER_OBJECTIVES: ReadonlySet<string> = new Set<Objective>(OBJECTIVES);
 
 /** Accepted by the container, without effect on a CPU gbtree model of a supported objective. */
 const IGNORED = new Set([
