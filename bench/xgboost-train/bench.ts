@@ -7,36 +7,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { validateHyperparameters } from '../../src/training/xgboost/hyperparameters/index.js';
 import { train } from '../../src/training/xgboost/train.js';
 import type { TrainParams } from '../../src/training/xgboost/types.js';
 
 const SELF = fileURLToPath(import.meta.url);
 
+/** xgboost 1.7's defaults (as hyperparameter validation fills them) with the brief's settings. */
 const BASE: TrainParams = {
-  num_round: 100,
-  eta: 0.3,
-  gamma: 0,
-  max_depth: 6,
-  min_child_weight: 1,
-  max_delta_step: 0,
-  subsample: 1,
-  colsample_bytree: 1,
-  colsample_bylevel: 1,
-  colsample_bynode: 1,
-  lambda: 1,
-  alpha: 0,
-  tree_method: 'hist',
-  max_bin: 256,
-  sketch_eps: 0.03,
-  grow_policy: 'depthwise',
-  max_leaves: 0,
-  scale_pos_weight: 1,
-  seed: 0,
-  num_class: 0,
-  objective: 'reg:squarederror',
-  tweedie_variance_power: 1.5,
-  huber_slope: 1,
-  eval_metric: [],
+  ...validateHyperparameters({ num_round: '100', tree_method: 'hist' }).params,
   nthread: 1,
 };
 
