@@ -10,7 +10,7 @@ import {
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import {
   AddTagsCommand,
@@ -29,17 +29,18 @@ import {
   ListTrialComponentsCommand,
   QueryLineageCommand,
   SearchCommand,
-  SageMakerClient,
+  type SageMakerClient,
   StopProcessingJobCommand,
   StopTransformJobCommand,
   waitUntilProcessingJobCompletedOrStopped,
   waitUntilTrainingJobCompletedOrStopped,
   waitUntilTransformJobCompletedOrStopped,
 } from '@aws-sdk/client-sagemaker';
-import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import { InvokeEndpointCommand, type SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import { sdkClients } from '../support/clients.js';
 import { deployServerless } from '../support/deploy.js';
 import { abaloneCsv } from '../support/abalone.js';
-import { REGION, startServer, type TestServer } from '../support/server.js';
+import { startServer, type TestServer } from '../support/server.js';
 
 const XGB = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1';
 const PROC = '111122223333.dkr.ecr.us-west-2.amazonaws.com/slipway-test-process:1';
@@ -54,14 +55,7 @@ describe('processing and transform jobs', () => {
   const rows = abaloneCsv().trim().split('\n');
   before(async () => {
     server = await startServer(['--containers-file', 'test/fixtures/containers/containers.json']);
-    const cfg = {
-      endpoint: server.endpoint,
-      region: REGION,
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    };
-    sm = new SageMakerClient(cfg);
-    s3 = new S3Client({ ...cfg, forcePathStyle: true });
-    rt = new SageMakerRuntimeClient(cfg);
+    ({ sm, s3, rt } = sdkClients(server.endpoint));
     await s3.send(new CreateBucketCommand({ Bucket: 'ml-data' }));
     const half = Math.floor(rows.length / 2);
     const header = 'label,sex,length,diameter,height,whole,shucked,viscera,shell';

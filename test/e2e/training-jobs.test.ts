@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   CreateExperimentCommand,
   CreateTrainingJobCommand,
@@ -15,15 +15,16 @@ import {
   ListTrialsCommand,
   QueryLineageCommand,
   ListContextsCommand,
-  SageMakerClient,
+  type SageMakerClient,
   SearchCommand,
   StopTrainingJobCommand,
   waitUntilTrainingJobCompletedOrStopped,
 } from '@aws-sdk/client-sagemaker';
-import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import { InvokeEndpointCommand, type SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { abaloneCsv } from '../support/abalone.js';
+import { sdkClients } from '../support/clients.js';
 import { deployServerless } from '../support/deploy.js';
-import { REGION, startServer, type TestServer } from '../support/server.js';
+import { startServer, type TestServer } from '../support/server.js';
 
 const XGB = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1';
 const ROLE = 'arn:aws:iam::111122223333:role/sm';
@@ -44,14 +45,7 @@ describe('training jobs', () => {
   let rt: SageMakerRuntimeClient;
   before(async () => {
     server = await startServer(['--containers-file', 'test/fixtures/containers/containers.json']);
-    const cfg = {
-      endpoint: server.endpoint,
-      region: REGION,
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    };
-    sm = new SageMakerClient(cfg);
-    s3 = new S3Client({ ...cfg, forcePathStyle: true });
-    rt = new SageMakerRuntimeClient(cfg);
+    ({ sm, s3, rt } = sdkClients(server.endpoint));
     await s3.send(new CreateBucketCommand({ Bucket: 'ml-data' }));
     const csv = abaloneCsv().trim().split('\n');
     await s3.send(
