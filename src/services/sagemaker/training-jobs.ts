@@ -17,10 +17,10 @@ import type { JobKind } from '../../jobs/types.js';
 import { JobLineageError, recordJobProgress, recordJobStarted } from '../../lineage/job-recorder.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
-import { parseS3Uri } from '../../storage/blobs/blob-store.js';
 import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import { advance, type TrainingJobDoc, type TrainingWork, trialParameters } from '../../training/training-doc.js';
 import type { ServiceDeps } from '../common/deps.js';
+import { parseS3OrFail } from './table-jobs.js';
 import { toDate } from '../common/resource-kind.js';
 import { tableKind, tableQuery } from '../common/table-kind.js';
 
@@ -48,14 +48,6 @@ function validate(input: CreateTrainingJobRequest): void {
     if (c.DataSource.S3DataSource) parseS3OrFail(c.DataSource.S3DataSource.S3Uri, `channel ${c.ChannelName}`);
   }
   parseS3OrFail(input.OutputDataConfig.S3OutputPath, 'OutputDataConfig.S3OutputPath');
-}
-
-function parseS3OrFail(uri: string, what: string): void {
-  try {
-    if (parseS3Uri(uri).bucket === '') throw new Error();
-  } catch {
-    throw new ValidationException(`The S3 URI of ${what} is not valid: ${uri}`);
-  }
 }
 
 /** DescribeTrainingJob's answer for a stored job (also Search's TrainingJob record). */
