@@ -52,6 +52,16 @@ export class Summary {
     this.value.set(s.value.subarray(0, s.size));
   }
 
+  /**
+   * The step both prunes share: keep whichever of src's entries i and i + 1 lies nearer the rank
+   * dx2 / 2 (unless it was just kept); returns the index last kept.
+   */
+  private keepNearer(src: Summary, i: number, dx2: number, lastidx: number): number {
+    const j = dx2 < f(src.rminNext(i) + src.rmaxPrev(i + 1)) ? i : i + 1;
+    if (j !== lastidx) this.copyEntry(this.size++, src, j);
+    return j;
+  }
+
   /** WQSummary::SetPrune */
   setPrune(src: Summary, maxsize: number): void {
     if (src.size <= maxsize) {
@@ -70,15 +80,7 @@ export class Summary {
       const dx2 = f(2 * f(f(f(k * range) / n) + begin));
       while (i < src.size - 1 && dx2 >= f(src.rmax[i + 1] + src.rmin[i + 1])) ++i;
       if (i === src.size - 1) break;
-      if (dx2 < f(src.rminNext(i) + src.rmaxPrev(i + 1))) {
-        if (i !== lastidx) {
-          this.copyEntry(this.size++, src, i);
-          lastidx = i;
-        }
-      } else if (i + 1 !== lastidx) {
-        this.copyEntry(this.size++, src, i + 1);
-        lastidx = i + 1;
-      }
+      lastidx = this.keepNearer(src, i, dx2, lastidx);
     }
     if (lastidx !== src.size - 1) this.copyEntry(this.size++, src, src.size - 1);
   }
@@ -132,15 +134,7 @@ export class Summary {
             if (dx2 >= maxdx2) break;
             while (i < end && dx2 >= f(src.rmax[i + 1] + src.rmin[i + 1])) ++i;
             if (i === end) break;
-            if (dx2 < f(src.rminNext(i) + src.rmaxPrev(i + 1))) {
-              if (i !== lastidx) {
-                this.copyEntry(this.size++, src, i);
-                lastidx = i;
-              }
-            } else if (i + 1 !== lastidx) {
-              this.copyEntry(this.size++, src, i + 1);
-              lastidx = i + 1;
-            }
+            lastidx = this.keepNearer(src, i, dx2, lastidx);
           }
         }
         if (lastidx !== end) {
