@@ -1,10 +1,12 @@
-// Worker threads for histogram building (tree_method hist/approx). Each thread takes a fixed share of
-// the features and sums every row of a node for them, in row order, into shared memory: a bin's sum
-// is the same sequence of double additions whatever the thread count, so the trees do not depend on
-// nthread. https://nodejs.org/docs/latest-v20.x/api/worker_threads.html
+// Worker threads for histogram building (tree_method hist/approx). Each thread (the main thread
+// included: nthread - 1 workers) takes a fixed share of the features and sums every row of a node for
+// them, in row order, into shared memory: a bin's sum is the same sequence of double additions
+// whatever the thread count, so the trees do not depend on nthread.
+// https://nodejs.org/docs/latest-v20.x/api/worker_threads.html
 
 import { Worker } from 'node:worker_threads';
-import type { BinMatrix, HistBuilder } from './hist.js';
+import { type BinMatrix, buildHist } from './hist-matrix.js';
+import type { HistBuilder } from './hist.js';
 import type { ToHistWorker } from './hist-worker.js';
 
 const ENTRY = new URL('./hist-worker.js', import.meta.url);
@@ -14,6 +16,7 @@ export class HistPool {
   private readonly waiting = new Map<number, () => void>();
   private nextId = 1;
   private matrix: BinMatrix | undefined;
+  private bins: Uint16Array | Uint32Array | undefined;
   readonly rowIdx: Int32Array;
   private readonly grad: Float32Array;
   private readonly hess: Float32Array;
@@ -25,7 +28,7 @@ export class HistPool {
     this.rowIdx = new Int32Array(new SharedArrayBuffer(numRows * 4));
     this.grad = new Float32Array(new SharedArrayBuffer(numRows * 4));
     this.hess = new Float32Array(new SharedArrayBuffer(numRows * 4));
-    for (let i = 0; i < threads; i++) {
+    for (let i = 1; i < threads; i++) {
       const w = new Worker(ENTRY);
       w.on('message', (id: number) => {
         const done = this.waiting.get(id);
@@ -58,31 +61,33 @@ export class HistPool {
     if (hess !== this.hess) this.hess.set(hess);
   }
 
-  builder(m: BinMatrix, grad: Float32Array, hess: Float32Array, _rowIdx: Int32Array): HistBuilder {
+  builder(m: BinMatrix): HistBuilder {
+    let bins = m.bins;
     if (this.matrix !== m) {
       this.matrix = m;
-      let bins = m.bins;
       if (!(bins.buffer instanceof SharedArrayBuffer)) {
         const sab = new SharedArrayBuffer(bins.byteLength);
         const copy = bins instanceof Uint32Array ? new Uint32Array(sab) : new Uint16Array(sab);
         copy.set(bins);
         bins = copy;
       }
+      this.bins = bins;
       for (const w of this.workers) {
         const msg: ToHistWorker = {
           t: 'data',
           bins: bins.buffer as SharedArrayBuffer,
           wide: bins instanceof Uint32Array,
           missing: m.missing,
+          dense: m.dense,
           numCols: m.numCols,
         };
         w.postMessage(msg);
       }
     }
-    this.setGradients(grad, hess);
+    bins = this.bins as Uint16Array | Uint32Array;
     const total = m.cuts.ptr[m.numCols];
     const nc = m.numCols;
-    const parts = Math.min(this.workers.length, nc);
+    const parts = Math.min(this.threads, nc);
     return {
       build: async (jobs) => {
         const outs = jobs.map(() => {
@@ -92,17 +97,24 @@ export class HistPool {
           return reused;
         });
         const tasks: Promise<void>[] = [];
-        for (let i = 0; i < parts; i++) {
+        const hists = outs.map((b) => new Float64Array(b));
+        for (let i = 1; i < parts; i++) {
           const c0 = Math.floor((i * nc) / parts);
           const c1 = Math.floor(((i + 1) * nc) / parts);
           const id = this.nextId++;
           tasks.push(new Promise<void>((res) => this.waiting.set(id, res)));
           const msg: ToHistWorker = { t: 'build', id, c0, c1, jobs: jobs.map((j, k) => ({ ...j, out: outs[k] })) };
-          this.workers[i].postMessage(msg);
+          this.workers[i - 1].postMessage(msg);
+        }
+        // the main thread's share: the first features
+        const c1 = Math.floor(nc / parts);
+        for (let k = 0; k < jobs.length; k++) {
+          const { begin, end } = jobs[k];
+          buildHist(bins, m.missing, m.dense, nc, 0, c1, this.rowIdx, begin, end, this.grad, this.hess, hists[k]);
         }
         await Promise.all(tasks);
         if (this.failure) throw this.failure;
-        return outs.map((b) => new Float64Array(b));
+        return hists;
       },
       release: (h) => {
         if (h.buffer instanceof SharedArrayBuffer && h.byteLength === total * 16) this.free.push(h.buffer);

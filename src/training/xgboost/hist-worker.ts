@@ -2,11 +2,12 @@
 // for each requested row range, writing straight into the shared output histograms.
 
 import { parentPort } from 'node:worker_threads';
-import { buildHist } from './hist.js';
+import { buildHist } from './hist-matrix.js';
 
 interface Shared {
   bins: Uint16Array | Uint32Array;
   missing: number;
+  dense: boolean;
   numCols: number;
   grad: Float32Array;
   hess: Float32Array;
@@ -16,14 +17,14 @@ interface Shared {
 let s: Shared | undefined;
 
 export type ToHistWorker =
-  | { t: 'data'; bins: SharedArrayBuffer; wide: boolean; missing: number; numCols: number }
+  | { t: 'data'; bins: SharedArrayBuffer; wide: boolean; missing: number; dense: boolean; numCols: number }
   | { t: 'grad'; grad: SharedArrayBuffer; hess: SharedArrayBuffer; rowIdx: SharedArrayBuffer }
   | { t: 'build'; id: number; c0: number; c1: number; jobs: { begin: number; end: number; out: SharedArrayBuffer }[] };
 
 parentPort?.on('message', (m: ToHistWorker) => {
   if (m.t === 'data') {
     const bins = m.wide ? new Uint32Array(m.bins) : new Uint16Array(m.bins);
-    s = { ...(s as Shared), bins, missing: m.missing, numCols: m.numCols };
+    s = { ...(s as Shared), bins, missing: m.missing, dense: m.dense, numCols: m.numCols };
     return;
   }
   if (m.t === 'grad') {
@@ -35,9 +36,10 @@ parentPort?.on('message', (m: ToHistWorker) => {
     };
     return;
   }
-  const { bins, missing, numCols, grad, hess, rowIdx } = s as Shared;
+  const { bins, missing, dense, numCols, grad, hess, rowIdx } = s as Shared;
   for (const job of m.jobs) {
-    buildHist(bins, missing, numCols, m.c0, m.c1, rowIdx, job.begin, job.end, grad, hess, new Float64Array(job.out));
+    const out = new Float64Array(job.out);
+    buildHist(bins, missing, dense, numCols, m.c0, m.c1, rowIdx, job.begin, job.end, grad, hess, out);
   }
   parentPort?.postMessage(m.id);
 });

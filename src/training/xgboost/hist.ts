@@ -4,71 +4,13 @@
 // scan directions per feature, depthwise or lossguide expansion.
 
 import type { ColumnSampler } from './sampler.js';
-import type { Cuts } from './cuts.js';
+import { type BinMatrix, buildHist, partitionRows } from './hist-matrix.js';
 import { calcGain, calcSplitGain, calcWeight, RT_EPS, SplitEntry, type SplitParams } from './split.js';
 import { RegTree } from './tree.js';
 
 const f = Math.fround;
 
-/** The quantized training matrix (GHistIndexMatrix): a global bin index per cell, `missing` if absent. */
-export interface BinMatrix {
-  numRows: number;
-  numCols: number;
-  /** Uint16 when every bin index and the marker fit, else Uint32 */
-  bins: Uint16Array | Uint32Array;
-  missing: number;
-  cuts: Cuts;
-  /** no missing value at all (DMatrix::IsDense) */
-  dense: boolean;
-}
-
-/** Bin storage for a matrix with these cuts; `shared` puts it in a SharedArrayBuffer for worker threads. */
-export function allocBins(cells: number, totalBins: number, shared: boolean): Uint16Array | Uint32Array {
-  const wide = totalBins >= 0xffff;
-  const bytes = cells * (wide ? 4 : 2);
-  const buf = shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
-  return wide ? new Uint32Array(buf) : new Uint16Array(buf);
-}
-
-export function quantize(
-  data: Float32Array,
-  numRows: number,
-  numCols: number,
-  cuts: Cuts,
-  bins?: Uint16Array | Uint32Array,
-  shared = false,
-): BinMatrix {
-  const total = cuts.ptr[numCols];
-  let out = bins;
-  if (out === undefined || total >= 0xffff !== out instanceof Uint32Array)
-    out = allocBins(numRows * numCols, total, shared);
-  const missing = out instanceof Uint32Array ? 0xffffffff : 0xffff;
-  let dense = true;
-  const ptr = cuts.ptr;
-  const cv = cuts.values;
-  for (let r = 0; r < numRows; r++) {
-    const base = r * numCols;
-    for (let c = 0; c < numCols; c++) {
-      const v = data[base + c];
-      if (Number.isNaN(v)) {
-        out[base + c] = missing;
-        dense = false;
-        continue;
-      }
-      // HistogramCuts::SearchBin: the first cut above v, the last bin for values beyond it
-      let lo = ptr[c];
-      let hi = ptr[c + 1];
-      const last = hi - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (cv[mid] <= v) lo = mid + 1;
-        else hi = mid;
-      }
-      out[base + c] = lo > last ? last : lo;
-    }
-  }
-  return { numRows, numCols, bins: out, missing, cuts, dense };
-}
+export { type BinMatrix, quantize } from './hist-matrix.js';
 
 /** Builds histograms of row ranges; replaceable by a pool of worker threads. */
 export interface HistBuilder {
@@ -91,7 +33,7 @@ export function localHistBuilder(
     async build(jobs) {
       return jobs.map((j) => {
         const hist = free.pop()?.fill(0) ?? new Float64Array(total * 2);
-        buildHist(m.bins, m.missing, m.numCols, 0, m.numCols, rowIdx(), j.begin, j.end, grad(), hess(), hist);
+        buildHist(m.bins, m.missing, m.dense, m.numCols, 0, m.numCols, rowIdx(), j.begin, j.end, grad(), hess(), hist);
         return hist;
       });
     },
@@ -99,65 +41,6 @@ export function localHistBuilder(
       if (hist.length === total * 2) free.push(hist);
     },
   };
-}
-
-/**
- * Adds rows rowIdx[begin..end) of features [c0, c1) into hist. Two rows go through together, feature
- * by feature: a bin still receives its rows in row order (xgboost's order, so the same sums) while
- * the two rows' loads overlap.
- */
-export function buildHist(
-  bins: Uint16Array | Uint32Array,
-  missing: number,
-  numCols: number,
-  c0: number,
-  c1: number,
-  rowIdx: Int32Array,
-  begin: number,
-  end: number,
-  grad: Float32Array,
-  hess: Float32Array,
-  hist: Float64Array,
-): void {
-  let i = begin;
-  for (; i + 1 < end; i += 2) {
-    const r1 = rowIdx[i];
-    const r2 = rowIdx[i + 1];
-    const g1 = grad[r1];
-    const h1 = hess[r1];
-    const g2 = grad[r2];
-    const h2 = hess[r2];
-    const j1 = r1 * numCols;
-    const j2 = r2 * numCols;
-    for (let c = c0; c < c1; c++) {
-      const b1 = bins[j1 + c];
-      if (b1 !== missing) {
-        const k = b1 << 1;
-        hist[k] += g1;
-        hist[k + 1] += h1;
-      }
-      const b2 = bins[j2 + c];
-      if (b2 !== missing) {
-        const k = b2 << 1;
-        hist[k] += g2;
-        hist[k + 1] += h2;
-      }
-    }
-  }
-  if (i < end) {
-    const r = rowIdx[i];
-    const g = grad[r];
-    const h = hess[r];
-    const base = r * numCols;
-    for (let c = c0; c < c1; c++) {
-      const b = bins[base + c];
-      if (b !== missing) {
-        const k = b << 1;
-        hist[k] += g;
-        hist[k + 1] += h;
-      }
-    }
-  }
 }
 
 interface Entry {
@@ -196,7 +79,7 @@ export async function growHist(
   builder: HistBuilder,
   o: HistOptions,
   sampler: ColumnSampler,
-): Promise<{ tree: RegTree; leafOfRow: (fn: (row: number, value: number) => void) => void }> {
+): Promise<{ tree: RegTree; addLeaves: (margins: Float32Array, stride: number, offset: number) => void }> {
   const { p } = o;
   const n = m.numRows;
   const nc = m.numCols;
@@ -204,11 +87,12 @@ export async function growHist(
   const tree = new RegTree(nc);
   for (let i = 0; i < n; i++) rowIdx[i] = i;
   const nodes: Node[] = [{ g: 0, h: 0, rootGain: 0, begin: 0, end: n }];
-  const hists = new Map<number, Float64Array>();
+  /** the histogram of each node still to be evaluated or split, by node id */
+  const hists: (Float64Array | undefined)[] = [];
 
   // InitRoot
   const [rootHist] = await builder.build([{ begin: 0, end: n }]);
-  hists.set(0, rootHist);
+  hists[0] = rootHist;
   let rg = 0;
   let rh = 0;
   if (m.dense && !o.rootFromGradients) {
@@ -233,46 +117,86 @@ export async function growHist(
   const evaluate = (entries: Entry[]) => {
     for (const e of entries) {
       const feats = sampler.featureSet(e.depth);
-      const hist = hists.get(e.nid) as Float64Array;
+      const hist = hists[e.nid] as Float64Array;
       const node = nodes[e.nid];
       for (const fid of feats) enumerateFeature(hist, fid, node, e.split);
     }
   };
 
+  // without alpha and max_delta_step the gain of a split is two rounded quotients (split.ts)
+  const plainGain = p.alpha === 0 && p.maxDeltaStep === 0;
+  const lambda = p.lambda;
+  const splitGain = (gl: number, hl: number, gr: number, hr: number): number => {
+    if (!plainGain) return calcSplitGain(p, gl, hl, gr, hr);
+    const tl = gl > 0 || gl < 0 ? gl : 0;
+    const tr = gr > 0 || gr < 0 ? gr : 0;
+    const a = hl <= 0 ? 0 : f(f(tl * tl) / f(hl + lambda));
+    const b = hr <= 0 ? 0 : f(f(tr * tr) / f(hr + lambda));
+    return f(a + b);
+  };
+
+  // the best split of one feature: scans forward (missing right), then backward (missing left);
+  // within a feature a candidate replaces the best only with a larger finite gain (NeedReplace)
   const enumerateFeature = (hist: Float64Array, fid: number, node: Node, best: SplitEntry) => {
     const b0 = cuts.ptr[fid];
     const b1 = cuts.ptr[fid + 1];
     const mcw = p.minChildWeight;
-    const local = new SplitEntry();
+    const ng = node.g;
+    const nh = node.h;
+    const rootGain = node.rootGain;
+    let bestLoss = 0;
+    let at = -1;
+    let back = false;
     let lg = 0;
     let lh = 0;
     for (let i = b0; i < b1; i++) {
       lg += hist[2 * i];
       lh += hist[2 * i + 1];
-      const rgs = node.g - lg;
-      const rhs = node.h - lh;
+      const rhs = nh - lh;
       if (lh >= mcw && rhs >= mcw) {
-        const loss = f(calcSplitGain(p, lg, lh, rgs, rhs) - node.rootGain);
-        local.update(loss, fid, cuts.values[i], false, lg, lh, rgs, rhs, i - b0);
+        const loss = f(splitGain(lg, lh, ng - lg, rhs) - rootGain);
+        if (loss > bestLoss && loss !== Number.POSITIVE_INFINITY) {
+          bestLoss = loss;
+          at = i;
+        }
       }
     }
     // SplitContainsMissingValues: the backward scan only when some rows miss this feature
-    if (lg !== node.g || lh !== node.h) {
+    if (lg !== ng || lh !== nh) {
       let sg = 0;
       let sh = 0;
       for (let i = b1 - 1; i >= b0; i--) {
         sg += hist[2 * i];
         sh += hist[2 * i + 1];
-        const lgs = node.g - sg;
-        const lhs = node.h - sh;
+        const lhs = nh - sh;
         if (sh >= mcw && lhs >= mcw) {
-          const loss = f(calcSplitGain(p, lgs, lhs, sg, sh) - node.rootGain);
-          const pt = i === b0 ? cuts.minValues[fid] : cuts.values[i - 1];
-          local.update(loss, fid, pt, true, lgs, lhs, sg, sh, i - b0 - 1);
+          const loss = f(splitGain(ng - sg, lhs, sg, sh) - rootGain);
+          if (loss > bestLoss && loss !== Number.POSITIVE_INFINITY) {
+            bestLoss = loss;
+            at = i;
+            back = true;
+          }
         }
       }
     }
-    best.updateFrom(local);
+    if (at < 0) return;
+    // the winner's sums, summed again in the scan's order
+    let sg = 0;
+    let sh = 0;
+    if (!back) {
+      for (let i = b0; i <= at; i++) {
+        sg += hist[2 * i];
+        sh += hist[2 * i + 1];
+      }
+      best.update(bestLoss, fid, cuts.values[at], false, sg, sh, ng - sg, nh - sh, at - b0);
+    } else {
+      for (let i = b1 - 1; i >= at; i--) {
+        sg += hist[2 * i];
+        sh += hist[2 * i + 1];
+      }
+      const pt = at === b0 ? cuts.minValues[fid] : cuts.values[at - 1];
+      best.update(bestLoss, fid, pt, true, ng - sg, nh - sh, sg, sh, at - b0 - 1);
+    }
   };
 
   const rootEntry: Entry = { nid: 0, depth: 0, split: new SplitEntry() };
@@ -330,21 +254,9 @@ export async function growHist(
   const tmp = new Int32Array(n);
   const partition = (nid: number, s: SplitEntry, left: number, right: number) => {
     const node = nodes[nid];
-    const fid = s.feature;
-    const bin = s.bin + cuts.ptr[fid];
-    const missing = m.missing;
-    let nl = 0;
-    let nr = 0;
-    for (let i = node.begin; i < node.end; i++) {
-      const r = rowIdx[i];
-      const b = m.bins[r * nc + fid];
-      const goLeft = b === missing ? s.defaultLeft : b <= bin;
-      if (goLeft) rowIdx[node.begin + nl++] = r;
-      else tmp[nr++] = r;
-    }
-    rowIdx.set(tmp.subarray(0, nr), node.begin + nl);
-    nodes[left] = { g: s.lg, h: s.lh, rootGain: calcGain(p, s.lg, s.lh), begin: node.begin, end: node.begin + nl };
-    nodes[right] = { g: s.rg, h: s.rh, rootGain: calcGain(p, s.rg, s.rh), begin: node.begin + nl, end: node.end };
+    const mid = partitionRows(m, rowIdx, tmp, node.begin, node.end, s.feature, s.bin, s.defaultLeft);
+    nodes[left] = { g: s.lg, h: s.lh, rootGain: calcGain(p, s.lg, s.lh), begin: node.begin, end: mid };
+    nodes[right] = { g: s.rg, h: s.rh, rootGain: calcGain(p, s.rg, s.rh), begin: mid, end: node.end };
   };
 
   push(rootEntry);
@@ -389,13 +301,13 @@ export async function growHist(
       const built = await builder.build(jobs);
       for (let i = 0; i < plan.length; i++) {
         const { build, sub, parent } = plan[i];
-        const ph = hists.get(parent) as Float64Array;
+        const ph = hists[parent] as Float64Array;
         const bh = built[i];
         // the sibling's histogram is the parent's minus the built one, in the parent's buffer
         for (let k = 0; k < ph.length; k++) ph[k] -= bh[k];
-        hists.delete(parent);
-        hists.set(build, bh);
-        hists.set(sub, ph);
+        hists[parent] = undefined;
+        hists[build] = bh;
+        hists[sub] = ph;
       }
       const depth = expand[0].depth + 1;
       for (const c of valid) {
@@ -408,15 +320,16 @@ export async function growHist(
     expand = pop();
   }
 
-  for (const h of hists.values()) builder.release(h);
+  for (const h of hists) if (h !== undefined) builder.release(h);
   return {
     tree,
-    leafOfRow(fn) {
+    // UpdatePredictionCache: each leaf's rows get its value, from the final partition
+    addLeaves(margins, stride, offset) {
       for (let nid = 0; nid < tree.numNodes; nid++) {
         if (!tree.isLeaf(nid)) continue;
         const node = nodes[nid];
         const v = tree.cond[nid];
-        for (let i = node.begin; i < node.end; i++) fn(rowIdx[i], v);
+        for (let i = node.begin; i < node.end; i++) margins[rowIdx[i] * stride + offset] += v;
       }
     },
   };

@@ -190,14 +190,14 @@ export async function train(
             const w = new Float32Array(n);
             for (let r = 0; r < n; r++) w[r] = dtrain.weights ? gHess[r] * dtrain.weights[r] : gHess[r];
             const cuts = makeCuts(dtrain.data, n, nc, params.max_bin, w, !constHess, cols);
-            binned = quantize(dtrain.data, n, nc, cuts, binned?.bins, threaded);
+            binned = quantize(dtrain.data, n, nc, cuts, binned, threaded);
             builder = undefined;
           }
           const bm = binned as BinMatrix;
           if (builder === undefined) {
             if (threaded) {
               pool ??= new HistPool(nthread, n);
-              builder = pool.builder(bm, gGrad, gHess, rowIdx);
+              builder = pool.builder(bm);
             } else
               builder = localHistBuilder(
                 bm,
@@ -223,9 +223,7 @@ export async function train(
             sampler,
           );
           tree = grown.tree;
-          grown.leafOfRow((r, v) => {
-            trainMargins[r * k + g] += v;
-          });
+          grown.addLeaves(trainMargins, k, g);
         }
         trees.push(tree);
         treeGroups.push(g);
