@@ -59,7 +59,7 @@ export function quantize(
   const total = ptr[numCols];
   let dense = true;
   for (let i = 0; i < data.length; i++) {
-    if (data[i] !== data[i]) {
+    if (Number.isNaN(data[i])) {
       dense = false;
       break;
     }
@@ -96,7 +96,7 @@ export function quantize(
     for (let r = 0; r < numRows; r++) {
       const at = r * numCols + c;
       const v = data[at];
-      if (v !== v) {
+      if (Number.isNaN(v)) {
         bins[at] = missing;
         cols[colBase + r] = colMissing;
         continue;
