@@ -131,9 +131,60 @@ export function buildHist(
   grad: Float32Array,
   hess: Float32Array,
   hist: Float64Array,
+  gradOnly = false,
 ): void {
-  if (dense) buildDense(bins, numCols, c0, c1, rowIdx, begin, end, grad, hess, hist);
+  if (gradOnly) buildGrad(bins, missing, dense, numCols, c0, c1, rowIdx, begin, end, grad, hist);
+  else if (dense) buildDense(bins, numCols, c0, c1, rowIdx, begin, end, grad, hess, hist);
   else buildSparse(bins, missing, numCols, c0, c1, rowIdx, begin, end, grad, hess, hist);
+}
+
+/** buildHist's gradient half alone, for a histogram whose hessian sums are already in place. */
+function buildGrad(
+  bins: Uint16Array | Uint32Array,
+  missing: number,
+  dense: boolean,
+  numCols: number,
+  c0: number,
+  c1: number,
+  rowIdx: Int32Array,
+  begin: number,
+  end: number,
+  grad: Float32Array,
+  hist: Float64Array,
+): void {
+  let i = begin;
+  const span = c1 - c0;
+  if (dense) {
+    for (; i + 3 < end; i += 4) {
+      const r1 = rowIdx[i];
+      const r2 = rowIdx[i + 1];
+      const r3 = rowIdx[i + 2];
+      const r4 = rowIdx[i + 3];
+      const g1 = grad[r1];
+      const g2 = grad[r2];
+      const g3 = grad[r3];
+      const g4 = grad[r4];
+      const j1 = r1 * numCols + c0;
+      const j2 = r2 * numCols + c0;
+      const j3 = r3 * numCols + c0;
+      const j4 = r4 * numCols + c0;
+      for (let c = 0; c < span; c++) {
+        hist[bins[j1 + c] << 1] += g1;
+        hist[bins[j2 + c] << 1] += g2;
+        hist[bins[j3 + c] << 1] += g3;
+        hist[bins[j4 + c] << 1] += g4;
+      }
+    }
+  }
+  for (; i < end; i++) {
+    const r = rowIdx[i];
+    const g = grad[r];
+    const j = r * numCols;
+    for (let c = c0; c < c1; c++) {
+      const b = bins[j + c];
+      if (b !== missing) hist[b << 1] += g;
+    }
+  }
 }
 
 function buildDense(

@@ -89,13 +89,14 @@ export class HistPool {
     const nc = m.numCols;
     const parts = Math.min(this.threads, nc);
     return {
-      build: async (jobs) => {
+      build: async (jobs, hessHist) => {
         const outs = jobs.map(() => {
-          const reused = this.free.pop();
-          if (reused === undefined) return new SharedArrayBuffer(total * 16);
-          new Float64Array(reused).fill(0);
-          return reused;
+          const buf = this.free.pop() ?? new SharedArrayBuffer(total * 16);
+          if (hessHist) new Float64Array(buf).set(hessHist);
+          else new Float64Array(buf).fill(0);
+          return buf;
         });
+        const gradOnly = hessHist !== undefined;
         const tasks: Promise<void>[] = [];
         const hists = outs.map((b) => new Float64Array(b));
         for (let i = 1; i < parts; i++) {
@@ -103,14 +104,35 @@ export class HistPool {
           const c1 = Math.floor(((i + 1) * nc) / parts);
           const id = this.nextId++;
           tasks.push(new Promise<void>((res) => this.waiting.set(id, res)));
-          const msg: ToHistWorker = { t: 'build', id, c0, c1, jobs: jobs.map((j, k) => ({ ...j, out: outs[k] })) };
+          const msg: ToHistWorker = {
+            t: 'build',
+            id,
+            c0,
+            c1,
+            gradOnly,
+            jobs: jobs.map((j, k) => ({ ...j, out: outs[k] })),
+          };
           this.workers[i - 1].postMessage(msg);
         }
         // the main thread's share: the first features
         const c1 = Math.floor(nc / parts);
         for (let k = 0; k < jobs.length; k++) {
           const { begin, end } = jobs[k];
-          buildHist(bins, m.missing, m.dense, nc, 0, c1, this.rowIdx, begin, end, this.grad, this.hess, hists[k]);
+          buildHist(
+            bins,
+            m.missing,
+            m.dense,
+            nc,
+            0,
+            c1,
+            this.rowIdx,
+            begin,
+            end,
+            this.grad,
+            this.hess,
+            hists[k],
+            gradOnly,
+          );
         }
         await Promise.all(tasks);
         if (this.failure) throw this.failure;

@@ -19,7 +19,14 @@ let s: Shared | undefined;
 export type ToHistWorker =
   | { t: 'data'; bins: SharedArrayBuffer; wide: boolean; missing: number; dense: boolean; numCols: number }
   | { t: 'grad'; grad: SharedArrayBuffer; hess: SharedArrayBuffer; rowIdx: SharedArrayBuffer }
-  | { t: 'build'; id: number; c0: number; c1: number; jobs: { begin: number; end: number; out: SharedArrayBuffer }[] };
+  | {
+      t: 'build';
+      id: number;
+      c0: number;
+      c1: number;
+      gradOnly: boolean;
+      jobs: { begin: number; end: number; out: SharedArrayBuffer }[];
+    };
 
 parentPort?.on('message', (m: ToHistWorker) => {
   if (m.t === 'data') {
@@ -39,7 +46,7 @@ parentPort?.on('message', (m: ToHistWorker) => {
   const { bins, missing, dense, numCols, grad, hess, rowIdx } = s as Shared;
   for (const job of m.jobs) {
     const out = new Float64Array(job.out);
-    buildHist(bins, missing, dense, numCols, m.c0, m.c1, rowIdx, job.begin, job.end, grad, hess, out);
+    buildHist(bins, missing, dense, numCols, m.c0, m.c1, rowIdx, job.begin, job.end, grad, hess, out, m.gradOnly);
   }
   parentPort?.postMessage(m.id);
 });

@@ -14,8 +14,11 @@ export { type BinMatrix, quantize } from './hist-matrix.js';
 
 /** Builds histograms of row ranges; replaceable by a pool of worker threads. */
 export interface HistBuilder {
-  /** for each job: sum grad/hess of rows rowIdx[begin..end) into a fresh histogram */
-  build(jobs: { begin: number; end: number }[]): Promise<Float64Array[]>;
+  /**
+   * For each job: sum grad/hess of rows rowIdx[begin..end) into a fresh histogram. With `hessHist`
+   * (one job), the histogram starts as a copy of it and only the gradients are added.
+   */
+  build(jobs: { begin: number; end: number }[], hessHist?: Float64Array): Promise<Float64Array[]>;
   /** hands back a histogram no longer needed, for reuse (a tree needs a few dozen at most) */
   release(hist: Float64Array): void;
 }
@@ -30,10 +33,28 @@ export function localHistBuilder(
   const total = m.cuts.ptr[m.numCols];
   const free: Float64Array[] = [];
   return {
-    async build(jobs) {
+    async build(jobs, hessHist) {
       return jobs.map((j) => {
-        const hist = free.pop()?.fill(0) ?? new Float64Array(total * 2);
-        buildHist(m.bins, m.missing, m.dense, m.numCols, 0, m.numCols, rowIdx(), j.begin, j.end, grad(), hess(), hist);
+        const hist = free.pop() ?? new Float64Array(total * 2);
+        if (hessHist) hist.set(hessHist);
+        else hist.fill(0);
+        const rows = rowIdx();
+        const gradOnly = hessHist !== undefined;
+        buildHist(
+          m.bins,
+          m.missing,
+          m.dense,
+          m.numCols,
+          0,
+          m.numCols,
+          rows,
+          j.begin,
+          j.end,
+          grad(),
+          hess(),
+          hist,
+          gradOnly,
+        );
         return hist;
       });
     },
@@ -64,6 +85,41 @@ export interface HistOptions {
   lossguide: boolean;
   /** approx sums the root from the gradients, hist from the first feature's bins when dense */
   rootFromGradients: boolean;
+  /** kept across the trees of one training: see RootCache */
+  cache: RootCache;
+}
+
+/**
+ * What one tree leaves the next: the partition scratch, and the root's hessian sums with the
+ * hessians they came from. While the hessians stay the same (a constant-hessian objective without
+ * subsampling, same matrix) the root's hessian half is the same sequence of additions, so only the
+ * gradients are summed again.
+ */
+export class RootCache {
+  m: BinMatrix | undefined;
+  hess: Float32Array | undefined;
+  hessHist: Float64Array | undefined;
+  tmp = new Int32Array(0);
+
+  /** the cached hessian sums, when they are this matrix's and these hessians' */
+  lookup(m: BinMatrix, hess: Float32Array): Float64Array | undefined {
+    const h = this.hess;
+    if (this.m !== m || h === undefined || h.length !== hess.length) return undefined;
+    for (let i = 0; i < h.length; i++) if (h[i] !== hess[i]) return undefined;
+    return this.hessHist;
+  }
+
+  store(m: BinMatrix, hess: Float32Array, rootHist: Float64Array): void {
+    this.m = m;
+    if (this.hess?.length !== hess.length) this.hess = new Float32Array(hess.length);
+    this.hess.set(hess);
+    if (this.hessHist?.length !== rootHist.length) this.hessHist = new Float64Array(rootHist.length);
+    const hh = this.hessHist;
+    for (let k = 0; k < hh.length; k += 2) {
+      hh[k] = 0;
+      hh[k + 1] = rootHist[k + 1];
+    }
+  }
 }
 
 /**
@@ -91,7 +147,9 @@ export async function growHist(
   const hists: (Float64Array | undefined)[] = [];
 
   // InitRoot
-  const [rootHist] = await builder.build([{ begin: 0, end: n }]);
+  const cached = o.cache.lookup(m, hess);
+  const [rootHist] = await builder.build([{ begin: 0, end: n }], cached);
+  if (cached === undefined) o.cache.store(m, hess, rootHist);
   hists[0] = rootHist;
   let rg = 0;
   let rh = 0;
@@ -251,7 +309,8 @@ export async function growHist(
     return true;
   };
 
-  const tmp = new Int32Array(n);
+  if (o.cache.tmp.length < n) o.cache.tmp = new Int32Array(n);
+  const tmp = o.cache.tmp;
   const partition = (nid: number, s: SplitEntry, left: number, right: number) => {
     const node = nodes[nid];
     const mid = partitionRows(m, rowIdx, tmp, node.begin, node.end, s.feature, s.bin, s.defaultLeft);

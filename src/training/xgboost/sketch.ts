@@ -242,6 +242,59 @@ export function sortedOrder(values: Float32Array, n: number): Int32Array {
   return idx;
 }
 
+let radixA = new Uint32Array(0);
+let radixB = new Uint32Array(0);
+const radixCount = new Int32Array(4 * 256);
+
+/**
+ * values[0..n) sorted ascending into out (-0 before +0; NaN never reaches here): an LSD radix sort
+ * of the floats' order-preserving bit patterns themselves, for when the order of equal values does
+ * not matter (they are the same bits).
+ */
+export function sortValues(values: Float32Array, n: number, out: Float32Array): void {
+  if (radixA.length < n) {
+    radixA = new Uint32Array(n);
+    radixB = new Uint32Array(n);
+  }
+  let a = radixA;
+  let b = radixB;
+  const bits = new Uint32Array(values.buffer, values.byteOffset, n);
+  const count = radixCount;
+  count.fill(0);
+  for (let i = 0; i < n; i++) {
+    const u = bits[i];
+    const k = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
+    a[i] = k;
+    count[k & 255]++;
+    count[256 + ((k >>> 8) & 255)]++;
+    count[512 + ((k >>> 16) & 255)]++;
+    count[768 + (k >>> 24)]++;
+  }
+  for (let pass = 0; pass < 4; pass++) {
+    const shift = pass * 8;
+    const o = pass * 256;
+    if (n === 0 || count[o + ((a[0] >>> shift) & 255)] === n) continue; // every key shares this byte
+    let sum = 0;
+    for (let d = o; d < o + 256; d++) {
+      const c = count[d];
+      count[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const k = a[i];
+      b[count[o + ((k >>> shift) & 255)]++] = k;
+    }
+    const t = a;
+    a = b;
+    b = t;
+  }
+  const ob = new Uint32Array(out.buffer, out.byteOffset, n);
+  for (let i = 0; i < n; i++) {
+    const k = a[i];
+    ob[i] = k & 0x80000000 ? k & 0x7fffffff : ~k >>> 0;
+  }
+}
+
 /** QuantileSketchTemplate (WQuantileSketch when !sorted, WXQuantileSketch when sorted). */
 export class Sketch {
   limitSize = 0;
@@ -252,6 +305,7 @@ export class Sketch {
   private uniform = Number.NaN;
   temp = new Summary(0);
   level: Summary[] = [];
+  private sortScratch = new Float32Array(0);
 
   constructor(private readonly sorted: boolean) {}
 
@@ -314,9 +368,9 @@ export class Sketch {
     let wsum = 0;
     if (!Number.isNaN(this.uniform)) {
       // every entry weighs the same: the sorted values alone give the summary
-      const order = sortedOrder(this.qValue, n);
-      const v = new Float32Array(n);
-      for (let i = 0; i < n; i++) v[i] = this.qValue[order[i]];
+      if (this.sortScratch.length < n) this.sortScratch = new Float32Array(n);
+      const v = this.sortScratch;
+      sortValues(this.qValue, n, v);
       const w0 = this.uniform;
       for (let i = 0; i < n; ) {
         let j = i + 1;

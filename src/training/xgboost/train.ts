@@ -3,7 +3,7 @@
 // round with the configured tree method, evaluation lines, early stopping, and the JSON model.
 
 import { growExact, type SortedColumns, sortColumns } from './exact.js';
-import { type BinMatrix, growHist, type HistBuilder, localHistBuilder, quantize } from './hist.js';
+import { type BinMatrix, growHist, type HistBuilder, localHistBuilder, quantize, RootCache } from './hist.js';
 import { HistPool } from './hist-pool.js';
 import { type Metric, makeMetric } from './metrics.js';
 import { floatParam, makeObjective, type ObjectiveImpl } from './objectives.js';
@@ -130,6 +130,7 @@ export async function train(
   // threads pay off from a few tens of thousands of cells; below that the messages cost more
   const threaded = nthread > 1 && method !== 'exact' && n * nc >= 1 << 16;
   let builder: HistBuilder | undefined;
+  const rootCache = new RootCache();
   const constHess = obj.name === 'reg:squarederror';
   const lossguide = params.grow_policy === 'lossguide';
 
@@ -219,6 +220,7 @@ export async function train(
               maxLeaves: params.max_leaves,
               lossguide,
               rootFromGradients: method === 'approx',
+              cache: rootCache,
             },
             sampler,
           );
