@@ -104,8 +104,7 @@ export class RootCache {
   /** the cached hessian sums, when they are this matrix's and these hessians' */
   lookup(m: BinMatrix, hess: Float32Array): Float64Array | undefined {
     const h = this.hess;
-    if (this.m !== m || h === undefined || h.length !== hess.length) return undefined;
-    for (let i = 0; i < h.length; i++) if (h[i] !== hess[i]) return undefined;
+    if (this.m !== m || h === undefined || !sameFloats(h, hess)) return undefined;
     return this.hessHist;
   }
 
@@ -114,12 +113,50 @@ export class RootCache {
     if (this.hess?.length !== hess.length) this.hess = new Float32Array(hess.length);
     this.hess.set(hess);
     if (this.hessHist?.length !== rootHist.length) this.hessHist = new Float64Array(rootHist.length);
-    const hh = this.hessHist;
-    for (let k = 0; k < hh.length; k += 2) {
-      hh[k] = 0;
-      hh[k + 1] = rootHist[k + 1];
-    }
+    keepHessians(this.hessHist, rootHist);
   }
+}
+
+// The loops of a tree's bookkeeping, as small functions of typed arrays (optimized once, early,
+// instead of running unoptimized inside the grower's large async body).
+
+function identity(a: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) a[i] = i;
+}
+
+function sameFloats(a: Float32Array, b: Float32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function keepHessians(dst: Float64Array, hist: Float64Array): void {
+  for (let k = 0; k < dst.length; k += 2) {
+    dst[k] = 0;
+    dst[k + 1] = hist[k + 1];
+  }
+}
+
+/** the sums of a histogram's bins [b0, b1): [grad, hess] */
+function sumPairs(hist: Float64Array, b0: number, b1: number): [number, number] {
+  let g = 0;
+  let h = 0;
+  for (let b = b0; b < b1; b++) {
+    g += hist[2 * b];
+    h += hist[2 * b + 1];
+  }
+  return [g, h];
+}
+
+function sumFloats(a: Float32Array, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += a[i];
+  return s;
+}
+
+/** parent -= child: the sibling's histogram in the parent's buffer */
+function subtract(parent: Float64Array, child: Float64Array): void {
+  for (let k = 0; k < parent.length; k++) parent[k] -= child[k];
 }
 
 /**
@@ -141,7 +178,7 @@ export async function growHist(
   const nc = m.numCols;
   const cuts = m.cuts;
   const tree = new RegTree(nc);
-  for (let i = 0; i < n; i++) rowIdx[i] = i;
+  identity(rowIdx, n);
   const nodes: Node[] = [{ g: 0, h: 0, rootGain: 0, begin: 0, end: n }];
   /** the histogram of each node still to be evaluated or split, by node id */
   const hists: (Float64Array | undefined)[] = [];
@@ -151,19 +188,10 @@ export async function growHist(
   const [rootHist] = await builder.build([{ begin: 0, end: n }], cached);
   if (cached === undefined) o.cache.store(m, hess, rootHist);
   hists[0] = rootHist;
-  let rg = 0;
-  let rh = 0;
-  if (m.dense && !o.rootFromGradients) {
-    for (let b = cuts.ptr[0]; b < cuts.ptr[1]; b++) {
-      rg += rootHist[2 * b];
-      rh += rootHist[2 * b + 1];
-    }
-  } else {
-    for (let r = 0; r < n; r++) {
-      rg += grad[r];
-      rh += hess[r];
-    }
-  }
+  const [rg, rh] =
+    m.dense && !o.rootFromGradients
+      ? sumPairs(rootHist, cuts.ptr[0], cuts.ptr[1])
+      : [sumFloats(grad, n), sumFloats(hess, n)];
   nodes[0].g = rg;
   nodes[0].h = rh;
   nodes[0].rootGain = calcGain(p, rg, rh);
@@ -363,7 +391,7 @@ export async function growHist(
         const ph = hists[parent] as Float64Array;
         const bh = built[i];
         // the sibling's histogram is the parent's minus the built one, in the parent's buffer
-        for (let k = 0; k < ph.length; k++) ph[k] -= bh[k];
+        subtract(ph, bh);
         hists[parent] = undefined;
         hists[build] = bh;
         hists[sub] = ph;

@@ -80,6 +80,14 @@ function predictInto(trees: RegTree[], groups: number[], d: DMatrix, margins: Fl
   }
 }
 
+/** output group g's gradient pairs, contiguous */
+function takeGroup(grad: Float32Array, hess: Float32Array, k: number, g: number, gg: Float32Array, gh: Float32Array) {
+  for (let r = 0; r < gg.length; r++) {
+    gg[r] = grad[r * k + g];
+    gh[r] = hess[r * k + g];
+  }
+}
+
 export async function train(
   params: TrainParams,
   dtrain: DMatrix,
@@ -153,10 +161,7 @@ export async function train(
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
       obj.gradients(trainMargins, dtrain.labels, dtrain.weights, grad, hess);
       for (let g = 0; g < k; g++) {
-        for (let r = 0; r < n; r++) {
-          gGrad[r] = grad[r * k + g];
-          gHess[r] = hess[r * k + g];
-        }
+        takeGroup(grad, hess, k, g, gGrad, gHess);
         const sampler = new ColumnSampler(
           rng,
           nc,
