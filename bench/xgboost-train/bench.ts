@@ -1,6 +1,7 @@
 // Trainer figures (issue 14): our TypeScript XGBoost trainer side by side with xgboost 1.7.4
 // (/usr/bin/python3), each run in its own process so peak RSS is its own. Times cover train() only.
-// Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick]
+// Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick] [--only=TEXT] [--threads=1,2]
+// --quick skips the 1M set; --only keeps the figures whose name contains TEXT; --threads the counts.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,6 +111,9 @@ async function main(): Promise<void> {
     return;
   }
   const quick = process.argv.includes('--quick');
+  const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const only = arg('only');
+  const threadsArg = arg('threads')?.split(',').map(Number);
   const dir = mkdtempSync(join(tmpdir(), 'xgb-bench-'));
   try {
     const abalone = join(process.cwd(), 'test/fixtures/xgboost-train/abalone.bin');
@@ -140,7 +144,9 @@ async function main(): Promise<void> {
     );
     console.log('|---|---|---|---|---|---|---|');
     for (const s of sets) {
+      if (only !== undefined && !s.name.includes(only)) continue;
       for (const t of s.threads) {
+        if (threadsArg !== undefined && !threadsArg.includes(t)) continue;
         const params = { ...s.params, nthread: t };
         const pyOut = join(dir, 'py.f32');
         const tsOut = join(dir, 'ts.f32');

@@ -32,44 +32,37 @@ export function makeCuts(
     for (let c = 0; c < numCols; c++) if (!Number.isNaN(data[b + c])) colSize[c]++;
   }
   const summaries: Summary[] = [];
-  const sketches: Sketch[] = [];
+  const reduce = (sk: Sketch, c: number) => {
+    const out = new Summary(0);
+    if (colSize[c] === 0) return out;
+    sk.getSummary(out);
+    const red = new Summary(0);
+    const inter = Math.min(colSize[c], maxBins * KF);
+    if (sorted) red.setPruneX(out, inter);
+    else red.setPrune(out, inter);
+    return red;
+  };
   if (!sorted) {
+    // one feature at a time through one sketch, its buffers reused
+    const sk = new Sketch(false);
     for (let c = 0; c < numCols; c++) {
-      const sk = new Sketch(false);
       const nb = Math.max(Math.min(maxBins, colSize[c]), 1);
       sk.init(colSize[c], 1 / f(nb * KF));
       sk.resizeQueue(sk.limitSize * 2);
-      sketches.push(sk);
-    }
-    for (let r = 0; r < numRows; r++) {
-      const b = r * numCols;
-      const w = weights ? weights[r] : 1;
-      for (let c = 0; c < numCols; c++) {
-        const v = data[b + c];
-        if (!Number.isNaN(v)) sketches[c].push(v, w);
+      for (let r = 0, at = c; r < numRows; r++, at += numCols) {
+        const v = data[at];
+        if (!Number.isNaN(v)) sk.push(v, weights ? weights[r] : 1);
       }
+      summaries.push(reduce(sk, c));
     }
   } else {
     if (!colsSorted) throw new Error('sorted sketch needs sorted columns');
     for (let c = 0; c < numCols; c++) {
       const sk = new Sketch(true);
       sk.init(colSize[c], 2 / maxBins);
-      sketches.push(sk);
       pushSortedColumn(sk, colsSorted, c, weights, maxBins);
+      summaries.push(reduce(sk, c));
     }
-  }
-  for (let c = 0; c < numCols; c++) {
-    const out = new Summary(0);
-    if (colSize[c] === 0) {
-      summaries.push(out);
-      continue;
-    }
-    sketches[c].getSummary(out);
-    const red = new Summary(0);
-    const inter = Math.min(colSize[c], maxBins * KF);
-    if (sorted) red.setPruneX(out, inter);
-    else red.setPrune(out, inter);
-    summaries.push(red);
   }
   const ptr = new Int32Array(numCols + 1);
   const values: number[] = [];

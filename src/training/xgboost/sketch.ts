@@ -305,6 +305,8 @@ export class Sketch {
   private uniform = Number.NaN;
   temp = new Summary(0);
   level: Summary[] = [];
+  /** every level summary this sketch has made, for the next feature's levels */
+  private readonly levelPool: Summary[] = [];
   private sortScratch = new Float32Array(0);
 
   constructor(private readonly sorted: boolean) {}
@@ -318,8 +320,7 @@ export class Sketch {
       ++nlevel;
     }
     this.limitSize = limit;
-    this.qValue = new Float32Array(1);
-    this.qWeight = new Float32Array(1);
+    // a sketch used again for another feature keeps its buffers (the queue is sized by resizeQueue)
     this.qtail = 0;
     this.level = [];
   }
@@ -330,6 +331,7 @@ export class Sketch {
   }
 
   resizeQueue(n: number): void {
+    if (n === this.qValue.length) return;
     const v = new Float32Array(n);
     const w = new Float32Array(n);
     v.set(this.qValue.subarray(0, Math.min(n, this.qtail)));
@@ -401,7 +403,13 @@ export class Sketch {
   }
 
   private initLevel(n: number): void {
-    while (this.level.length < n) this.level.push(new Summary(this.limitSize));
+    while (this.level.length < n) {
+      const reused = this.levelPool[this.level.length];
+      if (reused) reused.size = 0;
+      const s = reused ?? new Summary(this.limitSize);
+      if (!reused) this.levelPool.push(s);
+      this.level.push(s);
+    }
   }
 
   pushTemp(): void {
