@@ -154,6 +154,69 @@ function sumFloats(a: Float32Array, n: number): number {
   return s;
 }
 
+/** scan's results: the best loss, then the scan's final grad and hess sums */
+const scanBest = new Float64Array(3);
+
+/**
+ * One direction of a feature's split enumeration over bins from..to (exclusive, step ±1): the bins
+ * summed so far go to the left (forward) or right (backward) child. Returns the bin of the first
+ * best gain above `floor` (or -1), the gain in scanBest[0]. A bin that adds nothing leaves the sums,
+ * so the gain, as they were: it cannot beat its predecessor, and is skipped.
+ */
+function scan(
+  hist: Float64Array,
+  from: number,
+  to: number,
+  step: number,
+  ng: number,
+  nh: number,
+  rootGain: number,
+  floor: number,
+  p: SplitParams,
+  plain: boolean,
+): number {
+  const mcw = p.minChildWeight;
+  const lambda = p.lambda;
+  let bestLoss = floor;
+  let at = -1;
+  let sg = 0;
+  let sh = 0;
+  for (let i = from; i !== to; i += step) {
+    const dg = hist[2 * i];
+    const dh = hist[2 * i + 1];
+    if (dg === 0 && dh === 0 && i !== from) continue;
+    sg += dg;
+    sh += dh;
+    const os = nh - sh;
+    if (sh >= mcw && os >= mcw) {
+      const og = ng - sg;
+      // the scanned side is the left child forward, the right child backward
+      const gl = step > 0 ? sg : og;
+      const hl = step > 0 ? sh : os;
+      const gr = step > 0 ? og : sg;
+      const hr = step > 0 ? os : sh;
+      let gain: number;
+      if (plain) {
+        // calcSplitGain without alpha and max_delta_step, operation by operation
+        const tl = gl > 0 || gl < 0 ? gl : 0;
+        const tr = gr > 0 || gr < 0 ? gr : 0;
+        const a = hl <= 0 ? 0 : f(f(tl * tl) / f(hl + lambda));
+        const b = hr <= 0 ? 0 : f(f(tr * tr) / f(hr + lambda));
+        gain = f(a + b);
+      } else gain = calcSplitGain(p, gl, hl, gr, hr);
+      const loss = f(gain - rootGain);
+      if (loss > bestLoss && loss !== Number.POSITIVE_INFINITY) {
+        bestLoss = loss;
+        at = i;
+      }
+    }
+  }
+  scanBest[0] = bestLoss;
+  scanBest[1] = sg;
+  scanBest[2] = sh;
+  return at;
+}
+
 /** parent -= child: the sibling's histogram in the parent's buffer */
 function subtract(parent: Float64Array, child: Float64Array): void {
   for (let k = 0; k < parent.length; k++) parent[k] -= child[k];
@@ -211,58 +274,24 @@ export async function growHist(
 
   // without alpha and max_delta_step the gain of a split is two rounded quotients (split.ts)
   const plainGain = p.alpha === 0 && p.maxDeltaStep === 0;
-  const lambda = p.lambda;
-  const splitGain = (gl: number, hl: number, gr: number, hr: number): number => {
-    if (!plainGain) return calcSplitGain(p, gl, hl, gr, hr);
-    const tl = gl > 0 || gl < 0 ? gl : 0;
-    const tr = gr > 0 || gr < 0 ? gr : 0;
-    const a = hl <= 0 ? 0 : f(f(tl * tl) / f(hl + lambda));
-    const b = hr <= 0 ? 0 : f(f(tr * tr) / f(hr + lambda));
-    return f(a + b);
-  };
 
   // the best split of one feature: scans forward (missing right), then backward (missing left);
   // within a feature a candidate replaces the best only with a larger finite gain (NeedReplace)
   const enumerateFeature = (hist: Float64Array, fid: number, node: Node, best: SplitEntry) => {
     const b0 = cuts.ptr[fid];
     const b1 = cuts.ptr[fid + 1];
-    const mcw = p.minChildWeight;
     const ng = node.g;
     const nh = node.h;
-    const rootGain = node.rootGain;
-    let bestLoss = 0;
-    let at = -1;
+    let at = scan(hist, b0, b1, 1, ng, nh, node.rootGain, 0, p, plainGain);
+    let bestLoss = scanBest[0];
     let back = false;
-    let lg = 0;
-    let lh = 0;
-    for (let i = b0; i < b1; i++) {
-      lg += hist[2 * i];
-      lh += hist[2 * i + 1];
-      const rhs = nh - lh;
-      if (lh >= mcw && rhs >= mcw) {
-        const loss = f(splitGain(lg, lh, ng - lg, rhs) - rootGain);
-        if (loss > bestLoss && loss !== Number.POSITIVE_INFINITY) {
-          bestLoss = loss;
-          at = i;
-        }
-      }
-    }
     // SplitContainsMissingValues: the backward scan only when some rows miss this feature
-    if (lg !== ng || lh !== nh) {
-      let sg = 0;
-      let sh = 0;
-      for (let i = b1 - 1; i >= b0; i--) {
-        sg += hist[2 * i];
-        sh += hist[2 * i + 1];
-        const lhs = nh - sh;
-        if (sh >= mcw && lhs >= mcw) {
-          const loss = f(splitGain(ng - sg, lhs, sg, sh) - rootGain);
-          if (loss > bestLoss && loss !== Number.POSITIVE_INFINITY) {
-            bestLoss = loss;
-            at = i;
-            back = true;
-          }
-        }
+    if (scanBest[1] !== ng || scanBest[2] !== nh) {
+      const b = scan(hist, b1 - 1, b0 - 1, -1, ng, nh, node.rootGain, bestLoss, p, plainGain);
+      if (b >= 0) {
+        at = b;
+        bestLoss = scanBest[0];
+        back = true;
       }
     }
     if (at < 0) return;
