@@ -5,7 +5,7 @@
 // https://nodejs.org/docs/latest-v20.x/api/worker_threads.html
 
 import { Worker } from 'node:worker_threads';
-import { type BinMatrix, buildHist } from './hist-matrix.js';
+import { allocBins, type BinMatrix, buildHist, type RowBins } from './hist-matrix.js';
 import type { HistBuilder } from './hist.js';
 import type { ToHistWorker } from './hist-worker.js';
 
@@ -16,7 +16,7 @@ export class HistPool {
   private readonly waiting = new Map<number, () => void>();
   private nextId = 1;
   private matrix: BinMatrix | undefined;
-  private bins: Uint16Array | Uint32Array | undefined;
+  private bins: RowBins | undefined;
   readonly rowIdx: Int32Array;
   private readonly grad: Float32Array;
   private readonly hess: Float32Array;
@@ -66,8 +66,7 @@ export class HistPool {
     if (this.matrix !== m) {
       this.matrix = m;
       if (!(bins.buffer instanceof SharedArrayBuffer)) {
-        const sab = new SharedArrayBuffer(bins.byteLength);
-        const copy = bins instanceof Uint32Array ? new Uint32Array(sab) : new Uint16Array(sab);
+        const copy = allocBins(bins.length, bins.BYTES_PER_ELEMENT as 1 | 2 | 4, true);
         copy.set(bins);
         bins = copy;
       }
@@ -76,7 +75,8 @@ export class HistPool {
         const msg: ToHistWorker = {
           t: 'data',
           bins: bins.buffer as SharedArrayBuffer,
-          wide: bins instanceof Uint32Array,
+          bytes: bins.BYTES_PER_ELEMENT as 1 | 2 | 4,
+          offsets: m.offsets,
           missing: m.missing,
           dense: m.dense,
           numCols: m.numCols,
@@ -84,7 +84,7 @@ export class HistPool {
         w.postMessage(msg);
       }
     }
-    bins = this.bins as Uint16Array | Uint32Array;
+    bins = this.bins as RowBins;
     const total = m.cuts.ptr[m.numCols];
     const nc = m.numCols;
     const parts = Math.min(this.threads, nc);
@@ -120,6 +120,7 @@ export class HistPool {
           const { begin, end } = jobs[k];
           buildHist(
             bins,
+            m.offsets,
             m.missing,
             m.dense,
             nc,

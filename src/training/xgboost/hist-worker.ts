@@ -2,10 +2,11 @@
 // for each requested row range, writing straight into the shared output histograms.
 
 import { parentPort } from 'node:worker_threads';
-import { buildHist } from './hist-matrix.js';
+import { buildHist, type RowBins } from './hist-matrix.js';
 
 interface Shared {
-  bins: Uint16Array | Uint32Array;
+  bins: RowBins;
+  offsets: Int32Array | undefined;
   missing: number;
   dense: boolean;
   numCols: number;
@@ -17,7 +18,15 @@ interface Shared {
 let s: Shared | undefined;
 
 export type ToHistWorker =
-  | { t: 'data'; bins: SharedArrayBuffer; wide: boolean; missing: number; dense: boolean; numCols: number }
+  | {
+      t: 'data';
+      bins: SharedArrayBuffer;
+      bytes: 1 | 2 | 4;
+      offsets: Int32Array | undefined;
+      missing: number;
+      dense: boolean;
+      numCols: number;
+    }
   | { t: 'grad'; grad: SharedArrayBuffer; hess: SharedArrayBuffer; rowIdx: SharedArrayBuffer }
   | {
       t: 'build';
@@ -30,8 +39,9 @@ export type ToHistWorker =
 
 parentPort?.on('message', (m: ToHistWorker) => {
   if (m.t === 'data') {
-    const bins = m.wide ? new Uint32Array(m.bins) : new Uint16Array(m.bins);
-    s = { ...(s as Shared), bins, missing: m.missing, dense: m.dense, numCols: m.numCols };
+    const bins =
+      m.bytes === 1 ? new Uint8Array(m.bins) : m.bytes === 2 ? new Uint16Array(m.bins) : new Uint32Array(m.bins);
+    s = { ...(s as Shared), bins, offsets: m.offsets, missing: m.missing, dense: m.dense, numCols: m.numCols };
     return;
   }
   if (m.t === 'grad') {
@@ -43,10 +53,25 @@ parentPort?.on('message', (m: ToHistWorker) => {
     };
     return;
   }
-  const { bins, missing, dense, numCols, grad, hess, rowIdx } = s as Shared;
+  const { bins, offsets, missing, dense, numCols, grad, hess, rowIdx } = s as Shared;
   for (const job of m.jobs) {
     const out = new Float64Array(job.out);
-    buildHist(bins, missing, dense, numCols, m.c0, m.c1, rowIdx, job.begin, job.end, grad, hess, out, m.gradOnly);
+    buildHist(
+      bins,
+      offsets,
+      missing,
+      dense,
+      numCols,
+      m.c0,
+      m.c1,
+      rowIdx,
+      job.begin,
+      job.end,
+      grad,
+      hess,
+      out,
+      m.gradOnly,
+    );
   }
   parentPort?.postMessage(m.id);
 });

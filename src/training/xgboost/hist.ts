@@ -42,6 +42,7 @@ export function localHistBuilder(
         const gradOnly = hessHist !== undefined;
         buildHist(
           m.bins,
+          m.offsets,
           m.missing,
           m.dense,
           m.numCols,
