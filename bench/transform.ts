@@ -176,68 +176,107 @@ async function transformFigures() {
   }
 }
 
+/**
+ * A processing job's start: CreateProcessingJob sent → the script's first output line (its log
+ * event's time), for the Node script of the test image and for a Python script run the way
+ * SKLearnProcessor runs one (ContainerEntrypoint python3 on a code input from S3).
+ */
 async function processingFigures() {
-  // 4. Processing: CreateProcessingJob sent → the script's first output line (its log event's time).
   await s3.send(new PutObjectCommand({ Bucket: 'bench', Key: 'raw/rows.csv', Body: objects[0]!.slice(0, 10000) }));
-  const starts: number[] = [];
-  for (let r = 0; r < RUNS * 2; r++) {
-    const name = `proc-${r}`;
-    const t0 = Date.now();
-    await sm.send(
-      new CreateProcessingJobCommand({
-        ProcessingJobName: name,
-        RoleArn: 'arn:aws:iam::000000000000:role/sm',
-        AppSpecification: {
-          ImageUri: '000000000000.dkr.ecr.us-east-1.amazonaws.com/slipway-test-process:1',
-          ContainerArguments: ['--mode', 'ok'],
-        },
-        ProcessingResources: { ClusterConfig: { InstanceCount: 1, InstanceType: 'ml.m5.large', VolumeSizeInGB: 1 } },
-        ProcessingInputs: [
-          {
-            InputName: 'raw',
-            S3Input: { S3Uri: 's3://bench/raw', LocalPath: '/opt/ml/processing/input/raw', S3DataType: 'S3Prefix' },
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: 'bench',
+      Key: 'code/preprocess.py',
+      Body: [
+        'import os',
+        "print('processing started', flush=True)",
+        "rows = open('/opt/ml/processing/input/raw/rows.csv').read().splitlines()",
+        "os.makedirs('/opt/ml/processing/output/train', exist_ok=True)",
+        "open('/opt/ml/processing/output/train/rows.csv', 'w').write('\\n'.join(rows[: len(rows) // 2]))",
+        "print('rows', len(rows))",
+      ].join('\n'),
+    }),
+  );
+  const raw = {
+    InputName: 'raw',
+    S3Input: { S3Uri: 's3://bench/raw', LocalPath: '/opt/ml/processing/input/raw', S3DataType: 'S3Prefix' as const },
+  };
+  const code = {
+    InputName: 'code',
+    S3Input: {
+      S3Uri: 's3://bench/code/preprocess.py',
+      LocalPath: '/opt/ml/processing/input/code',
+      S3DataType: 'S3Prefix' as const,
+    },
+  };
+  const variants = [
+    {
+      label: 'Node script (test image process.mjs)',
+      app: { ContainerArguments: ['--mode', 'ok'] },
+      inputs: [raw],
+      floor: [process.execPath, '-e', "console.log('processing started')"],
+    },
+    {
+      label: 'Python script (ContainerEntrypoint python3, code from S3)',
+      app: { ContainerEntrypoint: ['/usr/bin/python3', '/opt/ml/processing/input/code/preprocess.py'] },
+      inputs: [raw, code],
+      floor: ['/usr/bin/python3', '-c', "print('processing started', flush=True)"],
+    },
+  ];
+  for (const [v, variant] of variants.entries()) {
+    const starts: number[] = [];
+    for (let r = 0; r < RUNS * 2; r++) {
+      const name = `proc-${v}-${r}`;
+      const t0 = Date.now();
+      await sm.send(
+        new CreateProcessingJobCommand({
+          ProcessingJobName: name,
+          RoleArn: 'arn:aws:iam::000000000000:role/sm',
+          AppSpecification: {
+            ImageUri: '000000000000.dkr.ecr.us-east-1.amazonaws.com/slipway-test-process:1',
+            ...variant.app,
           },
-        ],
-      }),
-    );
-    for (;;) {
-      const d = await sm.send(new DescribeProcessingJobCommand({ ProcessingJobName: name }));
-      if (d.ProcessingJobStatus === 'Completed') break;
-      if (d.ProcessingJobStatus !== 'InProgress') throw new Error(`${name}: ${d.FailureReason}`);
-      await new Promise((res) => setTimeout(res, 20));
+          ProcessingResources: { ClusterConfig: { InstanceCount: 1, InstanceType: 'ml.m5.large', VolumeSizeInGB: 1 } },
+          ProcessingInputs: variant.inputs,
+        }),
+      );
+      for (;;) {
+        const d = await sm.send(new DescribeProcessingJobCommand({ ProcessingJobName: name }));
+        if (d.ProcessingJobStatus === 'Completed') break;
+        if (d.ProcessingJobStatus !== 'InProgress') throw new Error(`${name}: ${d.FailureReason}`);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      const events = await logs('GetLogEvents', {
+        logGroupName: '/aws/sagemaker/ProcessingJobs',
+        logStreamName: (
+          await logs('DescribeLogStreams', {
+            logGroupName: '/aws/sagemaker/ProcessingJobs',
+            logStreamNamePrefix: `${name}/`,
+          })
+        ).logStreams[0].logStreamName,
+      });
+      const first = events.events.find((e: { message: string }) => e.message.startsWith('processing started'));
+      starts.push(first.timestamp - t0);
     }
-    const events = await logs('GetLogEvents', {
-      logGroupName: '/aws/sagemaker/ProcessingJobs',
-      logStreamName: (
-        await logs('DescribeLogStreams', {
-          logGroupName: '/aws/sagemaker/ProcessingJobs',
-          logStreamNamePrefix: `${name}/`,
-        })
-      ).logStreams[0].logStreamName,
-    });
-    const first = events.events.find((e: { message: string }) => e.message.startsWith('processing started'));
-    starts.push(first.timestamp - t0);
-  }
-  console.log(
-    `processing job, CreateProcessingJob → first script line: median ${median(starts)} ms, max ${Math.max(...starts)} ms (${starts.join(', ')}), sandbox bubblewrap, load ${load()}`,
-  );
-  // The floor: the same interpreter started by hand, spawn → its first line, no job, no sandbox.
-  const floor: number[] = [];
-  for (let r = 0; r < RUNS * 2; r++) {
-    const t0 = Date.now();
-    await new Promise<void>((resolve) => {
-      const child = spawn(process.execPath, ['-e', "console.log('processing started')"], {
-        stdio: ['ignore', 'pipe', 'ignore'],
+    console.log(
+      `processing job, ${variant.label}, CreateProcessingJob → first script line: median ${median(starts)} ms, max ${Math.max(...starts)} ms (${starts.join(', ')}), sandbox bubblewrap, load ${load()}`,
+    );
+    // The floor: the same interpreter started by hand, spawn → its first line, no job, no sandbox.
+    const floor: number[] = [];
+    for (let r = 0; r < RUNS * 2; r++) {
+      const t0 = Date.now();
+      await new Promise<void>((resolve) => {
+        const child = spawn(variant.floor[0]!, variant.floor.slice(1), { stdio: ['ignore', 'pipe', 'ignore'] });
+        child.stdout!.once('data', () => {
+          floor.push(Date.now() - t0);
+          resolve();
+        });
       });
-      child.stdout!.once('data', () => {
-        floor.push(Date.now() - t0);
-        resolve();
-      });
-    });
+    }
+    console.log(
+      `floor: ${variant.floor[0]} started by hand → its first line: median ${median(floor)} ms (${floor.join(', ')}), load ${load()}`,
+    );
   }
-  console.log(
-    `floor: node started by hand → its first line: median ${median(floor)} ms (${floor.join(', ')}), load ${load()}`,
-  );
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON answer read by hand
