@@ -31,7 +31,7 @@ export function JobDetail({ k, name }: { k: KindInfo; name: string }) {
         <Link to="/jobs">Jobs</Link> / <Link to={`/jobs/${k.kind}`}>{k.title}</Link> / {name}
       </nav>
       <h1>
-        {name} <Badge status={status} />
+        {name} {status ? <Badge status={status} /> : null}
         {j?.SecondaryStatus ? <span class="muted small">{String(j.SecondaryStatus)}</span> : null}
       </h1>
       <ErrorBox error={job.error} title={`Could not read ${k.kind} job ${name}`} />
@@ -231,7 +231,7 @@ function JobLog(p: { k: KindInfo; name: string; running: boolean; training: bool
   const chosen = query.get('stream') ?? streams.data?.[streams.data.length - 1];
   return (
     <>
-      <h2>Log</h2>
+      {chosen ? null : <h2>Log</h2>}
       <ErrorBox error={streams.error} title="Could not read the job's log streams" />
       {streams.data && streams.data.length === 0 ? (
         <p class="muted log-empty">{p.running ? 'No log lines yet: the job has not started writing.' : `The job wrote no log to ${p.k.logGroup}.`}</p>
@@ -263,7 +263,8 @@ function StreamView(p: { k: KindInfo; stream: string; running: boolean; training
     try {
       const page = await logPage(p.k, p.stream, token, LOG_PAGE);
       setEvents((es) => [...es, ...page.events]);
-      setAtEnd(page.events.length === 0 || page.next === token);
+      // A short page is the end for now (a running job may write more).
+      setAtEnd(page.events.length < LOG_PAGE || page.next === token);
       setToken(page.next);
     } catch (err) {
       setError(err);
@@ -281,6 +282,7 @@ function StreamView(p: { k: KindInfo; stream: string; running: boolean; training
   return (
     <div class="job-log">
       {p.training ? <Curves c={curves.data} error={curves.error} /> : null}
+      <h2>Log</h2>
       <div class="muted small">
         {p.k.logGroup} · {p.stream}
       </div>
@@ -310,9 +312,10 @@ function Curves({ c, error }: { c?: ReturnType<typeof metricCurves>; error?: unk
   );
   if (error) return <div class="error">Could not read the metric curves: {describeError(error)}</div>;
   if (!c) return null;
-  if (c.x.length === 0) return <p class="muted">No metric values in the log (the built-in algorithm's evaluation lines, or the MetricDefinitions regexes).</p>;
+  if (c.x.length === 0) return <p class="muted curves-empty">No metric values in the log (the built-in algorithm's evaluation lines, or the MetricDefinitions regexes).</p>;
   return (
     <div class="curves">
+      <h2>Metric curves</h2>
       <Chart title={c.xLabel === 'round' ? 'Metrics per round' : 'Metrics as the job reported them'} unit="value" x={c.x} series={series} xLabel={c.xLabel} height={220} />
     </div>
   );

@@ -137,7 +137,13 @@ function JobList({ k }: { k: KindInfo }) {
               { key: 'created', label: 'Created', value: (j) => j.CreationTime as number, render: (j) => when(j.CreationTime) },
               { key: 'ended', label: 'Ended', value: (j) => j[k.endField] as number | undefined, render: (j) => when(j[k.endField]) },
               { key: 'duration', label: 'Duration', value: (j) => duration(j.CreationTime, j[k.endField]) },
-              { key: 'failure', label: 'Failure', class: 'bad-text small', value: (j) => j.FailureReason as string | undefined },
+              {
+                key: 'failure',
+                label: 'Failure',
+                class: 'small',
+                value: (j) => j.FailureReason as string | undefined,
+                render: (j) => (j.FailureReason ? <span class="bad-text">{String(j.FailureReason)}</span> : '—'),
+              },
             ]}
           />
           <Pager {...list} next={list.data.next} count={list.data.items.length} />
