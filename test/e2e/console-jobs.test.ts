@@ -7,10 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
+  CreateModelCommand,
   CreateTrainingJobCommand,
+  CreateTransformJobCommand,
   DescribeTrainingJobCommand,
+  DescribeTransformJobCommand,
   type SageMakerClient,
   waitUntilTrainingJobCompletedOrStopped,
+  waitUntilTransformJobCompletedOrStopped,
 } from '@aws-sdk/client-sagemaker';
 import type { Browser, Page } from 'playwright-core';
 import { abaloneCsv } from '../support/abalone.js';
@@ -42,6 +46,8 @@ describe('console Jobs page in Chromium', { skip }, () => {
     const put = (key: string, rows: string[]) => s3.send(new PutObjectCommand({ Bucket: 'ml-data', Key: key, Body: `${rows.join('\n')}\n` }));
     await put('abalone/train/abalone.csv', csv.slice(0, 3300));
     await put('abalone/validation/abalone.csv', csv.slice(3300));
+    // The batch transform's input: features only (the label is the first column).
+    await put('abalone/batch/features.csv', csv.slice(3300, 3400).map((r) => r.split(',').slice(1).join(',')));
     s3.destroy();
     clients.rt.destroy();
     browser = await launchChromium();
@@ -144,6 +150,43 @@ describe('console Jobs page in Chromium', { skip }, () => {
     await page.goBack();
     await page.waitForURL(new RegExp(`/jobs/training/${JOB}$`));
     await page.locator('h1 .badge', { hasText: 'Completed' }).waitFor();
+  });
+
+  test("a batch transform with the trained model: Completed, its input and output, its log", async () => {
+    const trained = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: JOB }));
+    await sm.send(
+      new CreateModelCommand({
+        ModelName: 'abalone',
+        ExecutionRoleArn: `arn:aws:iam::${ACCOUNT}:role/sm`,
+        PrimaryContainer: { Image: XGB, ModelDataUrl: trained.ModelArtifacts!.S3ModelArtifacts! },
+      }),
+    );
+    await sm.send(
+      new CreateTransformJobCommand({
+        TransformJobName: 'abalone-batch',
+        ModelName: 'abalone',
+        TransformInput: {
+          DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/abalone/batch/' } },
+          ContentType: 'text/csv',
+          SplitType: 'Line',
+        },
+        TransformOutput: { S3OutputPath: 's3://ml-data/abalone/predictions', AssembleWith: 'Line' },
+        TransformResources: { InstanceType: 'ml.m5.large', InstanceCount: 1 },
+      }),
+    );
+    await waitUntilTransformJobCompletedOrStopped({ client: sm, maxWaitTime: 120, minDelay: 1, maxDelay: 1 }, { TransformJobName: 'abalone-batch' }).catch(() => undefined);
+    const d = await sm.send(new DescribeTransformJobCommand({ TransformJobName: 'abalone-batch' }));
+    assert.equal(d.TransformJobStatus, 'Completed', d.FailureReason);
+    await page.goto(url('/jobs/transform'));
+    await page.getByRole('link', { name: 'abalone-batch', exact: true }).click();
+    await page.waitForURL(/\/jobs\/transform\/abalone-batch$/);
+    await page.locator('h1 .badge', { hasText: 'Completed' }).waitFor();
+    await page.getByRole('heading', { name: 'Input' }).waitFor();
+    assert.match(await page.locator('.job').innerText(), /s3:\/\/ml-data\/abalone\/predictions/);
+    await page.locator('pre.log div').first().waitFor();
+    assert.ok(Number(await page.locator('pre.log').getAttribute('data-lines')) > 0);
+    assert.equal(await page.locator('.curves').count(), 0, 'no metric curves for a transform job');
+    await shot('jobs-transform-detail');
   });
 
   test('a failed job: found by its status, its failure reason in words', async () => {
