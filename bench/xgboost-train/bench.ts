@@ -1,6 +1,6 @@
 // Trainer figures (issue 14): our TypeScript XGBoost trainer side by side with xgboost 1.7.4
 // (/usr/bin/python3), each run in its own process so peak RSS is its own. Times cover train() only.
-// Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick]
+// Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick] [--only notebook] [--runs N]
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,6 +110,11 @@ async function main(): Promise<void> {
     return;
   }
   const quick = process.argv.includes('--quick');
+  // --only notebook: just the 4177 × 8 exact figure; --runs N: repeat each case N times
+  const oi = process.argv.indexOf('--only');
+  const only = oi > 0 ? process.argv[oi + 1] : undefined;
+  const ri = process.argv.indexOf('--runs');
+  const runs = ri > 0 ? Math.max(1, Number(process.argv[ri + 1])) : 1;
   const dir = mkdtempSync(join(tmpdir(), 'xgb-bench-'));
   try {
     const abalone = join(process.cwd(), 'test/fixtures/xgboost-train/abalone.bin');
@@ -130,7 +135,15 @@ async function main(): Promise<void> {
         threads: [1],
       },
     ];
-    for (const n of quick ? [200_000] : [200_000, 1_000_000]) {
+    // the notebook samples rows too; the random streams differ from xgboost's (sampler.ts), so the
+    // trees (and the prediction difference) do, the work per round is alike
+    sets.push({
+      name: '4177 × 8, notebook hyperparameters with subsample 0.7, 50 rounds, exact',
+      file: abalone,
+      params: { ...sets[0].params, subsample: 0.7 },
+      threads: [1],
+    });
+    for (const n of only === 'notebook' ? [] : quick ? [200_000] : [200_000, 1_000_000]) {
       const file = join(dir, `synth-${n}.bin`);
       synth(n, 28, file);
       sets.push({ name: `${n / 1000}k × 28, 100 rounds, depth 6, hist`, file, params: BASE, threads: [1, 2] });
@@ -140,7 +153,7 @@ async function main(): Promise<void> {
     );
     console.log('|---|---|---|---|---|---|---|');
     for (const s of sets) {
-      for (const t of s.threads) {
+      for (const t of s.threads) for (let rep = 0; rep < runs; rep++) {
         const params = { ...s.params, nthread: t };
         const pyOut = join(dir, 'py.f32');
         const tsOut = join(dir, 'ts.f32');

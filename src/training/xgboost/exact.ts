@@ -5,7 +5,7 @@
 import type { ColumnSampler } from './sampler.js';
 import { sortedOrder } from './sketch.js';
 import { RegTree } from './tree.js';
-import { calcGain, calcSplitGain, calcWeight, RT_EPS, SplitEntry, type SplitParams } from './split.js';
+import { calcGain, calcSplitGain, calcWeight, RT_EPS, type SplitParams } from './split.js';
 
 const f = Math.fround;
 
@@ -60,269 +60,297 @@ export function sortColumns(data: Float32Array, numRows: number, numCols: number
   return { numRows, numCols, ptr, rows, values, density };
 }
 
-interface NodeStat {
-  g: number;
-  h: number;
-  rootGain: number;
-  weight: number;
-  best: SplitEntry;
-}
-
 /**
- * Grows one tree. `active[r]` false leaves row r out (subsampling); rows with a negative hessian are
- * left out as xgboost does.
+ * The exact updater's state for one training, reused by every tree it grows: the row → node
+ * positions (ColMaker's position_), the nodes' sums, weights and gains (snode_), and one thread's
+ * ThreadEntry per node (running sums, last value, best split so far), all typed arrays indexed by
+ * node id and grown when a tree needs more nodes.
  */
-export function growExact(
-  cols: SortedColumns,
-  grad: Float32Array,
-  hess: Float32Array,
-  gOff: number,
-  gStride: number,
-  active: Uint8Array | undefined,
-  p: SplitParams,
-  maxDepth: number,
-  sampler: ColumnSampler,
-): RegTree {
-  const n = cols.numRows;
-  const tree = new RegTree(cols.numCols);
-  const pos = new Int32Array(n);
-  for (let r = 0; r < n; r++) {
-    const h = hess[gOff + r * gStride];
-    if (h < 0 || (active !== undefined && !active[r])) pos[r] = ~0;
-  }
-  const snode: NodeStat[] = [];
-  // per-node scan state (one thread's ThreadEntry)
-  let tg = new Float64Array(0);
-  let th = new Float64Array(0);
-  let tlast = new Float32Array(0);
-  let tbest: SplitEntry[] = [];
-  let qexpand = [0];
+export class ExactGrower {
+  /** node of each row; ~nid for a row left out of the sums (sampled out, negative hessian, finished leaf) */
+  readonly pos: Int32Array;
+  private cap = 0;
+  // snode_: sums in double, weight and root gain as float
+  private sg = new Float64Array(0);
+  private sh = new Float64Array(0);
+  private weight = new Float32Array(0);
+  private rootGain = new Float32Array(0);
+  // ThreadEntry: running sums and last value of the column being scanned, best split so far
+  private tg = new Float64Array(0);
+  private th = new Float64Array(0);
+  private tlast = new Float32Array(0);
+  private bLoss = new Float32Array(0);
+  private bFeat = new Int32Array(0);
+  private bValue = new Float32Array(0);
+  private bLeft = new Uint8Array(0);
+  private bStats = new Float64Array(0);
+  private queue = new Int32Array(0);
+  private next = new Int32Array(0);
+  /** columns that need the forward scan too (missing values and more than one distinct value) */
+  private readonly forward: Uint8Array;
 
-  const initNewNodes = (nodes: number[]) => {
-    const sg = new Float64Array(tree.numNodes);
-    const sh = new Float64Array(tree.numNodes);
-    for (let r = 0; r < n; r++) {
-      const nid = pos[r];
-      if (nid < 0) continue;
-      sg[nid] += grad[gOff + r * gStride];
-      sh[nid] += hess[gOff + r * gStride];
-    }
-    for (const nid of nodes) {
-      snode[nid] = {
-        g: sg[nid],
-        h: sh[nid],
-        weight: calcWeight(p, sg[nid], sh[nid]),
-        rootGain: calcGain(p, sg[nid], sh[nid]),
-        best: new SplitEntry(),
-      };
-    }
-  };
-
-  const scan: Scan = {
-    tg,
-    th,
-    tlast,
-    tbest,
-    ng: new Float64Array(0),
-    nh: new Float64Array(0),
-    rootGain: new Float32Array(0),
-  };
-  const enumerate = (fid: number, forward: boolean) => {
-    enumerateColumn(cols, fid, forward, pos, grad, hess, gOff, gStride, qexpand, scan, p);
-  };
-
-  initNewNodes(qexpand);
-  for (let depth = 0; depth < maxDepth; depth++) {
-    // FindSplit
-    const size = tree.numNodes;
-    tg = new Float64Array(size);
-    th = new Float64Array(size);
-    tlast = new Float32Array(size);
-    tbest = [];
-    for (let i = 0; i < size; i++) tbest.push(new SplitEntry());
-    scan.tg = tg;
-    scan.th = th;
-    scan.tlast = tlast;
-    scan.tbest = tbest;
-    scan.ng = new Float64Array(size);
-    scan.nh = new Float64Array(size);
-    scan.rootGain = new Float32Array(size);
-    for (const nid of qexpand) {
-      scan.ng[nid] = snode[nid].g;
-      scan.nh[nid] = snode[nid].h;
-      scan.rootGain[nid] = snode[nid].rootGain;
-    }
-    const feats = sampler.featureSet(depth);
-    for (const fid of feats) {
-      const s = cols.ptr[fid];
-      const e = cols.ptr[fid + 1];
+  constructor(
+    private readonly cols: SortedColumns,
+    /** the training matrix, row-major float32, NaN for missing */
+    private readonly data: Float32Array,
+    private readonly p: SplitParams,
+    private readonly maxDepth: number,
+  ) {
+    this.pos = new Int32Array(cols.numRows);
+    this.forward = new Uint8Array(cols.numCols);
+    for (let c = 0; c < cols.numCols; c++) {
+      const s = cols.ptr[c];
+      const e = cols.ptr[c + 1];
       const indicator = e > s && cols.values[s] === cols.values[e - 1];
       // ColMakerTrainParam: forward search only for columns with missing values (default_direction=learn)
-      if (cols.density[fid] < 1 && !indicator) enumerate(fid, true);
-      enumerate(fid, false);
+      this.forward[c] = cols.density[c] < 1 && !indicator ? 1 : 0;
     }
-    for (const nid of qexpand) {
-      const sn = snode[nid];
-      sn.best.updateFrom(tbest[nid]);
-      const b = sn.best;
-      if (b.lossChg > RT_EPS) {
-        tree.expand(
-          nid,
-          b.feature,
-          b.value,
-          b.defaultLeft,
-          sn.weight,
-          f(calcWeight(p, b.lg, b.lh) * p.eta),
-          f(calcWeight(p, b.rg, b.rh) * p.eta),
-          b.lossChg,
-          sn.h,
-          b.lh,
-          b.rh,
-          0,
-        );
-      } else {
-        tree.setLeaf(nid, f(sn.weight * p.eta));
-      }
-    }
-    // ResetPosition: present values by the threshold, missing values by the default direction
+    this.reserve(Math.min(2 ** Math.min(maxDepth + 1, 20), 2 * cols.numRows + 1));
+  }
+
+  private reserve(nodes: number): void {
+    if (nodes <= this.cap) return;
+    const cap = Math.max(nodes, this.cap * 2);
+    const grow = <T extends Float64Array | Float32Array | Int32Array | Uint8Array>(a: T, n: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.sg = grow(this.sg, cap);
+    this.sh = grow(this.sh, cap);
+    this.weight = grow(this.weight, cap);
+    this.rootGain = grow(this.rootGain, cap);
+    this.tg = grow(this.tg, cap);
+    this.th = grow(this.th, cap);
+    this.tlast = grow(this.tlast, cap);
+    this.bLoss = grow(this.bLoss, cap);
+    this.bFeat = grow(this.bFeat, cap);
+    this.bValue = grow(this.bValue, cap);
+    this.bLeft = grow(this.bLeft, cap);
+    this.bStats = grow(this.bStats, 4 * cap);
+    this.queue = grow(this.queue, cap);
+    this.next = grow(this.next, cap);
+    this.cap = cap;
+  }
+
+  /** InitNewNode for one node from its sums. */
+  private setNode(nid: number, g: number, h: number): void {
+    this.sg[nid] = g;
+    this.sh[nid] = h;
+    this.weight[nid] = calcWeight(this.p, g, h);
+    this.rootGain[nid] = calcGain(this.p, g, h);
+    this.bLoss[nid] = 0;
+  }
+
+  /**
+   * Grows one tree. `active[r]` 0 leaves row r out (subsampling); rows with a negative hessian are
+   * left out as xgboost does. Afterwards `pos` holds each row's node, for addLeafValues.
+   */
+  grow(grad: Float32Array, hess: Float32Array, active: Uint8Array | undefined, sampler: ColumnSampler): RegTree {
+    const { cols, pos, p, data } = this;
+    const n = cols.numRows;
+    const nc = cols.numCols;
+    const tree = new RegTree(nc);
+    let g0 = 0;
+    let h0 = 0;
     for (let r = 0; r < n; r++) {
-      const enc = pos[r];
-      const nid = enc < 0 ? ~enc : enc;
-      if (tree.isLeaf(nid)) {
-        if (tree.right[nid] === -1) pos[r] = ~nid;
+      const h = hess[r];
+      if (h < 0 || (active !== undefined && active[r] === 0)) pos[r] = ~0;
+      else {
+        pos[r] = 0;
+        g0 += grad[r];
+        h0 += h;
       }
     }
-    const splitFeatures = new Set<number>();
-    for (const nid of qexpand) if (!tree.isLeaf(nid)) splitFeatures.add(tree.feature[nid]);
-    const moved = new Uint8Array(n);
-    for (const fid of splitFeatures) {
-      for (let i = cols.ptr[fid]; i < cols.ptr[fid + 1]; i++) {
-        const r = cols.rows[i];
+    this.setNode(0, g0, h0);
+    let q = this.queue;
+    let qn = 1;
+    q[0] = 0;
+    for (let depth = 0; depth < this.maxDepth; depth++) {
+      // FindSplit: every node of the level in one pass over each sampled column
+      for (let i = 0; i < qn; i++) this.bLoss[q[i]] = 0;
+      const feats = sampler.featureSet(depth);
+      for (let j = 0; j < feats.length; j++) {
+        const fid = feats[j];
+        if (this.forward[fid] === 1) this.scan(fid, false, grad, hess, q, qn);
+        this.scan(fid, true, grad, hess, q, qn);
+      }
+      const { bLoss, bStats, weight, sh } = this;
+      for (let i = 0; i < qn; i++) {
+        const nid = q[i];
+        // bLoss is 0 or a finite gain above 0: what the node's fresh SplitEntry takes from the scan
+        const loss = bLoss[nid];
+        if (loss > RT_EPS) {
+          const s = 4 * nid;
+          tree.expand(
+            nid,
+            this.bFeat[nid],
+            this.bValue[nid],
+            this.bLeft[nid] === 1,
+            weight[nid],
+            f(calcWeight(p, bStats[s], bStats[s + 1]) * p.eta),
+            f(calcWeight(p, bStats[s + 2], bStats[s + 3]) * p.eta),
+            loss,
+            sh[nid],
+            bStats[s + 1],
+            bStats[s + 3],
+            0,
+          );
+        } else {
+          tree.setLeaf(nid, f(weight[nid] * p.eta));
+        }
+      }
+      this.reserve(tree.numNodes);
+      // ResetPosition and the new nodes' sums in one pass over the rows (row order, as InitNewNode sums)
+      const { sg } = this;
+      const nsh = this.sh;
+      const left = tree.left;
+      const right = tree.right;
+      const feature = tree.feature;
+      const cond = tree.cond;
+      const defaultLeft = tree.defaultLeft;
+      for (let nid = tree.numNodes - 1; nid >= 0 && left[nid] === -1 && right[nid] === 0; nid--) {
+        sg[nid] = 0;
+        nsh[nid] = 0;
+      }
+      for (let r = 0; r < n; r++) {
         const enc = pos[r];
         const nid = enc < 0 ? ~enc : enc;
-        if (!tree.isLeaf(nid) && tree.feature[nid] === fid) {
-          const child = cols.values[i] < tree.cond[nid] ? tree.left[nid] : tree.right[nid];
-          pos[r] = enc < 0 ? ~child : child;
-          moved[r] = 1;
+        const l = left[nid];
+        if (l === -1) {
+          pos[r] = ~nid;
+          continue;
         }
+        const v = data[r * nc + feature[nid]];
+        const c = cond[nid];
+        // present values by the threshold, missing values by the default direction
+        const child = v < c ? l : v >= c ? right[nid] : defaultLeft[nid] ? l : right[nid];
+        if (enc >= 0) {
+          pos[r] = child;
+          sg[child] += grad[r];
+          nsh[child] += hess[r];
+        } else pos[r] = ~child;
       }
+      const nq = this.next;
+      let nn = 0;
+      for (let i = 0; i < qn; i++) {
+        const nid = q[i];
+        if (left[nid] === -1) continue;
+        const l = left[nid];
+        const rc = right[nid];
+        this.setNode(l, sg[l], nsh[l]);
+        this.setNode(rc, sg[rc], nsh[rc]);
+        nq[nn++] = l;
+        nq[nn++] = rc;
+      }
+      this.next = q;
+      this.queue = nq;
+      q = nq;
+      qn = nn;
+      if (qn === 0) break;
     }
-    for (let r = 0; r < n; r++) {
-      if (moved[r]) continue;
+    for (let i = 0; i < qn; i++) tree.setLeaf(q[i], f(this.weight[q[i]] * p.eta));
+    for (let nid = 0; nid < tree.numNodes; nid++) {
+      tree.lossChg[nid] = this.bLoss[nid];
+      tree.baseWeight[nid] = this.weight[nid];
+      tree.sumHess[nid] = f(this.sh[nid]);
+    }
+    prune(tree, p);
+    return tree;
+  }
+
+  /**
+   * The prediction cache update from the rows' positions (what xgboost's leaf-position update does):
+   * each row's leaf value added to out[r * stride + off]; a row whose node the pruner removed takes
+   * the value of the nearest remaining ancestor, the leaf the pruned tree routes it to.
+   */
+  addLeafValues(tree: RegTree, out: Float32Array, stride: number, off: number): void {
+    const { pos } = this;
+    const deleted = tree.deleted;
+    const parent = tree.parent;
+    const cond = tree.cond;
+    for (let r = 0; r < pos.length; r++) {
       const enc = pos[r];
-      const nid = enc < 0 ? ~enc : enc;
-      if (!tree.isLeaf(nid)) {
-        const child = tree.defaultLeft[nid] ? tree.left[nid] : tree.right[nid];
-        pos[r] = enc < 0 ? ~child : child;
-      }
+      let nid = enc < 0 ? ~enc : enc;
+      while (deleted[nid]) nid = parent[nid];
+      out[r * stride + off] += cond[nid];
     }
-    const newnodes: number[] = [];
-    for (const nid of qexpand) {
-      if (!tree.isLeaf(nid)) newnodes.push(tree.left[nid], tree.right[nid]);
-    }
-    initNewNodes(newnodes);
-    qexpand = newnodes;
-    if (qexpand.length === 0) break;
   }
-  for (const nid of qexpand) tree.setLeaf(nid, f(snode[nid].weight * p.eta));
-  for (let nid = 0; nid < tree.numNodes; nid++) {
-    const sn = snode[nid];
-    tree.lossChg[nid] = sn.best.lossChg;
-    tree.baseWeight[nid] = sn.weight;
-    tree.sumHess[nid] = f(sn.h);
-  }
-  prune(tree, p);
-  return tree;
-}
 
-/** Per-depth scan state: one ThreadEntry per node, and the nodes' sums and gains. */
-interface Scan {
-  tg: Float64Array;
-  th: Float64Array;
-  tlast: Float32Array;
-  tbest: SplitEntry[];
-  ng: Float64Array;
-  nh: Float64Array;
-  rootGain: Float32Array;
-}
-
-/** ColMaker::EnumerateSplit over one column, one direction, for every node being expanded. */
-function enumerateColumn(
-  cols: SortedColumns,
-  fid: number,
-  forward: boolean,
-  pos: Int32Array,
-  grad: Float32Array,
-  hess: Float32Array,
-  gOff: number,
-  gStride: number,
-  qexpand: number[],
-  sc: Scan,
-  p: SplitParams,
-): void {
-  const { tg, th, tlast, tbest, ng, nh, rootGain } = sc;
-  const rows = cols.rows;
-  const values = cols.values;
-  const s = cols.ptr[fid];
-  const e = cols.ptr[fid + 1];
-  for (const nid of qexpand) {
-    tg[nid] = 0;
-    th[nid] = 0;
-  }
-  const step = forward ? 1 : -1;
-  const begin = forward ? s : e - 1;
-  const end = forward ? e : s - 1;
-  const mcw = p.minChildWeight;
-  for (let i = begin; i !== end; i += step) {
-    const row = rows[i];
-    const nid = pos[row];
-    if (nid < 0) continue;
-    const fv = values[i];
-    const gg = grad[gOff + row * gStride];
-    const hh = hess[gOff + row * gStride];
-    const eh = th[nid];
-    if (eh === 0) {
-      tg[nid] += gg;
-      th[nid] += hh;
-      tlast[nid] = fv;
-      continue;
+  /** ColMaker::EnumerateSplit over one column, one direction, for every node of the level. */
+  private scan(fid: number, backward: boolean, grad: Float32Array, hess: Float32Array, q: Int32Array, qn: number) {
+    const { cols, pos, p, tg, th, tlast, sg, sh, rootGain, bLoss, bFeat, bValue, bLeft, bStats } = this;
+    const rows = cols.rows;
+    const values = cols.values;
+    const s = cols.ptr[fid];
+    const e = cols.ptr[fid + 1];
+    for (let i = 0; i < qn; i++) {
+      tg[q[i]] = 0;
+      th[q[i]] = 0;
     }
-    const last = tlast[nid];
-    if (fv !== last && eh >= mcw) {
-      const eg = tg[nid];
-      const cg = ng[nid] - eg;
-      const ch = nh[nid] - eh;
-      if (ch >= mcw) {
-        let proposed = f(f(fv + last) * 0.5);
-        if (proposed === fv) proposed = last;
-        // features are scanned in ascending order, so NeedReplace reduces to "gain is larger"
-        const best = tbest[nid];
-        if (forward) {
-          const loss = f(calcSplitGain(p, eg, eh, cg, ch) - rootGain[nid]);
-          if (loss > best.lossChg) best.update(loss, fid, proposed, false, eg, eh, cg, ch);
-        } else {
-          const loss = f(calcSplitGain(p, cg, ch, eg, eh) - rootGain[nid]);
-          if (loss > best.lossChg) best.update(loss, fid, proposed, true, cg, ch, eg, eh);
+    const step = backward ? -1 : 1;
+    const begin = backward ? e - 1 : s;
+    const end = backward ? s - 1 : e;
+    const mcw = p.minChildWeight;
+    for (let i = begin; i !== end; i += step) {
+      const row = rows[i];
+      const nid = pos[row];
+      if (nid < 0) continue;
+      const fv = values[i];
+      const eh = th[nid];
+      // ThreadEntry: a first hit (no hessian yet) only starts the sums
+      if (eh !== 0 && eh >= mcw && fv !== tlast[nid]) {
+        const eg = tg[nid];
+        const cg = sg[nid] - eg;
+        const ch = sh[nid] - eh;
+        if (ch >= mcw) {
+          const last = tlast[nid];
+          let proposed = f(f(fv + last) * 0.5);
+          if (proposed === fv) proposed = last;
+          const loss = backward
+            ? f(calcSplitGain(p, cg, ch, eg, eh) - rootGain[nid])
+            : f(calcSplitGain(p, eg, eh, cg, ch) - rootGain[nid]);
+          // features are scanned in ascending order, so NeedReplace is "finite and larger"
+          if (loss > bLoss[nid] && loss !== Number.POSITIVE_INFINITY) {
+            bLoss[nid] = loss;
+            bFeat[nid] = fid;
+            bValue[nid] = proposed;
+            bLeft[nid] = backward ? 1 : 0;
+            const o = 4 * nid;
+            bStats[o] = backward ? cg : eg;
+            bStats[o + 1] = backward ? ch : eh;
+            bStats[o + 2] = backward ? eg : cg;
+            bStats[o + 3] = backward ? eh : ch;
+          }
         }
       }
+      tg[nid] += grad[row];
+      th[nid] = eh + hess[row];
+      tlast[nid] = fv;
     }
-    tg[nid] += gg;
-    th[nid] += hh;
-    tlast[nid] = fv;
-  }
-  for (const nid of qexpand) {
-    const eg = tg[nid];
-    const eh = th[nid];
-    const cg = ng[nid] - eg;
-    const ch = nh[nid] - eh;
-    if (eh >= mcw && ch >= mcw) {
-      const gap = f(Math.abs(tlast[nid]) + RT_EPS);
-      if (forward) {
-        const loss = f(calcSplitGain(p, eg, eh, cg, ch) - rootGain[nid]);
-        tbest[nid].update(loss, fid, f(tlast[nid] + gap), false, eg, eh, cg, ch);
-      } else {
-        const loss = f(calcSplitGain(p, cg, ch, eg, eh) - rootGain[nid]);
-        tbest[nid].update(loss, fid, f(tlast[nid] - gap), true, cg, ch, eg, eh);
+    // the split beyond the last value: every present value on one side
+    for (let i = 0; i < qn; i++) {
+      const nid = q[i];
+      const eg = tg[nid];
+      const eh = th[nid];
+      const cg = sg[nid] - eg;
+      const ch = sh[nid] - eh;
+      if (eh >= mcw && ch >= mcw) {
+        const gap = f(Math.abs(tlast[nid]) + RT_EPS);
+        const loss = backward
+          ? f(calcSplitGain(p, cg, ch, eg, eh) - rootGain[nid])
+          : f(calcSplitGain(p, eg, eh, cg, ch) - rootGain[nid]);
+        if (loss > bLoss[nid] && loss !== Number.POSITIVE_INFINITY) {
+          bLoss[nid] = loss;
+          bFeat[nid] = fid;
+          bValue[nid] = backward ? f(tlast[nid] - gap) : f(tlast[nid] + gap);
+          bLeft[nid] = backward ? 1 : 0;
+          const o = 4 * nid;
+          bStats[o] = backward ? cg : eg;
+          bStats[o + 1] = backward ? ch : eh;
+          bStats[o + 2] = backward ? eg : cg;
+          bStats[o + 3] = backward ? eh : ch;
+        }
       }
     }
   }

@@ -2,7 +2,7 @@
 // src/learner.cc, src/gbm/gbtree.cc): gradients from the objective, one tree per output group per
 // round with the configured tree method, evaluation lines, early stopping, and the JSON model.
 
-import { growExact, type SortedColumns, sortColumns } from './exact.js';
+import { ExactGrower, sortColumns, type SortedColumns } from './exact.js';
 import { type BinMatrix, growHist, type HistBuilder, localHistBuilder, quantize } from './hist.js';
 import { HistPool } from './hist-pool.js';
 import { type Metric, makeMetric } from './metrics.js';
@@ -123,6 +123,8 @@ export async function train(
   const lines: string[] = [];
 
   let cols: SortedColumns | undefined;
+  let exact: ExactGrower | undefined;
+  const active = method === 'exact' && params.subsample < 1 ? new Uint8Array(n) : undefined;
   let binned: BinMatrix | undefined;
   const rowIdx = new Int32Array(method === 'exact' ? 0 : n);
   const nthread = params.nthread > 0 ? params.nthread : (await import('node:os')).availableParallelism();
@@ -165,17 +167,13 @@ export async function train(
         );
         let tree: RegTree;
         if (method === 'exact') {
-          let active: Uint8Array | undefined;
-          if (params.subsample < 1) {
-            active = new Uint8Array(n);
-            for (let r = 0; r < n; r++) if (gHess[r] >= 0) active[r] = rng.next() < params.subsample ? 1 : 0;
+          if (active !== undefined) {
+            for (let r = 0; r < n; r++) active[r] = gHess[r] >= 0 && rng.next() < params.subsample ? 1 : 0;
           }
-          tree = growExact(cols as SortedColumns, gGrad, gHess, 0, 1, active, sp, params.max_depth, sampler);
-          // the exact updater leaves the prediction cache to the predictor
-          for (let r = 0; r < n; r++) {
-            const leaf = tree.leafOf(dtrain.data, r * nc);
-            trainMargins[r * k + g] += tree.cond[leaf];
-          }
+          exact ??= new ExactGrower(cols as SortedColumns, dtrain.data, sp, params.max_depth);
+          tree = exact.grow(gGrad, gHess, active, sampler);
+          // the prediction cache from the rows' final positions
+          exact.addLeafValues(tree, trainMargins, k, g);
         } else {
           if (params.subsample < 1) {
             for (let r = 0; r < n; r++) {
