@@ -292,6 +292,9 @@ export class ExactGrower {
     const begin = backward ? e - 1 : s;
     const end = backward ? s - 1 : e;
     const mcw = p.minChildWeight;
+    const plain = p.maxDeltaStep === 0;
+    const alpha = p.alpha;
+    const lambda = p.lambda;
     for (let i = begin; i !== end; i += step) {
       const row = rows[i];
       const nid = pos[row];
@@ -307,9 +310,16 @@ export class ExactGrower {
           const last = tlast[nid];
           let proposed = f(f(fv + last) * 0.5);
           if (proposed === fv) proposed = last;
-          const loss = backward
-            ? f(calcSplitGain(p, cg, ch, eg, eh) - rootGain[nid])
-            : f(calcSplitGain(p, eg, eh, cg, ch) - rootGain[nid]);
+          let gain: number;
+          if (plain) {
+            // calcSplitGain without max_delta_step, written out: the gain is symmetric in its sides
+            const tl = eg > alpha ? eg - alpha : eg < -alpha ? eg + alpha : 0;
+            const tr = cg > alpha ? cg - alpha : cg < -alpha ? cg + alpha : 0;
+            const a = eh <= 0 ? 0 : f(f(tl * tl) / f(eh + lambda));
+            const b = ch <= 0 ? 0 : f(f(tr * tr) / f(ch + lambda));
+            gain = backward ? f(b + a) : f(a + b);
+          } else gain = backward ? calcSplitGain(p, cg, ch, eg, eh) : calcSplitGain(p, eg, eh, cg, ch);
+          const loss = f(gain - rootGain[nid]);
           // features are scanned in ascending order, so NeedReplace is "finite and larger"
           if (loss > bLoss[nid] && loss !== Number.POSITIVE_INFINITY) {
             bLoss[nid] = loss;
