@@ -61,24 +61,33 @@ export function sortColumns(data: Float32Array, numRows: number, numCols: number
 }
 
 /**
- * The exact updater's state for one training, reused by every tree it grows: the row → node
- * positions (ColMaker's position_), the nodes' sums, weights and gains (snode_), and one thread's
- * ThreadEntry per node (running sums, last value, best split so far), all typed arrays indexed by
- * node id and grown when a tree needs more nodes.
+ * The exact updater's state for one training, reused by every tree it grows. ColMaker scans each
+ * sorted column once per level for all of the level's nodes, finding each row's node through the
+ * position array; here each column is kept partitioned by node instead (a stable partition, so each
+ * node's entries stay in value order, ties by row), so a node's scan is one contiguous run with its
+ * running sums in locals. The sums, candidates and their order are ColMaker's.
  */
 export class ExactGrower {
   /** node of each row; ~nid for a row left out of the sums (sampled out, negative hessian, finished leaf) */
   readonly pos: Int32Array;
+  private readonly nc: number;
+  /** the sorted columns of the active rows, each column's entries grouped by node of the current level */
+  private readonly wRow: Int32Array;
+  private readonly wVal: Float32Array;
+  private readonly tRow: Int32Array;
+  private readonly tVal: Float32Array;
   private cap = 0;
+  /** per node × column: the node's run within the column (index nid * numCols + column) */
+  private segStart = new Int32Array(0);
+  private segEnd = new Int32Array(0);
   // snode_: sums in double, weight and root gain as float
   private sg = new Float64Array(0);
   private sh = new Float64Array(0);
   private weight = new Float32Array(0);
   private rootGain = new Float32Array(0);
-  // ThreadEntry: running sums and last value of the column being scanned, best split so far
-  private tg = new Float64Array(0);
-  private th = new Float64Array(0);
+  /** ThreadEntry.last_fvalue, kept from column to column as xgboost keeps it */
   private tlast = new Float32Array(0);
+  // ThreadEntry.best: gain, feature, threshold, default left, left and right sums
   private bLoss = new Float32Array(0);
   private bFeat = new Int32Array(0);
   private bValue = new Float32Array(0);
@@ -96,15 +105,23 @@ export class ExactGrower {
     private readonly p: SplitParams,
     private readonly maxDepth: number,
   ) {
+    const nc = cols.numCols;
+    this.nc = nc;
     this.pos = new Int32Array(cols.numRows);
-    this.forward = new Uint8Array(cols.numCols);
-    for (let c = 0; c < cols.numCols; c++) {
+    this.forward = new Uint8Array(nc);
+    let longest = 0;
+    for (let c = 0; c < nc; c++) {
       const s = cols.ptr[c];
       const e = cols.ptr[c + 1];
+      longest = Math.max(longest, e - s);
       const indicator = e > s && cols.values[s] === cols.values[e - 1];
       // ColMakerTrainParam: forward search only for columns with missing values (default_direction=learn)
       this.forward[c] = cols.density[c] < 1 && !indicator ? 1 : 0;
     }
+    this.wRow = new Int32Array(cols.rows.length);
+    this.wVal = new Float32Array(cols.values.length);
+    this.tRow = new Int32Array(longest);
+    this.tVal = new Float32Array(longest);
     this.reserve(Math.min(2 ** Math.min(maxDepth + 1, 20), 2 * cols.numRows + 1));
   }
 
@@ -116,12 +133,12 @@ export class ExactGrower {
       b.set(a);
       return b;
     };
+    this.segStart = grow(this.segStart, cap * this.nc);
+    this.segEnd = grow(this.segEnd, cap * this.nc);
     this.sg = grow(this.sg, cap);
     this.sh = grow(this.sh, cap);
     this.weight = grow(this.weight, cap);
     this.rootGain = grow(this.rootGain, cap);
-    this.tg = grow(this.tg, cap);
-    this.th = grow(this.th, cap);
     this.tlast = grow(this.tlast, cap);
     this.bLoss = grow(this.bLoss, cap);
     this.bFeat = grow(this.bFeat, cap);
@@ -140,6 +157,7 @@ export class ExactGrower {
     this.weight[nid] = calcWeight(this.p, g, h);
     this.rootGain[nid] = calcGain(this.p, g, h);
     this.bLoss[nid] = 0;
+    this.tlast[nid] = 0;
   }
 
   /**
@@ -147,101 +165,38 @@ export class ExactGrower {
    * left out as xgboost does. Afterwards `pos` holds each row's node, for addLeafValues.
    */
   grow(grad: Float32Array, hess: Float32Array, active: Uint8Array | undefined, sampler: ColumnSampler): RegTree {
-    const { cols, pos, p, data } = this;
-    const n = cols.numRows;
-    const nc = cols.numCols;
-    const tree = new RegTree(nc);
-    let g0 = 0;
-    let h0 = 0;
-    for (let r = 0; r < n; r++) {
-      const h = hess[r];
-      if (h < 0 || (active !== undefined && active[r] === 0)) pos[r] = ~0;
-      else {
-        pos[r] = 0;
-        g0 += grad[r];
-        h0 += h;
-      }
-    }
-    this.setNode(0, g0, h0);
+    const p = this.p;
+    const tree = new RegTree(this.nc);
+    this.initRoot(grad, hess, active);
     let q = this.queue;
     let qn = 1;
     q[0] = 0;
     for (let depth = 0; depth < this.maxDepth; depth++) {
-      // FindSplit: every node of the level in one pass over each sampled column
-      for (let i = 0; i < qn; i++) this.bLoss[q[i]] = 0;
+      // FindSplit: every node of the level, each sampled column
       const feats = sampler.featureSet(depth);
       for (let j = 0; j < feats.length; j++) {
         const fid = feats[j];
-        if (this.forward[fid] === 1) this.scan(fid, false, grad, hess, q, qn);
-        this.scan(fid, true, grad, hess, q, qn);
-      }
-      const { bLoss, bStats, weight, sh } = this;
-      for (let i = 0; i < qn; i++) {
-        const nid = q[i];
-        // bLoss is 0 or a finite gain above 0: what the node's fresh SplitEntry takes from the scan
-        const loss = bLoss[nid];
-        if (loss > RT_EPS) {
-          const s = 4 * nid;
-          tree.expand(
-            nid,
-            this.bFeat[nid],
-            this.bValue[nid],
-            this.bLeft[nid] === 1,
-            weight[nid],
-            f(calcWeight(p, bStats[s], bStats[s + 1]) * p.eta),
-            f(calcWeight(p, bStats[s + 2], bStats[s + 3]) * p.eta),
-            loss,
-            sh[nid],
-            bStats[s + 1],
-            bStats[s + 3],
-            0,
-          );
-        } else {
-          tree.setLeaf(nid, f(weight[nid] * p.eta));
+        for (let i = 0; i < qn; i++) {
+          if (this.forward[fid] === 1) this.scan(q[i], fid, grad, hess, false);
+          this.scan(q[i], fid, grad, hess, true);
         }
       }
+      for (let i = 0; i < qn; i++) this.apply(tree, q[i]);
       this.reserve(tree.numNodes);
-      // ResetPosition and the new nodes' sums in one pass over the rows (row order, as InitNewNode sums)
-      const { sg } = this;
-      const nsh = this.sh;
-      const left = tree.left;
-      const right = tree.right;
-      const feature = tree.feature;
-      const cond = tree.cond;
-      const defaultLeft = tree.defaultLeft;
-      for (let nid = tree.numNodes - 1; nid >= 0 && left[nid] === -1 && right[nid] === 0; nid--) {
-        sg[nid] = 0;
-        nsh[nid] = 0;
-      }
-      for (let r = 0; r < n; r++) {
-        const enc = pos[r];
-        const nid = enc < 0 ? ~enc : enc;
-        const l = left[nid];
-        if (l === -1) {
-          pos[r] = ~nid;
-          continue;
-        }
-        const v = data[r * nc + feature[nid]];
-        const c = cond[nid];
-        // present values by the threshold, missing values by the default direction
-        const child = v < c ? l : v >= c ? right[nid] : defaultLeft[nid] ? l : right[nid];
-        if (enc >= 0) {
-          pos[r] = child;
-          sg[child] += grad[r];
-          nsh[child] += hess[r];
-        } else pos[r] = ~child;
-      }
+      this.reposition(tree, grad, hess);
       const nq = this.next;
       let nn = 0;
+      const { left, right } = tree;
       for (let i = 0; i < qn; i++) {
         const nid = q[i];
         if (left[nid] === -1) continue;
         const l = left[nid];
-        const rc = right[nid];
-        this.setNode(l, sg[l], nsh[l]);
-        this.setNode(rc, sg[rc], nsh[rc]);
+        const r = right[nid];
+        this.setNode(l, this.sg[l], this.sh[l]);
+        this.setNode(r, this.sg[r], this.sh[r]);
         nq[nn++] = l;
-        nq[nn++] = rc;
+        nq[nn++] = r;
+        if (depth + 1 < this.maxDepth) this.partition(nid, l, r);
       }
       this.next = q;
       this.queue = nq;
@@ -257,6 +212,133 @@ export class ExactGrower {
     }
     prune(tree, p);
     return tree;
+  }
+
+  /** The root's rows, sums and column runs: the sorted columns without the rows left out. */
+  private initRoot(grad: Float32Array, hess: Float32Array, active: Uint8Array | undefined): void {
+    const { pos, cols, wRow, wVal, segStart, segEnd } = this;
+    const n = cols.numRows;
+    let g0 = 0;
+    let h0 = 0;
+    let all = true;
+    for (let r = 0; r < n; r++) {
+      const h = hess[r];
+      if (h < 0 || (active !== undefined && active[r] === 0)) {
+        pos[r] = ~0;
+        all = false;
+      } else {
+        pos[r] = 0;
+        g0 += grad[r];
+        h0 += h;
+      }
+    }
+    this.setNode(0, g0, h0);
+    const { rows, values, ptr } = cols;
+    if (all) {
+      wRow.set(rows);
+      wVal.set(values);
+    }
+    for (let c = 0; c < this.nc; c++) {
+      const s = ptr[c];
+      let w = s;
+      if (all) w = ptr[c + 1];
+      else {
+        for (let i = s; i < ptr[c + 1]; i++) {
+          const row = rows[i];
+          if (pos[row] === 0) {
+            wRow[w] = row;
+            wVal[w++] = values[i];
+          }
+        }
+      }
+      segStart[c] = s;
+      segEnd[c] = w;
+    }
+  }
+
+  /** The node's split from the scan (its fresh SplitEntry takes the scan's best when that gains). */
+  private apply(tree: RegTree, nid: number): void {
+    const p = this.p;
+    const loss = this.bLoss[nid];
+    if (loss > RT_EPS) {
+      const s = 4 * nid;
+      const st = this.bStats;
+      tree.expand(
+        nid,
+        this.bFeat[nid],
+        this.bValue[nid],
+        this.bLeft[nid] === 1,
+        this.weight[nid],
+        f(calcWeight(p, st[s], st[s + 1]) * p.eta),
+        f(calcWeight(p, st[s + 2], st[s + 3]) * p.eta),
+        loss,
+        this.sh[nid],
+        st[s + 1],
+        st[s + 3],
+        0,
+      );
+    } else {
+      tree.setLeaf(nid, f(this.weight[nid] * p.eta));
+    }
+  }
+
+  /** ResetPosition, and the new nodes' sums in the same pass (in row order, as InitNewNode sums). */
+  private reposition(tree: RegTree, grad: Float32Array, hess: Float32Array): void {
+    const { pos, data, sg, sh, nc } = this;
+    const { left, right, feature, cond, defaultLeft } = tree;
+    // the children just made: leaves whose right child is the "fresh" marker 0
+    for (let nid = tree.numNodes - 1; nid >= 0 && left[nid] === -1 && right[nid] === 0; nid--) {
+      sg[nid] = 0;
+      sh[nid] = 0;
+    }
+    for (let r = 0; r < pos.length; r++) {
+      const enc = pos[r];
+      const nid = enc < 0 ? ~enc : enc;
+      const l = left[nid];
+      if (l === -1) {
+        pos[r] = ~nid;
+        continue;
+      }
+      const v = data[r * nc + feature[nid]];
+      const c = cond[nid];
+      // present values by the threshold, missing values by the default direction
+      const child = v < c ? l : v >= c ? right[nid] : defaultLeft[nid] ? l : right[nid];
+      if (enc >= 0) {
+        pos[r] = child;
+        sg[child] += grad[r];
+        sh[child] += hess[r];
+      } else pos[r] = ~child;
+    }
+  }
+
+  /** Splits the node's run in every column into its children's runs, keeping the value order. */
+  private partition(nid: number, l: number, r: number): void {
+    const { pos, wRow, wVal, tRow, tVal, segStart, segEnd, nc } = this;
+    for (let c = 0; c < nc; c++) {
+      const s = segStart[nid * nc + c];
+      const e = segEnd[nid * nc + c];
+      let w = s;
+      let t = 0;
+      for (let i = s; i < e; i++) {
+        const row = wRow[i];
+        const child = pos[row];
+        if (child === l) {
+          wRow[w] = row;
+          wVal[w++] = wVal[i];
+        } else if (child === r) {
+          tRow[t] = row;
+          tVal[t++] = wVal[i];
+        }
+      }
+      segStart[l * nc + c] = s;
+      segEnd[l * nc + c] = w;
+      segStart[r * nc + c] = w;
+      for (let i = 0; i < t; i++) {
+        wRow[w] = tRow[i];
+        wVal[w++] = tVal[i];
+      }
+      segEnd[r * nc + c] = w;
+    }
   }
 
   /**
@@ -277,92 +359,91 @@ export class ExactGrower {
     }
   }
 
-  /** ColMaker::EnumerateSplit over one column, one direction, for every node of the level. */
-  private scan(fid: number, backward: boolean, grad: Float32Array, hess: Float32Array, q: Int32Array, qn: number) {
-    const { cols, pos, p, tg, th, tlast, sg, sh, rootGain, bLoss, bFeat, bValue, bLeft, bStats } = this;
-    const rows = cols.rows;
-    const values = cols.values;
-    const s = cols.ptr[fid];
-    const e = cols.ptr[fid + 1];
-    for (let i = 0; i < qn; i++) {
-      tg[q[i]] = 0;
-      th[q[i]] = 0;
-    }
-    const step = backward ? -1 : 1;
-    const begin = backward ? e - 1 : s;
-    const end = backward ? s - 1 : e;
+  /** ColMaker::EnumerateSplit for one node over its run of one column, one direction. */
+  private scan(nid: number, fid: number, grad: Float32Array, hess: Float32Array, backward: boolean): void {
+    const p = this.p;
+    const wRow = this.wRow;
+    const wVal = this.wVal;
+    const s = this.segStart[nid * this.nc + fid];
+    const e = this.segEnd[nid * this.nc + fid];
     const mcw = p.minChildWeight;
     const plain = p.maxDeltaStep === 0;
     const alpha = p.alpha;
     const lambda = p.lambda;
-    for (let i = begin; i !== end; i += step) {
-      const row = rows[i];
-      const nid = pos[row];
-      if (nid < 0) continue;
-      const fv = values[i];
-      const eh = th[nid];
+    const G = this.sg[nid];
+    const H = this.sh[nid];
+    const root = this.rootGain[nid];
+    let best = this.bLoss[nid];
+    let found = false;
+    let value = 0;
+    // the scanned side's sums at the best candidate
+    let fg = 0;
+    let fh = 0;
+    let eg = 0;
+    let eh = 0;
+    let last = this.tlast[nid];
+    const step = backward ? -1 : 1;
+    const end = backward ? s - 1 : e;
+    for (let i = backward ? e - 1 : s; i !== end; i += step) {
+      const fv = wVal[i];
+      const row = wRow[i];
       // ThreadEntry: a first hit (no hessian yet) only starts the sums
-      if (eh !== 0 && eh >= mcw && fv !== tlast[nid]) {
-        const eg = tg[nid];
-        const cg = sg[nid] - eg;
-        const ch = sh[nid] - eh;
+      if (eh !== 0 && eh >= mcw && fv !== last) {
+        const cg = G - eg;
+        const ch = H - eh;
         if (ch >= mcw) {
-          const last = tlast[nid];
-          let proposed = f(f(fv + last) * 0.5);
-          if (proposed === fv) proposed = last;
           let gain: number;
           if (plain) {
-            // calcSplitGain without max_delta_step, written out: the gain is symmetric in its sides
-            const tl = eg > alpha ? eg - alpha : eg < -alpha ? eg + alpha : 0;
-            const tr = cg > alpha ? cg - alpha : cg < -alpha ? cg + alpha : 0;
-            const a = eh <= 0 ? 0 : f(f(tl * tl) / f(eh + lambda));
-            const b = ch <= 0 ? 0 : f(f(tr * tr) / f(ch + lambda));
-            gain = backward ? f(b + a) : f(a + b);
-          } else gain = backward ? calcSplitGain(p, cg, ch, eg, eh) : calcSplitGain(p, eg, eh, cg, ch);
-          const loss = f(gain - rootGain[nid]);
+            // calcSplitGain without max_delta_step, written out (the gain is symmetric in its sides)
+            const ta = eg > alpha ? eg - alpha : eg < -alpha ? eg + alpha : 0;
+            const tb = cg > alpha ? cg - alpha : cg < -alpha ? cg + alpha : 0;
+            const a = eh <= 0 ? 0 : f(f(ta * ta) / f(eh + lambda));
+            const b = ch <= 0 ? 0 : f(f(tb * tb) / f(ch + lambda));
+            gain = f(a + b);
+          } else gain = calcSplitGain(p, eg, eh, cg, ch);
+          const loss = f(gain - root);
           // features are scanned in ascending order, so NeedReplace is "finite and larger"
-          if (loss > bLoss[nid] && loss !== Number.POSITIVE_INFINITY) {
-            bLoss[nid] = loss;
-            bFeat[nid] = fid;
-            bValue[nid] = proposed;
-            bLeft[nid] = backward ? 1 : 0;
-            const o = 4 * nid;
-            bStats[o] = backward ? cg : eg;
-            bStats[o + 1] = backward ? ch : eh;
-            bStats[o + 2] = backward ? eg : cg;
-            bStats[o + 3] = backward ? eh : ch;
+          if (loss > best && loss !== Number.POSITIVE_INFINITY) {
+            best = loss;
+            found = true;
+            value = f(f(fv + last) * 0.5);
+            if (value === fv) value = last;
+            fg = eg;
+            fh = eh;
           }
         }
       }
-      tg[nid] += grad[row];
-      th[nid] = eh + hess[row];
-      tlast[nid] = fv;
+      eg += grad[row];
+      eh += hess[row];
+      last = fv;
     }
-    // the split beyond the last value: every present value on one side
-    for (let i = 0; i < qn; i++) {
-      const nid = q[i];
-      const eg = tg[nid];
-      const eh = th[nid];
-      const cg = sg[nid] - eg;
-      const ch = sh[nid] - eh;
-      if (eh >= mcw && ch >= mcw) {
-        const gap = f(Math.abs(tlast[nid]) + RT_EPS);
-        const loss = backward
-          ? f(calcSplitGain(p, cg, ch, eg, eh) - rootGain[nid])
-          : f(calcSplitGain(p, eg, eh, cg, ch) - rootGain[nid]);
-        if (loss > bLoss[nid] && loss !== Number.POSITIVE_INFINITY) {
-          bLoss[nid] = loss;
-          bFeat[nid] = fid;
-          bValue[nid] = backward ? f(tlast[nid] - gap) : f(tlast[nid] + gap);
-          bLeft[nid] = backward ? 1 : 0;
-          const o = 4 * nid;
-          bStats[o] = backward ? cg : eg;
-          bStats[o + 1] = backward ? ch : eh;
-          bStats[o + 2] = backward ? eg : cg;
-          bStats[o + 3] = backward ? eh : ch;
-        }
+    this.tlast[nid] = last;
+    // the split beyond the last value: every present value on the scanned side
+    const cg = G - eg;
+    const ch = H - eh;
+    if (eh >= mcw && ch >= mcw) {
+      const loss = f(calcSplitGain(p, eg, eh, cg, ch) - root);
+      if (loss > best && loss !== Number.POSITIVE_INFINITY) {
+        best = loss;
+        found = true;
+        const gap = f(Math.abs(last) + RT_EPS);
+        value = backward ? f(last - gap) : f(last + gap);
+        fg = eg;
+        fh = eh;
       }
     }
+    if (!found) return;
+    this.bLoss[nid] = best;
+    this.bFeat[nid] = fid;
+    this.bValue[nid] = value;
+    this.bLeft[nid] = backward ? 1 : 0;
+    const o = 4 * nid;
+    const st = this.bStats;
+    // forward: the scanned side is the left child; backward: the right, missing values go left
+    st[o] = backward ? G - fg : fg;
+    st[o + 1] = backward ? H - fh : fh;
+    st[o + 2] = backward ? fg : G - fg;
+    st[o + 3] = backward ? fh : H - fh;
   }
 }
 
