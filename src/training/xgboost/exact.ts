@@ -31,33 +31,57 @@ export function sortColumns(data: Float32Array, numRows: number, numCols: number
   for (let c = 0; c < numCols; c++) ptr[c + 1] = ptr[c] + counts[c];
   const rows = new Int32Array(ptr[numCols]);
   const values = new Float32Array(ptr[numCols]);
-  const fill = ptr.slice(0, numCols);
-  for (let r = 0; r < numRows; r++) {
-    const b = r * numCols;
-    for (let c = 0; c < numCols; c++) {
-      const v = data[b + c];
-      if (!Number.isNaN(v)) {
-        rows[fill[c]] = r;
-        values[fill[c]++] = v;
-      }
-    }
-  }
   const density = new Float32Array(numCols);
+  const sorter = numRows <= ROW_SPAN ? keySort : radixSort;
   for (let c = 0; c < numCols; c++) {
-    const st = ptr[c];
-    const en = ptr[c + 1];
-    const order = sortedOrder(values.subarray(st, en), en - st);
-    const r2 = new Int32Array(en - st);
-    const v2 = new Float32Array(en - st);
-    for (let i = 0; i < order.length; i++) {
-      r2[i] = rows[st + order[i]];
-      v2[i] = values[st + order[i]];
-    }
-    rows.set(r2, st);
-    values.set(v2, st);
+    sorter(data, numRows, numCols, c, rows.subarray(ptr[c], ptr[c + 1]));
+    for (let i = ptr[c]; i < ptr[c + 1]; i++) values[i] = data[rows[i] * numCols + c];
     density[c] = f(1 - f(numRows - counts[c]) / numRows);
   }
   return { numRows, numCols, ptr, rows, values, density };
+}
+
+/** Rows up to 2^21: a float32's order-preserving 32 bits and the row fit one double's 53 bits. */
+const ROW_SPAN = 2 ** 21;
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/**
+ * Column c's rows with a present value in ascending value order, ties by row, into out: one native
+ * sort of (order-preserving bits of the value) · 2^21 + row.
+ */
+function keySort(data: Float32Array, numRows: number, numCols: number, c: number, out: Int32Array): void {
+  const keys = new Float64Array(out.length);
+  let m = 0;
+  for (let r = 0; r < numRows; r++) {
+    const v = data[r * numCols + c];
+    if (v !== v) continue; // NaN: missing
+    f32[0] = v;
+    const u = u32[0];
+    const bits = u >= 0x80000000 ? 0xffffffff - u : u + 0x80000000;
+    keys[m++] = bits * ROW_SPAN + r;
+  }
+  keys.sort();
+  for (let i = 0; i < m; i++) {
+    const k = keys[i];
+    out[i] = k - Math.floor(k / ROW_SPAN) * ROW_SPAN;
+  }
+}
+
+/** keySort for more rows: a stable radix sort of the column's present values. */
+function radixSort(data: Float32Array, numRows: number, numCols: number, c: number, out: Int32Array): void {
+  const vals = new Float32Array(out.length);
+  const rows = new Int32Array(out.length);
+  let m = 0;
+  for (let r = 0; r < numRows; r++) {
+    const v = data[r * numCols + c];
+    if (!Number.isNaN(v)) {
+      rows[m] = r;
+      vals[m++] = v;
+    }
+  }
+  const order = sortedOrder(vals, m);
+  for (let i = 0; i < m; i++) out[i] = rows[order[i]];
 }
 
 /**

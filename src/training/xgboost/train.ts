@@ -80,6 +80,29 @@ function predictInto(trees: RegTree[], groups: number[], d: DMatrix, margins: Fl
   }
 }
 
+// The per-row loops of a round live in small functions of their own: inside train() they would make
+// V8 compile all of train() on the stack (OSR) while the first job runs.
+
+/** Output group g's gradients, contiguous. */
+function groupGradients(
+  grad: Float32Array,
+  hess: Float32Array,
+  k: number,
+  g: number,
+  outG: Float32Array,
+  outH: Float32Array,
+): void {
+  for (let r = 0; r < outG.length; r++) {
+    outG[r] = grad[r * k + g];
+    outH[r] = hess[r * k + g];
+  }
+}
+
+/** Bernoulli row sampling for the exact updater; rows with a negative hessian draw nothing. */
+function sampleRows(rng: Rng, subsample: number, hess: Float32Array, active: Uint8Array): void {
+  for (let r = 0; r < active.length; r++) active[r] = hess[r] >= 0 && rng.next() < subsample ? 1 : 0;
+}
+
 export async function train(
   params: TrainParams,
   dtrain: DMatrix,
@@ -154,10 +177,7 @@ export async function train(
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
       obj.gradients(trainMargins, dtrain.labels, dtrain.weights, grad, hess);
       for (let g = 0; g < k; g++) {
-        for (let r = 0; r < n; r++) {
-          gGrad[r] = grad[r * k + g];
-          gHess[r] = hess[r * k + g];
-        }
+        groupGradients(grad, hess, k, g, gGrad, gHess);
         const sampler = new ColumnSampler(
           rng,
           nc,
@@ -167,9 +187,7 @@ export async function train(
         );
         let tree: RegTree;
         if (method === 'exact') {
-          if (active !== undefined) {
-            for (let r = 0; r < n; r++) active[r] = gHess[r] >= 0 && rng.next() < params.subsample ? 1 : 0;
-          }
+          if (active !== undefined) sampleRows(rng, params.subsample, gHess, active);
           exact ??= new ExactGrower(cols as SortedColumns, dtrain.data, sp, params.max_depth);
           tree = exact.grow(gGrad, gHess, active, sampler);
           // the prediction cache from the rows' final positions
