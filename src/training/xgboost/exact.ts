@@ -337,22 +337,25 @@ export class ExactGrower {
 
   /** Splits the node's run in every column into its children's runs, keeping the value order. */
   private partition(nid: number, l: number, r: number): void {
+    if (r !== l + 1) throw new Error('exact: children are expected to be allocated side by side');
     const { pos, wRow, wVal, tRow, tVal, segStart, segEnd, nc } = this;
     for (let c = 0; c < nc; c++) {
       const s = segStart[nid * nc + c];
       const e = segEnd[nid * nc + c];
       let w = s;
       let t = 0;
+      // every row of the run is in l or in r = l + 1 now: written to both sides, kept on one (no
+      // branch on a coin flip)
       for (let i = s; i < e; i++) {
         const row = wRow[i];
-        const child = pos[row];
-        if (child === l) {
-          wRow[w] = row;
-          wVal[w++] = wVal[i];
-        } else if (child === r) {
-          tRow[t] = row;
-          tVal[t++] = wVal[i];
-        }
+        const v = wVal[i];
+        const right = pos[row] - l;
+        wRow[w] = row;
+        wVal[w] = v;
+        tRow[t] = row;
+        tVal[t] = v;
+        w += 1 - right;
+        t += right;
       }
       segStart[l * nc + c] = s;
       segEnd[l * nc + c] = w;
@@ -417,7 +420,12 @@ export class ExactGrower {
         const ch = H - eh;
         if (ch >= mcw) {
           let gain: number;
-          if (plain) {
+          if (plain && alpha === 0) {
+            // ThresholdL1(g, 0)² is g²
+            const a = eh <= 0 ? 0 : f(f(eg * eg) / f(eh + lambda));
+            const b = ch <= 0 ? 0 : f(f(cg * cg) / f(ch + lambda));
+            gain = f(a + b);
+          } else if (plain) {
             // calcSplitGain without max_delta_step, written out (the gain is symmetric in its sides)
             const ta = eg > alpha ? eg - alpha : eg < -alpha ? eg + alpha : 0;
             const tb = cg > alpha ? cg - alpha : cg < -alpha ? cg + alpha : 0;
