@@ -55,7 +55,7 @@ function keySort(data: Float32Array, numRows: number, numCols: number, c: number
   let m = 0;
   for (let r = 0; r < numRows; r++) {
     const v = data[r * numCols + c];
-    if (v !== v) continue; // NaN: missing
+    if (Number.isNaN(v)) continue; // missing
     f32[0] = v;
     const u = u32[0];
     const bits = u >= 0x80000000 ? 0xffffffff - u : u + 0x80000000;
@@ -360,11 +360,11 @@ export class ExactGrower {
       segStart[l * nc + c] = s;
       segEnd[l * nc + c] = w;
       segStart[r * nc + c] = w;
-      for (let i = 0; i < t; i++) {
-        wRow[w] = tRow[i];
-        wVal[w++] = tVal[i];
+      segEnd[r * nc + c] = w + t;
+      if (t > 0) {
+        wRow.set(tRow.subarray(0, t), w);
+        wVal.set(tVal.subarray(0, t), w);
       }
-      segEnd[r * nc + c] = w;
     }
   }
 
