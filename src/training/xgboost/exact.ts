@@ -41,6 +41,9 @@ export function sortColumns(data: Float32Array, numRows: number, numCols: number
   return { numRows, numCols, ptr, rows, values, density };
 }
 
+/** the relative slack of the gain bound in ExactGrower.scan, well above float's rounding (~6e-8 a step) */
+const BOUND_EPS = 1e-6;
+
 /** Rows up to 2^21: a float32's order-preserving 32 bits and the row fit one double's 53 bits. */
 const ROW_SPAN = 2 ** 21;
 const f32 = new Float32Array(1);
@@ -401,6 +404,9 @@ export class ExactGrower {
     const H = this.sh[nid];
     const root = this.rootGain[nid];
     let best = this.bLoss[nid];
+    // see the bound below: only without max_delta_step, where the gain is g²/(h+λ) per side
+    const bound = plain && alpha >= 0;
+    let bar = best + root - BOUND_EPS * (Math.abs(best) + Math.abs(root));
     let found = false;
     let value = 0;
     // the scanned side's sums at the best candidate
@@ -418,25 +424,35 @@ export class ExactGrower {
       if (eh !== 0 && eh >= mcw && fv !== last) {
         const cg = G - eg;
         const ch = H - eh;
-        if (ch >= mcw) {
+        // A candidate's gain is computed only when a bound in double says it might beat the best:
+        // gain ≤ D = eg²/(eh+λ) + cg²/(ch+λ) (ThresholdL1 only shrinks |g|), the float roundings
+        // add at most ~4·2⁻²⁴ relative, so D·(1+2e-6) < best + root - 1e-6·(|best|+|root|)
+        // means the float loss cannot exceed best. D is compared cross-multiplied (no division).
+        const P = eh + lambda;
+        const Q = ch + lambda;
+        if (
+          ch >= mcw &&
+          !(bound && P > 0 && Q > 0 && (eg * eg * Q + cg * cg * P) * (1 + 2 * BOUND_EPS) < bar * P * Q)
+        ) {
           let gain: number;
           if (plain && alpha === 0) {
             // ThresholdL1(g, 0)² is g²
-            const a = eh <= 0 ? 0 : f(f(eg * eg) / f(eh + lambda));
-            const b = ch <= 0 ? 0 : f(f(cg * cg) / f(ch + lambda));
+            const a = eh <= 0 ? 0 : f(f(eg * eg) / f(P));
+            const b = ch <= 0 ? 0 : f(f(cg * cg) / f(Q));
             gain = f(a + b);
           } else if (plain) {
             // calcSplitGain without max_delta_step, written out (the gain is symmetric in its sides)
             const ta = eg > alpha ? eg - alpha : eg < -alpha ? eg + alpha : 0;
             const tb = cg > alpha ? cg - alpha : cg < -alpha ? cg + alpha : 0;
-            const a = eh <= 0 ? 0 : f(f(ta * ta) / f(eh + lambda));
-            const b = ch <= 0 ? 0 : f(f(tb * tb) / f(ch + lambda));
+            const a = eh <= 0 ? 0 : f(f(ta * ta) / f(P));
+            const b = ch <= 0 ? 0 : f(f(tb * tb) / f(Q));
             gain = f(a + b);
           } else gain = calcSplitGain(p, eg, eh, cg, ch);
           const loss = f(gain - root);
           // features are scanned in ascending order, so NeedReplace is "finite and larger"
           if (loss > best && loss !== Number.POSITIVE_INFINITY) {
             best = loss;
+            bar = best + root - BOUND_EPS * (Math.abs(best) + Math.abs(root));
             found = true;
             value = f(f(fv + last) * 0.5);
             if (value === fv) value = last;
