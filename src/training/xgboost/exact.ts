@@ -147,9 +147,14 @@ export class ExactGrower {
   private readonly tRow: Int32Array;
   private readonly tVal: Float32Array;
   private cap = 0;
-  /** per node × column: the node's run within the column (index nid * numCols + column) */
-  private segStart = new Int32Array(0);
-  private segEnd = new Int32Array(0);
+  /**
+   * Per node of the current level × column: the node's run within the column (index: the node's
+   * place in the level's queue * numCols + column); next* for the level being made.
+   */
+  private runStart = new Int32Array(0);
+  private runEnd = new Int32Array(0);
+  private nextStart = new Int32Array(0);
+  private nextEnd = new Int32Array(0);
   // snode_: sums in double, weight and root gain as float
   private sg = new Float64Array(0);
   private sh = new Float64Array(0);
@@ -192,7 +197,8 @@ export class ExactGrower {
     this.wVal = new Float32Array(cols.values.length);
     this.tRow = new Int32Array(longest);
     this.tVal = new Float32Array(longest);
-    this.reserve(Math.min(2 ** Math.min(maxDepth + 1, 20), 2 * cols.numRows + 1));
+    this.reserve(Math.min(2 ** Math.min(maxDepth + 1, 8), 2 * cols.numRows + 1));
+    this.reserveRuns(1);
   }
 
   private reserve(nodes: number): void {
@@ -203,8 +209,6 @@ export class ExactGrower {
       b.set(a);
       return b;
     };
-    this.segStart = grow(this.segStart, cap * this.nc);
-    this.segEnd = grow(this.segEnd, cap * this.nc);
     this.sg = grow(this.sg, cap);
     this.sh = grow(this.sh, cap);
     this.weight = grow(this.weight, cap);
@@ -218,6 +222,22 @@ export class ExactGrower {
     this.queue = grow(this.queue, cap);
     this.next = grow(this.next, cap);
     this.cap = cap;
+  }
+
+  /** Room for the runs of a level of `width` nodes (the current level's runs are kept). */
+  private reserveRuns(width: number): void {
+    const need = width * this.nc;
+    if (need <= this.nextStart.length) return;
+    const size = Math.max(need, 2 * this.nextStart.length);
+    const keep = (a: Int32Array) => {
+      const b = new Int32Array(size);
+      b.set(a);
+      return b;
+    };
+    this.runStart = keep(this.runStart);
+    this.runEnd = keep(this.runEnd);
+    this.nextStart = new Int32Array(size);
+    this.nextEnd = new Int32Array(size);
   }
 
   /** InitNewNode for one node from its sums. */
@@ -247,12 +267,13 @@ export class ExactGrower {
       for (let j = 0; j < feats.length; j++) {
         const fid = feats[j];
         for (let i = 0; i < qn; i++) {
-          if (this.forward[fid] === 1) this.scan(q[i], fid, grad, hess, false);
-          this.scan(q[i], fid, grad, hess, true);
+          if (this.forward[fid] === 1) this.scan(q[i], i, fid, grad, hess, false);
+          this.scan(q[i], i, fid, grad, hess, true);
         }
       }
       for (let i = 0; i < qn; i++) this.apply(tree, q[i]);
       this.reserve(tree.numNodes);
+      this.reserveRuns(tree.numNodes - q[qn - 1] - 1);
       this.reposition(tree, grad, hess);
       const nq = this.next;
       let nn = 0;
@@ -266,10 +287,15 @@ export class ExactGrower {
         this.setNode(r, this.sg[r], this.sh[r]);
         nq[nn++] = l;
         nq[nn++] = r;
-        if (depth + 1 < this.maxDepth) this.partition(nid, l, r);
+        if (depth + 1 < this.maxDepth) this.partition(i, nn - 2, l, r);
       }
       this.next = q;
       this.queue = nq;
+      const { runStart, runEnd } = this;
+      this.runStart = this.nextStart;
+      this.runEnd = this.nextEnd;
+      this.nextStart = runStart;
+      this.nextEnd = runEnd;
       q = nq;
       qn = nn;
       if (qn === 0) break;
@@ -286,7 +312,7 @@ export class ExactGrower {
 
   /** The root's rows, sums and column runs: the sorted columns without the rows left out. */
   private initRoot(grad: Float32Array, hess: Float32Array, active: Uint8Array | undefined): void {
-    const { pos, cols, wRow, wVal, segStart, segEnd } = this;
+    const { pos, cols, wRow, wVal, runStart, runEnd } = this;
     const n = cols.numRows;
     let g0 = 0;
     let h0 = 0;
@@ -321,8 +347,8 @@ export class ExactGrower {
           }
         }
       }
-      segStart[c] = s;
-      segEnd[c] = w;
+      runStart[c] = s;
+      runEnd[c] = w;
     }
   }
 
@@ -381,13 +407,16 @@ export class ExactGrower {
     }
   }
 
-  /** Splits the node's run in every column into its children's runs, keeping the value order. */
-  private partition(nid: number, l: number, r: number): void {
+  /**
+   * Splits the runs of the node at place qi of the level in every column into its children's runs
+   * (places k and k + 1 of the next level), keeping the value order.
+   */
+  private partition(qi: number, k: number, l: number, r: number): void {
     if (r !== l + 1) throw new Error('exact: children are expected to be allocated side by side');
-    const { pos, wRow, wVal, tRow, tVal, segStart, segEnd, nc } = this;
+    const { pos, wRow, wVal, tRow, tVal, runStart, runEnd, nextStart, nextEnd, nc } = this;
     for (let c = 0; c < nc; c++) {
-      const s = segStart[nid * nc + c];
-      const e = segEnd[nid * nc + c];
+      const s = runStart[qi * nc + c];
+      const e = runEnd[qi * nc + c];
       let w = s;
       let t = 0;
       // every row of the run is in l or in r = l + 1 now: written to both sides, kept on one (no
@@ -403,10 +432,10 @@ export class ExactGrower {
         w += 1 - right;
         t += right;
       }
-      segStart[l * nc + c] = s;
-      segEnd[l * nc + c] = w;
-      segStart[r * nc + c] = w;
-      segEnd[r * nc + c] = w + t;
+      nextStart[k * nc + c] = s;
+      nextEnd[k * nc + c] = w;
+      nextStart[(k + 1) * nc + c] = w;
+      nextEnd[(k + 1) * nc + c] = w + t;
       if (t > 0) {
         wRow.set(tRow.subarray(0, t), w);
         wVal.set(tVal.subarray(0, t), w);
@@ -433,12 +462,12 @@ export class ExactGrower {
   }
 
   /** ColMaker::EnumerateSplit for one node over its run of one column, one direction. */
-  private scan(nid: number, fid: number, grad: Float32Array, hess: Float32Array, backward: boolean): void {
+  private scan(nid: number, qi: number, fid: number, grad: Float32Array, hess: Float32Array, backward: boolean): void {
     const p = this.p;
     const wRow = this.wRow;
     const wVal = this.wVal;
-    const s = this.segStart[nid * this.nc + fid];
-    const e = this.segEnd[nid * this.nc + fid];
+    const s = this.runStart[qi * this.nc + fid];
+    const e = this.runEnd[qi * this.nc + fid];
     const mcw = p.minChildWeight;
     const plain = p.maxDeltaStep === 0;
     const alpha = p.alpha;
