@@ -141,7 +141,8 @@ function readTree(t: unknown, i: number): DocTree {
   const n = int(tp, 'num_nodes', `${where}.tree_param`);
   if (n < 1) throw new ModelWriteError(`model document: ${where} has ${n} nodes`);
   const numDeleted = int(tp, 'num_deleted', `${where}.tree_param`, 0);
-  if (numDeleted < 0 || numDeleted >= n) throw new ModelWriteError(`model document: ${where} has ${numDeleted} deleted nodes`);
+  if (numDeleted < 0 || numDeleted >= n)
+    throw new ModelWriteError(`model document: ${where} has ${numDeleted} deleted nodes`);
   const splitType = t.split_type;
   if (Array.isArray(splitType) && splitType.some((x) => x !== 0)) {
     throw new ModelWriteError(`model document: ${where} has categorical splits, which the binary format cannot hold`);
