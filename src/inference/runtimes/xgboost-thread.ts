@@ -9,7 +9,7 @@ import { ContainerFailure } from '../failure.js';
 import type { ThreadLoadArgs, ThreadModel } from '../threads/protocol.js';
 import {
   type ContainerVersion,
-  invokeXGBoost,
+  invokeXGBoostBytes,
   loadXGBoostModel,
   XGBoostServingError,
   type XGBoostModel,
@@ -37,13 +37,17 @@ export async function openXGBoost(modelDir: string, o: XGBoostOptions): Promise<
     model,
     invoke(req: InvocationRequest): InvocationResult {
       try {
-        const r = invokeXGBoost(model, o.version, {
+        const r = invokeXGBoostBytes(model, o.version, {
           body: req.body,
           contentType: req.contentType,
           accept: req.accept,
           batch: o.batch,
         });
-        return { body: r.body === '' ? EMPTY : Buffer.from(r.body), contentType: r.contentType };
+        const b = r.body;
+        return {
+          body: b.length === 0 ? EMPTY : Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+          contentType: r.contentType,
+        };
       } catch (e) {
         if (e instanceof XGBoostServingError) throw new ContainerFailure('response', e.httpStatus, e.message);
         throw new ContainerFailure('response', 500, e instanceof Error ? e.message : String(e));

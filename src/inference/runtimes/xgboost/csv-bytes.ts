@@ -1,0 +1,107 @@
+// The common text/csv request read straight from its bytes into float32 rows, without a string per
+// cell: a batch transform payload of 130,000 rows decodes in a few milliseconds instead of ~0.3 s.
+//
+// It accepts only bodies made of ASCII digits, '.', '-', ',' and '\n' (trailing newlines allowed, no
+// leading ones), every cell empty (missing, NaN) or a plain decimal ([-]digits[.digits]), every row
+// as wide as the first, and a width the model takes (num_feature or one fewer). For anything else it
+// answers undefined and the string decoder of serving.ts reads the body — and words its errors — as
+// before, so this is purely a faster route to the same result.
+//
+// The values are bit-identical to that decoder's (Python float(), i.e. JavaScript Number(), then the
+// float32 rounding of the Float32Array store, as numpy's float64 → DMatrix float32): a decimal with at
+// most 15 significant digits and at most 22 fraction digits is m / 10^k with m < 2^53 and 10^k both
+// exact doubles, so the one IEEE division is the correctly rounded double of the decimal, which is
+// what Number() returns (Clinger's fast path). Other decimals are read with Number() itself.
+
+/** 10^k for k = 0..22, each an exact double (built by exact multiplications, not Math.pow). */
+const POW10: number[] = [1];
+for (let k = 1; k <= 22; k++) POW10.push(POW10[k - 1]! * 10);
+
+const NL = 10;
+const COMMA = 44;
+const DOT = 46;
+const MINUS = 45;
+
+export interface CsvRows {
+  /** row-major, numFeatures values per row, NaN = missing */
+  readonly rows: Float32Array;
+  readonly nRows: number;
+}
+
+/** Reads `body` as CSV rows of `nf` features, or returns undefined when it is not the plain case. */
+export function decodeCsvBytes(body: Uint8Array, nf: number): CsvRows | undefined {
+  const b = body;
+  let end = b.length;
+  while (end > 0 && b[end - 1] === NL) end--;
+  if (end === 0 || b[0] === NL) return undefined;
+  let firstEnd = 0;
+  let cols = 1;
+  for (; firstEnd < end && b[firstEnd] !== NL; firstEnd++) if (b[firstEnd] === COMMA) cols++;
+  if (cols !== nf && cols + 1 !== nf) return undefined;
+  // Room for the rows guessed from the first line's length; grown by doubling when short.
+  let cap = Math.ceil((end / (firstEnd + 1)) * 1.25) + 16;
+  let rows = new Float32Array(cap * nf);
+  let nRows = 0;
+  let p = 0;
+  for (;;) {
+    if (nRows === cap) {
+      cap *= 2;
+      const grown = new Float32Array(cap * nf);
+      grown.set(rows);
+      rows = grown;
+    }
+    const o = nRows * nf;
+    let c = 0;
+    for (;;) {
+      // One cell, from p to the next ',' or '\n' (or the end).
+      const s = p;
+      let m = 0;
+      let sig = 0;
+      let digits = 0;
+      let frac = 0;
+      let dot = false;
+      let ch = 0;
+      for (; p < end; p++) {
+        ch = b[p]!;
+        const d = ch - 48;
+        if (d >= 0 && d <= 9) {
+          digits++;
+          if (dot) frac++;
+          if (m !== 0 || d !== 0) sig++;
+          m = m * 10 + d;
+        } else if (ch === COMMA || ch === NL) {
+          break;
+        } else if (ch === DOT && !dot) {
+          dot = true;
+        } else if (!(ch === MINUS && p === s)) {
+          return undefined;
+        }
+      }
+      if (c === cols) return undefined; // a row wider than the first
+      let v: number;
+      if (p === s) v = Number.NaN;
+      else if (digits === 0)
+        return undefined; // "-", ".", "-."
+      else if (sig <= 15 && frac <= 22) {
+        v = frac === 0 ? m : m / POW10[frac]!;
+        if (b[s] === MINUS) v = -v;
+      } else v = Number(latin1(b, s, p));
+      rows[o + c] = v;
+      c++;
+      if (p >= end || ch === NL) break;
+      p++; // past ','
+    }
+    if (c !== cols) return undefined; // a row narrower than the first
+    for (; c < nf; c++) rows[o + c] = Number.NaN;
+    nRows++;
+    if (p >= end) break;
+    p++; // past '\n'
+  }
+  return { rows: rows.subarray(0, nRows * nf), nRows };
+}
+
+function latin1(b: Uint8Array, from: number, to: number): string {
+  let s = '';
+  for (let i = from; i < to; i++) s += String.fromCharCode(b[i]!);
+  return s;
+}
