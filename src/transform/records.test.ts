@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { batches, lines } from './records.js';
+import { batches, lines, payloads } from './records.js';
 
 async function* chunks(...parts: string[]) {
   for (const p of parts) yield Buffer.from(p);
@@ -48,4 +48,53 @@ test('a record larger than MaxPayloadInMB fails naming the object and record', a
     ),
     /Record 2 of s3:\/\/b\/big\.csv is 50 bytes/,
   );
+});
+
+test('payloads cut from the bytes are exactly the MultiRecord batches: bodies, numbers, records, errors', async () => {
+  let seed = 16;
+  const r = () => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return seed / 4294967296;
+  };
+  const uri = 's3://b/k.csv';
+  const pieces = ['0.5', '1,2,3', 'abc', '', '\r', 'x'.repeat(30)];
+  let compared = 0;
+  let refused = 0;
+  for (let trial = 0; trial < 400; trial++) {
+    let text = '';
+    const nLines = Math.floor(r() * 40);
+    for (let i = 0; i < nLines; i++) {
+      text += pieces[Math.floor(r() * pieces.length)]! + (r() < 0.15 ? '\r\n' : '\n');
+    }
+    if (r() < 0.5) text += pieces[Math.floor(r() * pieces.length)]!; // a last line without '\n'
+    // Random chunking, down to single bytes.
+    const parts: string[] = [];
+    for (let at = 0; at < text.length; ) {
+      const len = 1 + Math.floor(r() * 20);
+      parts.push(text.slice(at, at + len));
+      at += len;
+    }
+    const maxBytes = 8 + Math.floor(r() * 60);
+    const run = async (g: AsyncGenerator<{ first: number; count: number; body: Buffer; records: Buffer[] }>) => {
+      try {
+        return (await collect(g)).map((b) => ({
+          first: b.first,
+          count: b.count,
+          body: b.body.toString(),
+          records: b.records.map(String),
+        }));
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    const want = await run(batches(chunks(...parts), { split: 'Line', multi: true, maxBytes, uri }));
+    const got = await run(payloads(chunks(...parts), { maxBytes, uri }));
+    assert.deepEqual(got, want, JSON.stringify({ text, parts, maxBytes }));
+    if (typeof want === 'string') refused++;
+    else {
+      for (const b of want) assert.equal(b.count, b.records.length);
+      compared++;
+    }
+  }
+  assert.ok(compared > 100 && refused > 50, `compared ${compared}, refused ${refused}`);
 });
