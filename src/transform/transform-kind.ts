@@ -7,6 +7,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { CreateTransformJobRequest } from '../generated/sagemaker/shapes.js';
 import type { DeployedVariant, InferenceEngine } from '../inference/engine.js';
+import { checkRoleAccess, type JobAccess } from '../jobs/job-access.js';
 import { JobFailure } from '../jobs/job-failure.js';
 import { type TableJobDoc, type TableWork, tableJobKind } from '../jobs/table-job.js';
 import type { JobKind } from '../jobs/types.js';
@@ -31,6 +32,8 @@ export interface TransformOptions {
   readonly engine: InferenceEngine;
   readonly appendLogs: AppendLogs;
   readonly concurrency?: number;
+  /** What roles may do with S3 (a credentials file in force); the model's ExecutionRoleArn is checked. */
+  readonly access?: JobAccess;
 }
 
 export function transformKind(o: TransformOptions): JobKind<TableWork> {
@@ -62,6 +65,13 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
           throw new JobFailure(`ClientError: ${(e as Error).message}`);
         }
         const { containers } = model;
+        // A transform job reads its input and writes its output as the model's execution role.
+        checkRoleAccess(
+          o.access,
+          (JSON.parse(model.row.doc) as { ExecutionRoleArn?: string }).ExecutionRoleArn ?? '',
+          [doc.TransformInput.DataSource.S3DataSource.S3Uri],
+          [doc.TransformOutput.S3OutputPath],
+        );
         const objects = await resolveChannel(
           o.blobs,
           { ChannelName: 'input', DataSource: { S3DataSource: { ...doc.TransformInput.DataSource.S3DataSource } } },
