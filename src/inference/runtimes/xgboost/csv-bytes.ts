@@ -9,7 +9,7 @@
 //
 // The values are bit-identical to that decoder's (Python float(), i.e. JavaScript Number(), then the
 // float32 rounding of the Float32Array store, as numpy's float64 → DMatrix float32): a decimal with at
-// most 15 significant digits and at most 22 fraction digits is m / 10^k with m < 2^53 and 10^k both
+// most 22 fraction digits whose digits make an integer m < 2^53 is m / 10^k with m and 10^k both
 // exact doubles, so the one IEEE division is the correctly rounded double of the decimal, which is
 // what Number() returns (Clinger's fast path). Other decimals are read with Number() itself.
 
@@ -53,38 +53,40 @@ export function decodeCsvBytes(body: Uint8Array, nf: number): CsvRows | undefine
     const o = nRows * nf;
     let c = 0;
     for (;;) {
-      // One cell, from p to the next ',' or '\n' (or the end).
+      // One cell, from p to the next ',' or '\n' (or the end): [-]digits[.digits], or empty.
       const s = p;
+      const neg = p < end && b[p] === MINUS;
+      if (neg) p++;
+      const from = p;
       let m = 0;
-      let sig = 0;
-      let digits = 0;
-      let frac = 0;
-      let dot = false;
-      let ch = 0;
       for (; p < end; p++) {
-        ch = b[p]!;
-        const d = ch - 48;
-        if (d >= 0 && d <= 9) {
-          digits++;
-          if (dot) frac++;
-          if (m !== 0 || d !== 0) sig++;
-          m = m * 10 + d;
-        } else if (ch === COMMA || ch === NL) {
-          break;
-        } else if (ch === DOT && !dot) {
-          dot = true;
-        } else if (!(ch === MINUS && p === s)) {
-          return undefined;
-        }
+        const d = b[p]! - 48;
+        if (d < 0 || d > 9) break;
+        m = m * 10 + d;
       }
+      let digits = p - from;
+      let frac = 0;
+      if (p < end && b[p] === DOT) {
+        const f = ++p;
+        for (; p < end; p++) {
+          const d = b[p]! - 48;
+          if (d < 0 || d > 9) break;
+          m = m * 10 + d;
+        }
+        frac = p - f;
+        digits += frac;
+      }
+      const ch = p < end ? b[p]! : NL;
+      if (ch !== COMMA && ch !== NL) return undefined;
       if (c === cols) return undefined; // a row wider than the first
       let v: number;
       if (p === s) v = Number.NaN;
       else if (digits === 0)
         return undefined; // "-", ".", "-."
-      else if (sig <= 15 && frac <= 22) {
+      // m grew by exact steps while below 2^53 (once past it, it stays past): exact iff ≤ 2^53 - 1.
+      else if (m <= Number.MAX_SAFE_INTEGER && frac <= 22) {
         v = frac === 0 ? m : m / POW10[frac]!;
-        if (b[s] === MINUS) v = -v;
+        if (neg) v = -v;
       } else v = Number(latin1(b, s, p));
       rows[o + c] = v;
       c++;
