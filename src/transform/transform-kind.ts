@@ -97,8 +97,8 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
           });
         log.write(`Slipway transform job ${row.name}: ${objects.length} object(s), model ${doc.ModelName}`);
         const out = doc.TransformOutput.S3OutputPath.replace(/\/+$/, '');
-        // Objects go through side by side (as many as requests may be in flight), sharing the
-        // MaxConcurrentTransforms requests: small objects keep every worker busy too.
+        // Objects go through side by side, sharing the MaxConcurrentTransforms requests: small
+        // objects keep every worker busy too.
         const slots = new Slots(conc);
         const failed = new AbortController();
         const signal = AbortSignal.any([ctx.signal, failed.signal]);
@@ -115,7 +115,9 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
             log.write(`${obj.uri} → ${target}`);
           }
         };
-        const lanes = Array.from({ length: Math.min(conc, objects.length) }, () =>
+        // Twice as many objects as requests, so that one object's upload finishing (its fsync) or its
+        // next read leaves no request slot idle.
+        const lanes = Array.from({ length: Math.min(2 * conc, objects.length) }, () =>
           lane().catch((e: unknown) => {
             first ??= { error: e };
             failed.abort(e);
