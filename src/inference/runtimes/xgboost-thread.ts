@@ -9,6 +9,7 @@ import { ContainerFailure } from '../failure.js';
 import type { ThreadLoadArgs, ThreadModel } from '../threads/protocol.js';
 import {
   type ContainerVersion,
+  type Scratch,
   invokeXGBoostBytes,
   loadXGBoostModel,
   XGBoostServingError,
@@ -33,16 +34,23 @@ const EMPTY = new Uint8Array(0);
 export async function openXGBoost(modelDir: string, o: XGBoostOptions): Promise<ServedXGBoost> {
   const bytes = await readFile(join(modelDir, ...o.file.split('/')));
   const model = loadXGBoostModel(bytes);
+  // Requests run one at a time here: their rows and answer bytes reuse the same memory.
+  const scratch: Scratch = {};
   return {
     model,
     invoke(req: InvocationRequest): InvocationResult {
       try {
-        const r = invokeXGBoostBytes(model, o.version, {
-          body: req.body,
-          contentType: req.contentType,
-          accept: req.accept,
-          batch: o.batch,
-        });
+        const r = invokeXGBoostBytes(
+          model,
+          o.version,
+          {
+            body: req.body,
+            contentType: req.contentType,
+            accept: req.accept,
+            batch: o.batch,
+          },
+          scratch,
+        );
         const b = r.body;
         return {
           body: b.length === 0 ? EMPTY : Buffer.from(b.buffer, b.byteOffset, b.byteLength),

@@ -8,6 +8,7 @@ import {
   encodeLines,
   encodeResponse,
   parseContainerVersion,
+  type Scratch,
   XGBoostServingError,
 } from './index.js';
 
@@ -156,6 +157,29 @@ describe('decodeCsvBytes: CSV bytes straight into float32 rows', () => {
     const d = decodeCsvBytes(enc(body), 2)!;
     assert.equal(d.nRows, 5001);
     assert.deepEqual(bits(d.rows), bits(textRoute(body, 2) as Float32Array));
+  });
+});
+
+describe('a scratch lent for one request at a time', () => {
+  test('rows and answer bytes reuse its memory and come out the same', () => {
+    const scratch: Scratch = {};
+    const big = `${'1.5,2,3\n'.repeat(1000)}`;
+    const first = decodeCsvBytes(enc(big), 3, scratch)!;
+    assert.equal(first.rows.buffer, scratch.rows!.buffer);
+    assert.deepEqual(bits(first.rows), bits(decodeCsvBytes(enc(big), 3)!.rows));
+    const small = decodeCsvBytes(enc('4,5,6\n7,,9'), 3, scratch)!;
+    assert.equal(small.rows.buffer, scratch.rows!.buffer, 'the larger memory is reused');
+    assert.deepEqual(Array.from(small.rows), [4, 5, 6, 7, Number.NaN, 9]);
+    // Growing past the first guess keeps the rows read so far.
+    const grown = decodeCsvBytes(enc(`1,1,1\n${'2,2,2\n'.repeat(3000)}`), 3, {})!;
+    assert.equal(grown.nRows, 3001);
+    assert.deepEqual(Array.from(grown.rows.subarray(0, 6)), [1, 1, 1, 2, 2, 2]);
+    const preds = Float32Array.from([0.5, 1e-7, 12.25]);
+    const a = encodeLines(preds, scratch);
+    const b = encodeLines(Float32Array.from([3]), scratch);
+    assert.equal(new TextDecoder().decode(a), '0.5\n1.0000000116860974e-07\n12.25\n');
+    assert.equal(new TextDecoder().decode(b), '3.0\n');
+    assert.notEqual(a.buffer, scratch.bytes!.buffer, 'answers own their memory (a thread hands them over)');
   });
 });
 

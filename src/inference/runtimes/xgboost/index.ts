@@ -9,7 +9,7 @@ export {
   extractModelFromTarGzSync,
   XGBOOST_MODEL_FILE,
 } from './artifact.js';
-export { type CsvRows, decodeCsvBytes } from './csv-bytes.js';
+export { type CsvRows, decodeCsvBytes, type Scratch } from './csv-bytes.js';
 export { XGBoostModelError, XGBoostServingError } from './errors.js';
 export { detectModelFormat, type LoadOptions, loadXGBoostModel, type ModelFormat } from './loader.js';
 export { type ModelInfo, type PredictOptions, XGBoostModel } from './model.js';

@@ -15,7 +15,7 @@
 //   Batch transform (SAGEMAKER_BATCH) in every version: one prediction per line + final newline.
 // Numbers print as Python prints a float (repr): 0.30000001192092896, 1e-05, 2.0, nan.
 
-import { decodeCsvBytes } from './csv-bytes.js';
+import { decodeCsvBytes, SCRATCH_MAX_BYTES, type Scratch } from './csv-bytes.js';
 import { XGBoostServingError } from './errors.js';
 import type { XGBoostModel } from './model.js';
 
@@ -185,11 +185,12 @@ export function decodeRequest(
   contentType: string | undefined,
   _version: ContainerVersion | undefined,
   numFeatures: number,
+  scratch?: Scratch,
 ): DecodedRequest {
   const format = requestFormat(contentType);
   if (format === 'csv') {
     // Plain numeric CSV straight from the bytes (same values); anything else takes the text route.
-    const fast = decodeCsvBytes(body, numFeatures);
+    const fast = decodeCsvBytes(body, numFeatures, scratch);
     if (fast) return { rows: fast.rows, nRows: fast.nRows, format };
   }
   let text: string;
@@ -461,12 +462,13 @@ export function invokeXGBoostBytes(
   model: XGBoostModel,
   version: ContainerVersion,
   req: InvocationRequest,
+  scratch?: Scratch,
 ): InvocationBytes {
   if (req.body.length === 0) return { status: 204, body: EMPTY, contentType: 'text/csv' };
-  const { preds, k } = predictRequest(model, version, req);
+  const { preds, k } = predictRequest(model, version, req, scratch);
   if (req.batch && k === 1) {
     const contentType = responseStyle(version) === 'comma' ? 'text/csv' : resolveAccept(req.accept);
-    return { status: 200, body: encodeLines(preds), contentType };
+    return { status: 200, body: encodeLines(preds, scratch), contentType };
   }
   const enc = encodeResponse(preds, req.accept, version, { outputsPerRow: k, batch: req.batch });
   return { status: 200, body: utf8Encoder.encode(enc.body), contentType: enc.contentType };
@@ -476,8 +478,9 @@ function predictRequest(
   model: XGBoostModel,
   version: ContainerVersion,
   req: InvocationRequest,
+  scratch?: Scratch,
 ): { preds: Float32Array; k: number } {
-  const decoded = decodeRequest(req.body, req.contentType, version, model.numFeatures);
+  const decoded = decodeRequest(req.body, req.contentType, version, model.numFeatures, scratch);
   if (responseStyle(version) === 'lines' && !req.batch) resolveAccept(req.accept); // fail fast is fine: nothing is stateful
   const opts = { ntreeLimit: model.bestNTreeLimit };
   return { preds: model.predict(decoded.rows, decoded.nRows, opts), k: model.outputsPerRow(opts) };
@@ -487,9 +490,11 @@ function predictRequest(
  * The batch transform body of single-value predictions — each value as Python's repr, one a line —
  * written straight into bytes (the characters are ASCII); equal to encodeResponse's with batch.
  */
-export function encodeLines(predictions: ArrayLike<number>): Uint8Array {
+export function encodeLines(predictions: ArrayLike<number>, scratch?: Scratch): Uint8Array {
   const n = predictions.length;
-  let out = new Uint8Array(n * 24 + 32);
+  const want = n * 24 + 32;
+  let out = scratch?.bytes && scratch.bytes.length >= want ? scratch.bytes : new Uint8Array(want);
+  if (scratch && out.length <= SCRATCH_MAX_BYTES) scratch.bytes = out;
   let off = 0;
   for (let r = 0; r < n; r++) {
     const t = pyFloatRepr(predictions[r]);
