@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { batches, lines, payloads } from './records.js';
+import { type Batch, batches, lines, PayloadMemory, payloads } from './records.js';
 
 async function* chunks(...parts: string[]) {
   for (const p of parts) yield Buffer.from(p);
@@ -60,6 +60,7 @@ test('payloads cut from the bytes are exactly the MultiRecord batches: bodies, n
   const pieces = ['0.5', '1,2,3', 'abc', '', '\r', 'x'.repeat(30)];
   let compared = 0;
   let refused = 0;
+  const memory = new PayloadMemory(); // shared by every trial, as by the objects of a job
   for (let trial = 0; trial < 400; trial++) {
     let text = '';
     const nLines = Math.floor(r() * 40);
@@ -75,20 +76,21 @@ test('payloads cut from the bytes are exactly the MultiRecord batches: bodies, n
       at += len;
     }
     const maxBytes = 8 + Math.floor(r() * 60);
-    const run = async (g: AsyncGenerator<{ first: number; count: number; body: Buffer; records: Buffer[] }>) => {
+    // Each batch is read, then released (its memory may then be reused for a later payload).
+    const run = async (g: AsyncGenerator<Batch>) => {
+      const out: { first: number; count: number; body: string; records: string[] }[] = [];
       try {
-        return (await collect(g)).map((b) => ({
-          first: b.first,
-          count: b.count,
-          body: b.body.toString(),
-          records: b.records.map(String),
-        }));
+        for await (const b of g) {
+          out.push({ first: b.first, count: b.count, body: b.body.toString(), records: b.records.map(String) });
+          b.release?.();
+        }
+        return out;
       } catch (e) {
         return (e as Error).message;
       }
     };
     const want = await run(batches(chunks(...parts), { split: 'Line', multi: true, maxBytes, uri }));
-    const got = await run(payloads(chunks(...parts), { maxBytes, uri }));
+    const got = await run(payloads(chunks(...parts), { maxBytes, uri, memory }));
     assert.deepEqual(got, want, JSON.stringify({ text, parts, maxBytes }));
     if (typeof want === 'string') refused++;
     else {
@@ -97,4 +99,26 @@ test('payloads cut from the bytes are exactly the MultiRecord batches: bodies, n
     }
   }
   assert.ok(compared > 100 && refused > 50, `compared ${compared}, refused ${refused}`);
+});
+
+test('payload memory is reused once every payload cut from it is released, not before', async () => {
+  const memory = new PayloadMemory();
+  const uri = 's3://b/k';
+  const a = [];
+  for await (const b of payloads(chunks('a1\na2\n', 'a3\n'), { maxBytes: 6, uri, memory })) a.push(b);
+  assert.deepEqual(
+    a.map((b) => b.body.toString()),
+    ['a1\na2\n', 'a3\n'],
+  );
+  // Not released: a second object gets other memory, and the first's payloads stay intact.
+  const b1 = [];
+  for await (const b of payloads(chunks('b1\nb2\nb3\n'), { maxBytes: 6, uri, memory })) b1.push(b);
+  assert.equal(a[0]!.body.toString(), 'a1\na2\n');
+  assert.notEqual(a[0]!.body.buffer, b1[0]!.body.buffer);
+  // Released: the next object reuses it.
+  for (const b of a) b.release?.();
+  const c = [];
+  for await (const b of payloads(chunks('c1\n'), { maxBytes: 6, uri, memory })) c.push(b);
+  assert.equal(c[0]!.body.buffer, a[0]!.body.buffer);
+  assert.equal(c[0]!.body.toString(), 'c1\n');
 });

@@ -16,7 +16,7 @@ import { resolveModelContainers } from '../services/sagemaker/models.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import { ChannelError, resolveChannel } from '../training/channels.js';
 import { type AppendLogs, JobLog } from '../training/job-output.js';
-import { type Batch, batches, payloads } from './records.js';
+import { type Batch, batches, PayloadMemory, payloads } from './records.js';
 import { recordShaper } from './shape.js';
 
 export const TRANSFORM_KIND = 'transform-job';
@@ -100,6 +100,7 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
         // Objects go through side by side, sharing the MaxConcurrentTransforms requests: small
         // objects keep every worker busy too.
         const slots = new Slots(conc);
+        const memory = new PayloadMemory();
         const failed = new AbortController();
         const signal = AbortSignal.any([ctx.signal, failed.signal]);
         let records = 0;
@@ -111,7 +112,7 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
             const obj = objects[next++]!;
             const target = `${out}/${obj.relative}.out`;
             written.push(target);
-            records += await transformObject(o.blobs, variant!, doc, obj.uri, target, conc, slots, signal);
+            records += await transformObject(o.blobs, variant!, doc, obj.uri, target, conc, slots, memory, signal);
             log.write(`${obj.uri} → ${target}`);
           }
         };
@@ -164,6 +165,7 @@ async function transformObject(
   target: string,
   conc: number,
   slots: Slots,
+  memory: PayloadMemory,
   signal: AbortSignal,
 ): Promise<number> {
   const input = doc.TransformInput;
@@ -199,14 +201,17 @@ async function transformObject(
   // Payloads cut from the bytes when no record needs to be seen on its own (no filter, no join).
   const source =
     split === 'Line' && multi && !shaper.perRecord
-      ? payloads(body, { maxBytes, uri })
+      ? payloads(body, { maxBytes, uri, memory })
       : batches(body, { split, multi, maxBytes, uri });
   try {
     for await (const batch of source) {
       if (signal.aborted) throw signal.reason;
       records += batch.count;
       await slots.acquire();
-      const p = invoke(batch).finally(() => slots.release());
+      const p = invoke(batch).finally(() => {
+        slots.release();
+        batch.release?.();
+      });
       p.catch(() => {});
       inFlight.push(p);
       if (inFlight.length >= conc) await write(await inFlight.shift()!);
