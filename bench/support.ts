@@ -128,3 +128,15 @@ export const SAGEMAKER_HEADERS = (op: string) => ({
   authorization:
     'AWS4-HMAC-SHA256 Credential=AKIDBENCH/20260101/us-east-1/sagemaker/aws4_request, SignedHeaders=host, Signature=0',
 });
+
+/** CPU time (user + system, every thread) a process has used, in ms: 100 Hz ticks from /proc/<pid>/stat. */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** cpuMs of a process's children (gunicorn's workers), summed. */
+export function childrenCpuMs(pid: number): number {
+  const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return kids.reduce((a, k) => a + cpuMs(Number(k)), 0);
+}

@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { loadXGBoostModel } from '../src/inference/runtimes/xgboost/index.js';
 import { abaloneCsv } from '../test/support/abalone.js';
-import { slipway } from './support.js';
+import { childrenCpuMs, cpuMs, slipway } from './support.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -85,8 +85,11 @@ try {
 async function transformFigures() {
   // 1. Slipway: CreateTransformJob → Completed, S3 in and out.
   const slip: number[] = [];
+  const slipCpu: number[] = [];
+  const pid = server.child.pid!;
   for (let r = 0; r < RUNS; r++) {
     const name = `bench-${r}`;
+    const c0 = cpuMs(pid);
     const t0 = performance.now();
     await sm.send(
       new CreateTransformJobCommand({
@@ -111,10 +114,12 @@ async function transformFigures() {
       await new Promise((res) => setTimeout(res, 20));
     }
     slip.push(performance.now() - t0);
+    slipCpu.push(cpuMs(pid) - c0);
   }
   const slipMs = median(slip);
+  const slipCpuMs = median(slipCpu);
   console.log(
-    `transform job, ${ROWS} rows (${megabytes.toFixed(1)} MB, ${OBJECTS} objects): median ${slipMs.toFixed(0)} ms → ${Math.round(ROWS / (slipMs / 1000)).toLocaleString('en')} rows/s (runs: ${slip.map((x) => x.toFixed(0)).join(', ')} ms), load ${load()}`,
+    `transform job, ${ROWS} rows (${megabytes.toFixed(1)} MB, ${OBJECTS} objects): median ${slipMs.toFixed(0)} ms → ${Math.round(ROWS / (slipMs / 1000)).toLocaleString('en')} rows/s (runs: ${slip.map((x) => x.toFixed(0)).join(', ')} ms); server CPU (all threads) median ${slipCpuMs.toFixed(0)} ms → ${Math.round(ROWS / (slipCpuMs / 1000)).toLocaleString('en')} rows per CPU-second (runs: ${slipCpu.map((x) => x.toFixed(0)).join(', ')} ms), load ${load()}`,
   );
 
   // 2. The engine's pure-predict ceiling: every row already a float32, one predict call.
@@ -125,14 +130,19 @@ async function transformFigures() {
     for (let j = 0; j < 8; j++) matrix[i * 8 + j] = Number(cells[j]);
   }
   const pure: number[] = [];
+  const pureCpu: number[] = [];
   for (let r = 0; r < RUNS; r++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     model.predict(matrix, ROWS);
     pure.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    pureCpu.push((c.user + c.system) / 1000);
   }
   const pureMs = median(pure);
+  const pureCpuMs = median(pureCpu);
   console.log(
-    `pure predict ceiling (one thread): median ${pureMs.toFixed(0)} ms → ${Math.round(ROWS / (pureMs / 1000)).toLocaleString('en')} rows/s, load ${load()}`,
+    `pure predict ceiling (one thread): median ${pureMs.toFixed(0)} ms → ${Math.round(ROWS / (pureMs / 1000)).toLocaleString('en')} rows/s; CPU ${pureCpuMs.toFixed(0)} ms → ${Math.round(ROWS / (pureCpuMs / 1000)).toLocaleString('en')} rows per CPU-second, load ${load()}`,
   );
 
   // 3. The XGBoost container's serving stack: the same rows as 6 MB requests, 2 in flight (2 workers).
@@ -149,7 +159,9 @@ async function transformFigures() {
       }
     }
     const times: number[] = [];
+    const peerCpu: number[] = [];
     for (let r = 0; r < Math.min(RUNS, 3); r++) {
+      const c0 = childrenCpuMs(peer.child.pid!);
       const t0 = performance.now();
       let next = 0;
       const worker = async () => {
@@ -166,10 +178,12 @@ async function transformFigures() {
       };
       await Promise.all([worker(), worker()]);
       times.push(performance.now() - t0);
+      peerCpu.push(childrenCpuMs(peer.child.pid!) - c0);
     }
     const peerMs = median(times);
+    const peerCpuMs = median(peerCpu);
     console.log(
-      `xgb_container.py under gunicorn (2 workers), 6 MB requests: median ${peerMs.toFixed(0)} ms → ${Math.round(ROWS / (peerMs / 1000)).toLocaleString('en')} rows/s (no S3 read or write), load ${load()}`,
+      `xgb_container.py under gunicorn (2 workers), 6 MB requests: median ${peerMs.toFixed(0)} ms → ${Math.round(ROWS / (peerMs / 1000)).toLocaleString('en')} rows/s (no S3 read or write); workers' CPU ${peerCpuMs.toFixed(0)} ms → ${Math.round(ROWS / (peerCpuMs / 1000)).toLocaleString('en')} rows per CPU-second, load ${load()}`,
     );
   } finally {
     peer.child.kill('SIGTERM');

@@ -137,7 +137,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   const batch = {
     transform: {
       runner,
-      kind: runner.register(transformKind({ deps, blobs: storage.blobs, engine, appendLogs: jobLogs })),
+      kind: runner.register(
+        transformKind({ deps, blobs: storage.blobs, engine, appendLogs: jobLogs, access: jobAccess }),
+      ),
     },
     processing: {
       runner,
