@@ -8,7 +8,7 @@ import { createGunzip } from 'node:zlib';
 import type { CreateTransformJobRequest } from '../generated/sagemaker/shapes.js';
 import type { DeployedVariant, InferenceEngine } from '../inference/engine.js';
 import { checkRoleAccess, type JobAccess } from '../jobs/job-access.js';
-import { JobFailure } from '../jobs/job-failure.js';
+import { isDiskFull, JobFailure, uploadFailure } from '../jobs/job-failure.js';
 import { type TableJobDoc, type TableWork, tableJobKind } from '../jobs/table-job.js';
 import type { JobKind } from '../jobs/types.js';
 import type { ServiceDeps } from '../services/common/deps.js';
@@ -135,6 +135,7 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
       } catch (e) {
         log.write(`Transform job failed: ${(e as Error).message}`);
         if (e instanceof ChannelError) throw new JobFailure(e.message);
+        if (!(e instanceof JobFailure) && isDiskFull(e)) throw uploadFailure(e, "The transform job's output");
         throw e;
       } finally {
         // Nothing half-written stays under the output prefix.
