@@ -19,13 +19,16 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { Authorizer } from '../src/auth/authorizer.js';
 import { parseCredentials } from '../src/auth/credentials.js';
 import { gateFor } from '../src/auth/services.js';
-import { type LoadResult, load, type Proc, rssMB, sleep, slipway } from './support.js';
+import { type LoadResult, load, type Proc, percentile, rssMB, sleep, slipway } from './support.js';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     bad: { type: 'string', default: '10000' },
+    rate: { type: 'string', default: '2000' },
+    // Only the fixed-rate rounds (quick, and what a server profile should see).
+    'rate-only': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -242,7 +245,7 @@ async function verificationCost(policy: unknown): Promise<{ describeUs: number; 
       if (i === 0) started = performance.now();
       const a = authz.authenticate(req, { body: buf });
       if ('reason' in a) throw new Error(a.reason);
-      gateFor('sagemaker', authz, a, partition, '127.0.0.1').operation(op, input);
+      gateFor('sagemaker', authz, a, partition, { remoteAddress: '127.0.0.1' }).operation(op, input);
     }
     return Math.round(((performance.now() - started) * 1000) / n);
   };
@@ -294,7 +297,7 @@ try {
   await deploy(on.port);
   const reqs = { off: await requestsFor(off), on: await requestsFor(on) };
   const totals = { describe: { off: 0, on: 0 }, invoke: { off: 0, on: 0 } };
-  for (const which of ['describe', 'invoke'] as const) {
+  for (const which of values['rate-only'] ? [] : (['describe', 'invoke'] as const)) {
     await side(off, on, reqs, which, 2); // warm-up
     for (let round = 1; round <= 3; round++) {
       const r = await side(off, on, reqs, which, seconds);
@@ -311,10 +314,37 @@ try {
       }
     }
   }
+  // Server CPU per request at a fixed rate below saturation, each server alone in turn (off, on,
+  // off, on, ...): no contention between the two servers, so this is the verification's own cost.
+  const rate = Number(values.rate);
+  for (const which of ['describe', 'invoke'] as const) {
+    const cpu = { off: [] as number[], on: [] as number[] };
+    for (let round = 0; round < 3; round++) {
+      for (const [label, s] of [
+        ['off', off],
+        ['on', on],
+      ] as const) {
+        const r = reqs[label][which];
+        const x = await cpuPerRequest(s.child.pid!, () =>
+          load(`http://127.0.0.1:${s.port}${r.path}`, r.request, {
+            seconds: Math.min(seconds, 5),
+            connections: 4,
+            rate,
+          }),
+        );
+        cpu[label].push(x.cpuUs);
+      }
+    }
+    const med = (xs: number[]) => percentile(xs, 50);
+    report(
+      `${which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm'} at ${rate} req/s, each server alone, 3 rounds: server CPU off ${cpu.off.join('/')} µs, on ${cpu.on.join('/')} µs per request (median difference ${med(cpu.on) - med(cpu.off)} µs)`,
+    );
+  }
   await off.stop();
-  report(
-    `throughput ratio on/off, both servers loaded at once, 3 rounds: DescribeEndpoint ${(totals.describe.on / totals.describe.off).toFixed(2)}, InvokeEndpoint ${(totals.invoke.on / totals.invoke.off).toFixed(2)}`,
-  );
+  if (!values['rate-only'])
+    report(
+      `throughput ratio on/off, both servers loaded at once, 3 rounds: DescribeEndpoint ${(totals.describe.on / totals.describe.off).toFixed(2)}, InvokeEndpoint ${(totals.invoke.on / totals.invoke.off).toFixed(2)}`,
+    );
 
   // 3. Forged signatures against the verifying server.
   const n = Number(values.bad);

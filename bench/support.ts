@@ -32,10 +32,14 @@ export async function spawnAndWait(args: string[], portOf: (line: string) => num
   };
 }
 
-/** Slipway as `npm start` runs it, on free ports, in `dataDir`. */
+/**
+ * Slipway as `npm start` runs it, on free ports, in `dataDir`. BENCH_NODE_ARGS adds Node flags
+ * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server under a bench's load).
+ */
 export function slipway(dataDir: string, extra: string[] = []): Promise<Proc> {
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   return spawnAndWait(
-    ['bin/slipway.js', 'serve', '--port', '0', '--graph-port', '0', '--data-dir', dataDir, ...extra],
+    [...nodeArgs, 'bin/slipway.js', 'serve', '--port', '0', '--graph-port', '0', '--data-dir', dataDir, ...extra],
     (l) => {
       try {
         const r = JSON.parse(l);
@@ -121,5 +125,18 @@ export function percentile(xs: readonly number[], p: number): number {
 export const SAGEMAKER_HEADERS = (op: string) => ({
   'content-type': 'application/x-amz-json-1.1',
   'x-amz-target': `SageMaker.${op}`,
-  authorization: 'AWS4-HMAC-SHA256 Credential=AKIDBENCH/20260101/us-east-1/sagemaker/aws4_request, SignedHeaders=host, Signature=0',
+  authorization:
+    'AWS4-HMAC-SHA256 Credential=AKIDBENCH/20260101/us-east-1/sagemaker/aws4_request, SignedHeaders=host, Signature=0',
 });
+
+/** CPU time (user + system, every thread) a process has used, in ms: 100 Hz ticks from /proc/<pid>/stat. */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** cpuMs of a process's children (gunicorn's workers), summed. */
+export function childrenCpuMs(pid: number): number {
+  const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return kids.reduce((a, k) => a + cpuMs(Number(k)), 0);
+}

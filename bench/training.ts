@@ -1,8 +1,10 @@
 // Training jobs (issue 15): the notebook's job on 4177 rows from CreateTrainingJob to Completed, and
 // how much of it is job machinery (S3 reads, packing, uploads, lineage, status writes) rather than
 // training; warm InvokeEndpoint p99 at 1,000 req/s while 4 training jobs run; ListTrainingJobs with
-// 1,000 completed jobs. Slipway runs as `npm start` does, in a child process.
+// 1,000 completed jobs and the export of their lineage. Slipway runs as `npm start` does, in a
+// child process.
 // Usage: npm run build && node dist/bench/training.js [--runs 20] [--jobs 1000]
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,6 +157,37 @@ for (let i = 0; i < 200; i++) {
 console.log(
   `ListTrainingJobs (${JOBS} completed jobs, first page of 10): p50 ${pct(list, 50).toFixed(2)} ms, p99 ${pct(list, 99).toFixed(2)} ms`,
 );
+
+// 4. Export of the lineage of those jobs (and the rest of the account) to Neptune CSV in the
+// embedded S3, as `slipway lineage export` does it: time and the exporter's peak RSS, against the
+// lineage export issue's limits (10 s and 300 MB for a million associations).
+{
+  const t0 = performance.now();
+  const r = spawnSync(
+    '/usr/bin/time',
+    [
+      '-f',
+      'maxrss_kb=%M',
+      process.execPath,
+      'bin/slipway.js',
+      'lineage',
+      'export',
+      '--data-dir',
+      dataDir,
+      '--out',
+      's3://bench/lineage-export/',
+      '--s3-endpoint',
+      `http://127.0.0.1:${server.port}`,
+    ],
+    { encoding: 'utf8', env: { ...process.env, AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' } },
+  );
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`lineage export failed: ${r.stderr}`);
+  const rss = Number(/maxrss_kb=(\d+)/.exec(r.stderr)![1]) / 1024;
+  console.log(
+    `lineage export of the account (${JOBS} training jobs): ${(ms / 1000).toFixed(2)} s, peak RSS ${rss.toFixed(0)} MB; ${r.stdout.trim().split('\n').slice(-1)[0]}`,
+  );
+}
 console.log(
   `server RSS after: ${(Number(readFileSync(`/proc/${server.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024).toFixed(0)} MB`,
 );

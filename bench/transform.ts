@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { loadXGBoostModel } from '../src/inference/runtimes/xgboost/index.js';
 import { abaloneCsv } from '../test/support/abalone.js';
-import { slipway } from './support.js';
+import { childrenCpuMs, cpuMs, slipway } from './support.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -85,8 +85,11 @@ try {
 async function transformFigures() {
   // 1. Slipway: CreateTransformJob → Completed, S3 in and out.
   const slip: number[] = [];
+  const slipCpu: number[] = [];
+  const pid = server.child.pid!;
   for (let r = 0; r < RUNS; r++) {
     const name = `bench-${r}`;
+    const c0 = cpuMs(pid);
     const t0 = performance.now();
     await sm.send(
       new CreateTransformJobCommand({
@@ -111,10 +114,12 @@ async function transformFigures() {
       await new Promise((res) => setTimeout(res, 20));
     }
     slip.push(performance.now() - t0);
+    slipCpu.push(cpuMs(pid) - c0);
   }
   const slipMs = median(slip);
+  const slipCpuMs = median(slipCpu);
   console.log(
-    `transform job, ${ROWS} rows (${megabytes.toFixed(1)} MB, ${OBJECTS} objects): median ${slipMs.toFixed(0)} ms → ${Math.round(ROWS / (slipMs / 1000)).toLocaleString('en')} rows/s (runs: ${slip.map((x) => x.toFixed(0)).join(', ')} ms), load ${load()}`,
+    `transform job, ${ROWS} rows (${megabytes.toFixed(1)} MB, ${OBJECTS} objects): median ${slipMs.toFixed(0)} ms → ${Math.round(ROWS / (slipMs / 1000)).toLocaleString('en')} rows/s (runs: ${slip.map((x) => x.toFixed(0)).join(', ')} ms); server CPU (all threads) median ${slipCpuMs.toFixed(0)} ms → ${Math.round(ROWS / (slipCpuMs / 1000)).toLocaleString('en')} rows per CPU-second (runs: ${slipCpu.map((x) => x.toFixed(0)).join(', ')} ms), load ${load()}`,
   );
 
   // 2. The engine's pure-predict ceiling: every row already a float32, one predict call.
@@ -125,14 +130,19 @@ async function transformFigures() {
     for (let j = 0; j < 8; j++) matrix[i * 8 + j] = Number(cells[j]);
   }
   const pure: number[] = [];
+  const pureCpu: number[] = [];
   for (let r = 0; r < RUNS; r++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     model.predict(matrix, ROWS);
     pure.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    pureCpu.push((c.user + c.system) / 1000);
   }
   const pureMs = median(pure);
+  const pureCpuMs = median(pureCpu);
   console.log(
-    `pure predict ceiling (one thread): median ${pureMs.toFixed(0)} ms → ${Math.round(ROWS / (pureMs / 1000)).toLocaleString('en')} rows/s, load ${load()}`,
+    `pure predict ceiling (one thread): median ${pureMs.toFixed(0)} ms → ${Math.round(ROWS / (pureMs / 1000)).toLocaleString('en')} rows/s; CPU ${pureCpuMs.toFixed(0)} ms → ${Math.round(ROWS / (pureCpuMs / 1000)).toLocaleString('en')} rows per CPU-second, load ${load()}`,
   );
 
   // 3. The XGBoost container's serving stack: the same rows as 6 MB requests, 2 in flight (2 workers).
@@ -149,7 +159,9 @@ async function transformFigures() {
       }
     }
     const times: number[] = [];
+    const peerCpu: number[] = [];
     for (let r = 0; r < Math.min(RUNS, 3); r++) {
+      const c0 = childrenCpuMs(peer.child.pid!);
       const t0 = performance.now();
       let next = 0;
       const worker = async () => {
@@ -166,78 +178,119 @@ async function transformFigures() {
       };
       await Promise.all([worker(), worker()]);
       times.push(performance.now() - t0);
+      peerCpu.push(childrenCpuMs(peer.child.pid!) - c0);
     }
     const peerMs = median(times);
+    const peerCpuMs = median(peerCpu);
     console.log(
-      `xgb_container.py under gunicorn (2 workers), 6 MB requests: median ${peerMs.toFixed(0)} ms → ${Math.round(ROWS / (peerMs / 1000)).toLocaleString('en')} rows/s (no S3 read or write), load ${load()}`,
+      `xgb_container.py under gunicorn (2 workers), 6 MB requests: median ${peerMs.toFixed(0)} ms → ${Math.round(ROWS / (peerMs / 1000)).toLocaleString('en')} rows/s (no S3 read or write); workers' CPU ${peerCpuMs.toFixed(0)} ms → ${Math.round(ROWS / (peerCpuMs / 1000)).toLocaleString('en')} rows per CPU-second, load ${load()}`,
     );
   } finally {
     peer.child.kill('SIGTERM');
   }
 }
 
+/**
+ * A processing job's start: CreateProcessingJob sent → the script's first output line (its log
+ * event's time), for the Node script of the test image and for a Python script run the way
+ * SKLearnProcessor runs one (ContainerEntrypoint python3 on a code input from S3).
+ */
 async function processingFigures() {
-  // 4. Processing: CreateProcessingJob sent → the script's first output line (its log event's time).
   await s3.send(new PutObjectCommand({ Bucket: 'bench', Key: 'raw/rows.csv', Body: objects[0]!.slice(0, 10000) }));
-  const starts: number[] = [];
-  for (let r = 0; r < RUNS * 2; r++) {
-    const name = `proc-${r}`;
-    const t0 = Date.now();
-    await sm.send(
-      new CreateProcessingJobCommand({
-        ProcessingJobName: name,
-        RoleArn: 'arn:aws:iam::000000000000:role/sm',
-        AppSpecification: {
-          ImageUri: '000000000000.dkr.ecr.us-east-1.amazonaws.com/slipway-test-process:1',
-          ContainerArguments: ['--mode', 'ok'],
-        },
-        ProcessingResources: { ClusterConfig: { InstanceCount: 1, InstanceType: 'ml.m5.large', VolumeSizeInGB: 1 } },
-        ProcessingInputs: [
-          {
-            InputName: 'raw',
-            S3Input: { S3Uri: 's3://bench/raw', LocalPath: '/opt/ml/processing/input/raw', S3DataType: 'S3Prefix' },
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: 'bench',
+      Key: 'code/preprocess.py',
+      Body: [
+        'import os',
+        "print('processing started', flush=True)",
+        "rows = open('/opt/ml/processing/input/raw/rows.csv').read().splitlines()",
+        "os.makedirs('/opt/ml/processing/output/train', exist_ok=True)",
+        "open('/opt/ml/processing/output/train/rows.csv', 'w').write('\\n'.join(rows[: len(rows) // 2]))",
+        "print('rows', len(rows))",
+      ].join('\n'),
+    }),
+  );
+  const raw = {
+    InputName: 'raw',
+    S3Input: { S3Uri: 's3://bench/raw', LocalPath: '/opt/ml/processing/input/raw', S3DataType: 'S3Prefix' as const },
+  };
+  const code = {
+    InputName: 'code',
+    S3Input: {
+      S3Uri: 's3://bench/code/preprocess.py',
+      LocalPath: '/opt/ml/processing/input/code',
+      S3DataType: 'S3Prefix' as const,
+    },
+  };
+  const variants = [
+    {
+      label: 'Node script (test image process.mjs)',
+      app: { ContainerArguments: ['--mode', 'ok'] },
+      inputs: [raw],
+      floor: [process.execPath, '-e', "console.log('processing started')"],
+    },
+    {
+      label: 'Python script (ContainerEntrypoint python3, code from S3)',
+      app: { ContainerEntrypoint: ['/usr/bin/python3', '/opt/ml/processing/input/code/preprocess.py'] },
+      inputs: [raw, code],
+      floor: ['/usr/bin/python3', '-c', "print('processing started', flush=True)"],
+    },
+  ];
+  for (const [v, variant] of variants.entries()) {
+    const starts: number[] = [];
+    for (let r = 0; r < RUNS * 2; r++) {
+      const name = `proc-${v}-${r}`;
+      const t0 = Date.now();
+      await sm.send(
+        new CreateProcessingJobCommand({
+          ProcessingJobName: name,
+          RoleArn: 'arn:aws:iam::000000000000:role/sm',
+          AppSpecification: {
+            ImageUri: '000000000000.dkr.ecr.us-east-1.amazonaws.com/slipway-test-process:1',
+            ...variant.app,
           },
-        ],
-      }),
-    );
-    for (;;) {
-      const d = await sm.send(new DescribeProcessingJobCommand({ ProcessingJobName: name }));
-      if (d.ProcessingJobStatus === 'Completed') break;
-      if (d.ProcessingJobStatus !== 'InProgress') throw new Error(`${name}: ${d.FailureReason}`);
-      await new Promise((res) => setTimeout(res, 20));
+          ProcessingResources: { ClusterConfig: { InstanceCount: 1, InstanceType: 'ml.m5.large', VolumeSizeInGB: 1 } },
+          ProcessingInputs: variant.inputs,
+        }),
+      );
+      for (;;) {
+        const d = await sm.send(new DescribeProcessingJobCommand({ ProcessingJobName: name }));
+        if (d.ProcessingJobStatus === 'Completed') break;
+        if (d.ProcessingJobStatus !== 'InProgress') throw new Error(`${name}: ${d.FailureReason}`);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      const events = await logs('GetLogEvents', {
+        logGroupName: '/aws/sagemaker/ProcessingJobs',
+        logStreamName: (
+          await logs('DescribeLogStreams', {
+            logGroupName: '/aws/sagemaker/ProcessingJobs',
+            logStreamNamePrefix: `${name}/`,
+          })
+        ).logStreams[0].logStreamName,
+      });
+      const first = events.events.find((e: { message: string }) => e.message.startsWith('processing started'));
+      starts.push(first.timestamp - t0);
     }
-    const events = await logs('GetLogEvents', {
-      logGroupName: '/aws/sagemaker/ProcessingJobs',
-      logStreamName: (
-        await logs('DescribeLogStreams', {
-          logGroupName: '/aws/sagemaker/ProcessingJobs',
-          logStreamNamePrefix: `${name}/`,
-        })
-      ).logStreams[0].logStreamName,
-    });
-    const first = events.events.find((e: { message: string }) => e.message.startsWith('processing started'));
-    starts.push(first.timestamp - t0);
-  }
-  console.log(
-    `processing job, CreateProcessingJob → first script line: median ${median(starts)} ms, max ${Math.max(...starts)} ms (${starts.join(', ')}), sandbox bubblewrap, load ${load()}`,
-  );
-  // The floor: the same interpreter started by hand, spawn → its first line, no job, no sandbox.
-  const floor: number[] = [];
-  for (let r = 0; r < RUNS * 2; r++) {
-    const t0 = Date.now();
-    await new Promise<void>((resolve) => {
-      const child = spawn(process.execPath, ['-e', "console.log('processing started')"], {
-        stdio: ['ignore', 'pipe', 'ignore'],
+    console.log(
+      `processing job, ${variant.label}, CreateProcessingJob → first script line: median ${median(starts)} ms, max ${Math.max(...starts)} ms (${starts.join(', ')}), sandbox bubblewrap, load ${load()}`,
+    );
+    // The floor: the same interpreter started by hand, spawn → its first line, no job, no sandbox.
+    const floor: number[] = [];
+    for (let r = 0; r < RUNS * 2; r++) {
+      const t0 = Date.now();
+      await new Promise<void>((resolve) => {
+        const child = spawn(variant.floor[0]!, variant.floor.slice(1), { stdio: ['ignore', 'pipe', 'ignore'] });
+        child.stdout!.once('data', () => {
+          floor.push(Date.now() - t0);
+          resolve();
+        });
       });
-      child.stdout!.once('data', () => {
-        floor.push(Date.now() - t0);
-        resolve();
-      });
-    });
+    }
+    console.log(
+      `floor: ${variant.floor[0]} started by hand → its first line: median ${median(floor)} ms (${floor.join(', ')}), load ${load()}`,
+    );
   }
-  console.log(
-    `floor: node started by hand → its first line: median ${median(floor)} ms (${floor.join(', ')}), load ${load()}`,
-  );
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON answer read by hand

@@ -25,8 +25,10 @@ if (files.length === 0) {
 }
 // Tests also check that no database call is made inside a transaction through the wrong handle
 // (a guard that costs too much to run in production; see src/storage/db/transaction-scope.ts).
+// Servers started by tests do not warm a trainer thread up (a hundred test processes would each
+// spend ~0.3 s of CPU on it); run-builtin.test.ts tests the warm-up itself.
 const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
   stdio: 'inherit',
-  env: { ...process.env, SLIPWAY_CHECK_TX_SCOPE: '1' },
+  env: { SLIPWAY_TRAINER_PREWARM: '0', ...process.env, SLIPWAY_CHECK_TX_SCOPE: '1' },
 });
 process.exit(r.status ?? 1);

@@ -22,6 +22,7 @@ import { reapStraySandboxes } from './sandbox/sandbox.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { appendLogs, createLogsHandlers } from './services/logs/index.js';
+import { prewarmTrainer } from './training/run-builtin.js';
 import { trainingKind } from './training/training-kind.js';
 import { processingKind } from './processing/processing-kind.js';
 import { transformKind } from './transform/transform-kind.js';
@@ -136,7 +137,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   const batch = {
     transform: {
       runner,
-      kind: runner.register(transformKind({ deps, blobs: storage.blobs, engine, appendLogs: jobLogs })),
+      kind: runner.register(
+        transformKind({ deps, blobs: storage.blobs, engine, appendLogs: jobLogs, access: jobAccess }),
+      ),
     },
     processing: {
       runner,
@@ -231,6 +234,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   const resumed = await deployments.resume();
   if (resumed > 0) logger.info({ endpoints: resumed }, 'resuming endpoint deployments');
   runner.start();
+  // The first training job need not pay for compiling the trainer: one thread is readied a second
+  // after start, at nice 19 (SLIPWAY_TRAINER_PREWARM=0 turns this off; the test runner does).
+  if (process.env.SLIPWAY_TRAINER_PREWARM !== '0') setTimeout(prewarmTrainer, 1000).unref();
 
   let closing: Promise<void> | undefined;
   /**

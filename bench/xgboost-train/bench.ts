@@ -1,7 +1,7 @@
 // Trainer figures (issue 14): our TypeScript XGBoost trainer side by side with xgboost 1.7.4
 // (/usr/bin/python3), each run in its own process so peak RSS is its own. Times cover train() only.
-// Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick] [--only=TEXT] [--threads=1,2]
-// --quick skips the 1M set; --only keeps the figures whose name contains TEXT; --threads the counts.
+// Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick] [--only notebook|TEXT] [--runs N] [--warm]
+//   [--threads 1,2]
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,8 +66,10 @@ b.predict(dtr, output_margin=True).astype(np.float32).tofile(out)
 print(json.dumps({"ms": ms, "cpuMs": cpu, "rssMB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 `;
 
-async function child(file: string, params: TrainParams, out: string): Promise<void> {
+async function child(file: string, params: TrainParams, out: string, warm: boolean): Promise<void> {
   const dm = readData(file);
+  // --warm: one untimed training first, as in a training job's worker thread after its first job
+  if (warm) await train(params, dm, []);
   const c0 = process.cpuUsage();
   const t = performance.now();
   const res = await train(params, dm, []);
@@ -107,13 +109,20 @@ function run(cmd: string, args: string[]): { ms: number; cpuMs: number; rssMB: n
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--child') {
-    await child(process.argv[3], JSON.parse(process.argv[4]), process.argv[5]);
+    await child(process.argv[3], JSON.parse(process.argv[4]), process.argv[5], process.argv[6] === 'warm');
     return;
   }
   const quick = process.argv.includes('--quick');
-  const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const only = arg('only');
-  const threadsArg = arg('threads')?.split(',').map(Number);
+  // --only notebook: just the 4177 × 8 exact figures; --only TEXT: the figures whose name contains
+  // TEXT (e.g. hist, 1000k); --runs N: repeat each case N times; --threads 1,2: these thread counts
+  const oi = process.argv.indexOf('--only');
+  const only = oi > 0 ? process.argv[oi + 1] : undefined;
+  const ri = process.argv.indexOf('--runs');
+  const runs = ri > 0 ? Math.max(1, Number(process.argv[ri + 1])) : 1;
+  const ti = process.argv.indexOf('--threads');
+  const threads = ti > 0 ? process.argv[ti + 1].split(',').map(Number) : undefined;
+  // --warm: ours timed on its second training in the process (JIT-compiled code), xgboost as always
+  const warm = process.argv.includes('--warm');
   const dir = mkdtempSync(join(tmpdir(), 'xgb-bench-'));
   try {
     const abalone = join(process.cwd(), 'test/fixtures/xgboost-train/abalone.bin');
@@ -134,7 +143,15 @@ async function main(): Promise<void> {
         threads: [1],
       },
     ];
-    for (const n of quick ? [200_000] : [200_000, 1_000_000]) {
+    // the notebook samples rows too; the random streams differ from xgboost's (sampler.ts), so the
+    // trees (and the prediction difference) do, the work per round is alike
+    sets.push({
+      name: '4177 × 8, notebook hyperparameters with subsample 0.7, 50 rounds, exact',
+      file: abalone,
+      params: { ...sets[0].params, subsample: 0.7 },
+      threads: [1],
+    });
+    for (const n of only === 'notebook' ? [] : quick ? [200_000] : [200_000, 1_000_000]) {
       const file = join(dir, `synth-${n}.bin`);
       synth(n, 28, file);
       sets.push({ name: `${n / 1000}k × 28, 100 rounds, depth 6, hist`, file, params: BASE, threads: [1, 2] });
@@ -144,29 +161,36 @@ async function main(): Promise<void> {
     );
     console.log('|---|---|---|---|---|---|---|');
     for (const s of sets) {
-      if (only !== undefined && !s.name.includes(only)) continue;
-      for (const t of s.threads) {
-        if (threadsArg !== undefined && !threadsArg.includes(t)) continue;
-        const params = { ...s.params, nthread: t };
-        const pyOut = join(dir, 'py.f32');
-        const tsOut = join(dir, 'ts.f32');
-        const py = run('/usr/bin/python3', [
-          '-c',
-          PY,
-          s.file,
-          JSON.stringify({ ...params, lambda: params.lambda, eval_metric: undefined, base_score: 0.5 }),
-          pyOut,
-        ]);
-        const ts = run(process.execPath, [SELF, '--child', s.file, JSON.stringify(params), tsOut]);
-        const a = new Float32Array(readFileSync(pyOut).buffer.slice(0));
-        const b = new Float32Array(readFileSync(tsOut).buffer.slice(0));
-        let maxRel = 0;
-        for (let i = 0; i < a.length; i++)
-          maxRel = Math.max(maxRel, Math.abs(a[i] - b[i]) / Math.max(Math.abs(a[i]), 1e-6));
-        console.log(
-          `| ${s.name} | ${t} | ${py.ms.toFixed(0)} (${py.cpuMs.toFixed(0)}) ms | ${ts.ms.toFixed(0)} (${ts.cpuMs.toFixed(0)}) ms | ${(ts.ms / py.ms).toFixed(2)}× (${(ts.cpuMs / py.cpuMs).toFixed(2)}×) | ${py.rssMB.toFixed(0)} / ${ts.rssMB.toFixed(0)} MB | ${maxRel.toExponential(1)} |`,
-        );
-      }
+      if (only !== undefined && only !== 'notebook' && !s.name.includes(only)) continue;
+      for (const t of s.threads.filter((x) => threads === undefined || threads.includes(x)))
+        for (let rep = 0; rep < runs; rep++) {
+          const params = { ...s.params, nthread: t };
+          const pyOut = join(dir, 'py.f32');
+          const tsOut = join(dir, 'ts.f32');
+          const py = run('/usr/bin/python3', [
+            '-c',
+            PY,
+            s.file,
+            JSON.stringify({ ...params, lambda: params.lambda, eval_metric: undefined, base_score: 0.5 }),
+            pyOut,
+          ]);
+          const ts = run(process.execPath, [
+            SELF,
+            '--child',
+            s.file,
+            JSON.stringify(params),
+            tsOut,
+            warm ? 'warm' : 'cold',
+          ]);
+          const a = new Float32Array(readFileSync(pyOut).buffer.slice(0));
+          const b = new Float32Array(readFileSync(tsOut).buffer.slice(0));
+          let maxRel = 0;
+          for (let i = 0; i < a.length; i++)
+            maxRel = Math.max(maxRel, Math.abs(a[i] - b[i]) / Math.max(Math.abs(a[i]), 1e-6));
+          console.log(
+            `| ${s.name} | ${t} | ${py.ms.toFixed(0)} (${py.cpuMs.toFixed(0)}) ms | ${ts.ms.toFixed(0)} (${ts.cpuMs.toFixed(0)}) ms | ${(ts.ms / py.ms).toFixed(2)}× (${(ts.cpuMs / py.cpuMs).toFixed(2)}×) | ${py.rssMB.toFixed(0)} / ${ts.rssMB.toFixed(0)} MB | ${maxRel.toExponential(1)} |`,
+          );
+        }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

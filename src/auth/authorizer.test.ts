@@ -8,6 +8,7 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { type Authenticated, Authorizer, type AuthFailure } from './authorizer.js';
 import { parseCredentials } from './credentials.js';
+import { gateFor } from './services.js';
 
 const KEY = 'AKIAALICE00000000001';
 const SECRET = 'alice-secret-access-key';
@@ -228,4 +229,60 @@ test('a principal serialised for a log carries no secret', () => {
     ],
   });
   assert.ok(!JSON.stringify([...c.byAccessKey.values()]).includes(SECRET));
+});
+
+test("the request gate reads the caller's address for a SourceIp condition, and only then", async () => {
+  const conditional = Authorizer.fromCredentials(
+    parseCredentials({
+      principals: [
+        {
+          accessKeyId: KEY,
+          secretAccessKey: SECRET,
+          arn: 'arn:aws:iam::111122223333:user/alice',
+          policy: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Effect: 'Allow',
+                Action: 'sagemaker:*',
+                Resource: '*',
+                Condition: { IpAddress: { 'aws:SourceIp': '10.0.0.0/8' } },
+              },
+            ],
+          },
+        },
+      ],
+    }),
+  );
+  const body = JSON.stringify({ EndpointName: 'e' });
+  const req = new HttpRequest({
+    method: 'POST',
+    hostname: '127.0.0.1',
+    path: '/',
+    headers: { host: '127.0.0.1', 'x-amz-target': 'SageMaker.DescribeEndpoint' },
+    body,
+  });
+  const signed = asReceived((await signer('sagemaker').sign(req)) as HttpRequest);
+  const partition = { accountId: '111122223333', region: 'us-west-2' };
+  const gateAt = (authorizer: Authorizer, ip: string) => {
+    const a = authorizer.authenticate(signed, { body: Buffer.from(body) });
+    assert.ok(ok(a));
+    let reads = 0;
+    const socket = {
+      get remoteAddress() {
+        reads++;
+        return ip;
+      },
+    };
+    return { gate: gateFor('sagemaker', authorizer, a, partition, socket), reads: () => reads };
+  };
+  const inside = gateAt(conditional, '10.1.2.3');
+  inside.gate.operation('DescribeEndpoint', { EndpointName: 'e' });
+  assert.equal(inside.reads(), 1);
+  const outside = gateAt(conditional, '192.168.0.9');
+  assert.throws(() => outside.gate.operation('DescribeEndpoint', { EndpointName: 'e' }), /not authorized/);
+  // A policy without conditions decides without the address.
+  const plain = gateAt(authz, '192.168.0.9');
+  plain.gate.operation('DescribeEndpoint', { EndpointName: 'e' });
+  assert.equal(plain.reads(), 0);
 });

@@ -1,7 +1,6 @@
 // The one seam between the HTTP ports and IAM: who signed this request (SigV4 against the
 // credentials file) and may they do this action on this resource (their identity policy).
 // Without a credentials file every request is anonymous and allowed (local, loopback-only use).
-import type { KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Credentials, loadCredentialsFile, type Principal } from './credentials.js';
 import { type Decision, evaluate, type RequestFacts } from './policy.js';
@@ -10,11 +9,11 @@ import {
   canonicalRequest,
   chunkStringToSign,
   type SignedParts,
+  type SigningKey,
   SigningKeys,
   parseSignature,
   sameSignature,
   sha256Hex,
-  sign,
   stringToSign,
   trailerStringToSign,
   UNSIGNED_PAYLOAD,
@@ -44,7 +43,7 @@ export type AuthFailure =
 export interface Authenticated {
   readonly principal: Principal;
   readonly parts: SignedParts;
-  readonly signingKey: KeyObject;
+  readonly signingKey: SigningKey;
   /** The payload hash the signature covers (a hex digest, UNSIGNED-PAYLOAD or a STREAMING-* literal). */
   readonly payloadHash: string;
 }
@@ -62,6 +61,11 @@ export interface AuthenticateOptions {
   /** The whole body, when the protocol has read it (JSON APIs): its SHA-256 is the payload hash. */
   readonly body?: Buffer;
   readonly now?: number;
+}
+
+/** Where the facts a policy's conditions read come from (the request gate). */
+export interface FactsSource {
+  facts(): Omit<RequestFacts, 'principalArn' | 'accountId'>;
 }
 
 export interface Denial {
@@ -85,6 +89,9 @@ export function deniedMessage(
       : `because no identity-based policy allows the ${action} action`;
   return `User: ${principalArn} is not authorized to perform: ${action}${on} ${why}`;
 }
+
+/** The facts a condition-free policy is evaluated with: it reads none of them. */
+const NO_FACTS = { region: '', now: new Date(0) };
 
 export class Authorizer {
   private readonly keys = new SigningKeys();
@@ -179,7 +186,7 @@ export class Authorizer {
       parsed.region,
       parsed.service,
     );
-    const expected = sign(key, toSign);
+    const expected = key.sign(toSign);
     // A JSON body whose declared hash is not its own was not what was signed.
     const bodyMatches =
       opts.body === undefined ||
@@ -202,12 +209,16 @@ export class Authorizer {
     return { principal, parts: parsed, signingKey: key, payloadHash };
   }
 
-  /** The decision for every resource: the first one refused, or undefined when all are allowed. */
+  /**
+   * The decision for every resource: the first one refused, or undefined when all are allowed.
+   * `source` is asked for the request's facts only when a decision is not remembered (the hot
+   * path builds none).
+   */
   authorize(
     principal: Principal,
     action: string,
     resources: readonly string[],
-    facts: Omit<RequestFacts, 'principalArn' | 'accountId'>,
+    source: FactsSource,
   ): Denial | undefined {
     // A policy without conditions or variables decides by action and resource alone: its
     // decisions are remembered per principal object (a reload makes new ones, starting afresh).
@@ -216,7 +227,11 @@ export class Authorizer {
     for (const resource of resources) {
       let decision = cache?.get(resource);
       if (decision === undefined) {
-        ctx ??= { ...facts, principalArn: principal.arn, accountId: accountOf(principal.arn) };
+        ctx ??= {
+          ...(cache ? NO_FACTS : source.facts()),
+          principalArn: principal.arn,
+          accountId: accountOf(principal.arn),
+        };
         decision = evaluate(principal.policy, action, resource, ctx);
         if (cache) {
           if (cache.size >= 10_000) cache.clear();
@@ -270,13 +285,13 @@ export class Authorizer {
     const { amzDate, scope } = auth.parts;
     return {
       chunk(signature, chunkHash) {
-        const expected = sign(auth.signingKey, chunkStringToSign(amzDate, scope, previous, chunkHash));
+        const expected = auth.signingKey.sign(chunkStringToSign(amzDate, scope, previous, chunkHash));
         if (!sameSignature(expected, signature.toLowerCase())) return false;
         previous = expected;
         return true;
       },
       trailer(signature, trailerHash) {
-        const expected = sign(auth.signingKey, trailerStringToSign(amzDate, scope, previous, trailerHash));
+        const expected = auth.signingKey.sign(trailerStringToSign(amzDate, scope, previous, trailerHash));
         return sameSignature(expected, signature.toLowerCase());
       },
     };

@@ -40,7 +40,9 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
   };
 
   const check = (principal: Principal, region: string, action: string) => {
-    const d = authz.authorize(principal, action, [neptuneResource({ accountId, region })], { region, now: new Date() });
+    const d = authz.authorize(principal, action, [neptuneResource({ accountId, region })], {
+      facts: () => ({ region, now: new Date() }),
+    });
     return d;
   };
 

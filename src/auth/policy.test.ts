@@ -226,3 +226,27 @@ test('malformed policies are refused when loaded, not at request time', () => {
     /Principal/,
   );
 });
+
+test('IpAddress and NotIpAddress on aws:SourceIp: CIDR blocks, single addresses, IPv6, v4-mapped', () => {
+  const decide = (operator: string, block: string | string[], sourceIp: string) =>
+    evaluate(
+      compilePolicies([
+        {
+          Version: '2012-10-17',
+          Statement: [allow('sagemaker:*', '*', { Condition: { [operator]: { 'aws:SourceIp': block } } })],
+        },
+      ]),
+      'sagemaker:DescribeEndpoint',
+      EP,
+      { ...ctx, sourceIp },
+    );
+  assert.equal(decide('IpAddress', '10.0.0.0/8', '10.20.30.40'), 'Allow');
+  assert.equal(decide('IpAddress', '10.0.0.0/8', '11.0.0.1'), 'ImplicitDeny');
+  assert.equal(decide('IpAddress', '10.0.0.0/8', '::ffff:10.0.0.1'), 'Allow');
+  assert.equal(decide('IpAddress', ['192.168.1.7', '127.0.0.0/8'], '127.0.0.1'), 'Allow');
+  assert.equal(decide('IpAddress', '192.168.1.7', '192.168.1.8'), 'ImplicitDeny');
+  assert.equal(decide('IpAddress', '2001:db8::/32', '2001:db8::1'), 'Allow');
+  assert.equal(decide('IpAddress', 'not-a-cidr', '10.0.0.1'), 'ImplicitDeny');
+  assert.equal(decide('NotIpAddress', '10.0.0.0/8', '127.0.0.1'), 'Allow');
+  assert.equal(decide('NotIpAddress', '10.0.0.0/8', '10.0.0.1'), 'ImplicitDeny');
+});

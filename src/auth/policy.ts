@@ -4,6 +4,8 @@
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html
 
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
+
 export class PolicyError extends Error {}
 
 type Matcher = (s: string) => boolean;
@@ -148,6 +150,29 @@ function contextKey(name: string, ctx: RequestFacts): string[] | undefined {
 
 type Compare = (actual: string, expected: string) => boolean;
 
+const cidrs = new Map<string, BlockList | null>();
+
+/** IpAddress: the caller's address inside `expected` (a CIDR block or one address, v4 or v6). */
+function inCidr(actual: string, expected: string): boolean {
+  let list = cidrs.get(expected);
+  if (list === undefined) {
+    const [net, bits] = expected.trim().split('/');
+    const type = isIPv4(net ?? '') ? 'ipv4' : isIPv6(net ?? '') ? 'ipv6' : undefined;
+    const prefix = bits === undefined ? (type === 'ipv4' ? 32 : 128) : Number(bits);
+    list = null;
+    if (type && Number.isInteger(prefix) && prefix >= 0 && prefix <= (type === 'ipv4' ? 32 : 128)) {
+      list = new BlockList();
+      list.addSubnet(net!, prefix, type);
+    }
+    if (cidrs.size >= 1000) cidrs.clear();
+    cidrs.set(expected, list);
+  }
+  if (!list) return false;
+  // A v4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
+  const ip = actual.startsWith('::ffff:') && isIPv4(actual.slice(7)) ? actual.slice(7) : actual;
+  return isIPv4(ip) ? list.check(ip, 'ipv4') : isIPv6(ip) ? list.check(ip, 'ipv6') : false;
+}
+
 const STRING_OPS: Record<string, { cmp: Compare; negate: boolean }> = {
   stringequals: { cmp: (a, e) => a === e, negate: false },
   stringnotequals: { cmp: (a, e) => a === e, negate: true },
@@ -164,6 +189,8 @@ const STRING_OPS: Record<string, { cmp: Compare; negate: boolean }> = {
   datelessthanequals: { cmp: (a, e) => Date.parse(a) <= Date.parse(e), negate: false },
   dategreaterthan: { cmp: (a, e) => Date.parse(a) > Date.parse(e), negate: false },
   dategreaterthanequals: { cmp: (a, e) => Date.parse(a) >= Date.parse(e), negate: false },
+  ipaddress: { cmp: inCidr, negate: false },
+  notipaddress: { cmp: inCidr, negate: true },
   numericequals: { cmp: (a, e) => Number(a) === Number(e), negate: false },
   numericlessthan: { cmp: (a, e) => Number(a) < Number(e), negate: false },
   numericgreaterthan: { cmp: (a, e) => Number(a) > Number(e), negate: false },

@@ -8,7 +8,7 @@ import { logsActions } from './actions/logs.js';
 import { s3Actions } from './actions/s3.js';
 import { sagemakerActions } from './actions/sagemaker.js';
 import type { ActionTable, Partition } from './actions/types.js';
-import type { Authenticated, Authorizer, Denial } from './authorizer.js';
+import type { Authenticated, Authorizer, Denial, FactsSource } from './authorizer.js';
 import { jsonAccessDenied } from './errors.js';
 
 export interface AuthService {
@@ -32,13 +32,13 @@ export type ServiceName = keyof typeof SERVICES;
  * The per-request gate handed to the protocol in the RequestContext: one small object per request
  * (no closures), the request facts built only if a policy needs them.
  */
-class Gate implements RequestGate {
+class Gate implements RequestGate, FactsSource {
   constructor(
     private readonly svc: AuthService,
     private readonly authorizer: Authorizer,
     private readonly auth: Authenticated,
     private readonly partition: Partition,
-    private readonly sourceIp: string | undefined,
+    private readonly socket: { readonly remoteAddress?: string | undefined },
   ) {}
 
   get principalArn(): string {
@@ -51,22 +51,24 @@ class Gate implements RequestGate {
   }
 
   action(action: string, resources: readonly string[]): void {
-    const facts = {
-      region: this.partition.region,
-      now: new Date(),
-      ...(this.sourceIp ? { sourceIp: this.sourceIp } : {}),
-    };
-    const denial = this.authorizer.authorize(this.auth.principal, action, resources, facts);
+    const denial = this.authorizer.authorize(this.auth.principal, action, resources, this);
     if (denial) throw this.svc.denied(denial);
+  }
+
+  /** What a policy's conditions may read: built only for a decision not already remembered. */
+  facts() {
+    const sourceIp = this.socket.remoteAddress;
+    return { region: this.partition.region, now: new Date(), ...(sourceIp ? { sourceIp } : {}) };
   }
 }
 
+/** The gate of one authenticated request; `socket` gives the caller's address when a policy asks. */
 export function gateFor(
   service: ServiceName,
   authorizer: Authorizer,
   auth: Authenticated,
   partition: Partition,
-  sourceIp: string | undefined,
+  socket: { readonly remoteAddress?: string | undefined },
 ): RequestGate {
-  return new Gate(SERVICES[service], authorizer, auth, partition, sourceIp);
+  return new Gate(SERVICES[service], authorizer, auth, partition, socket);
 }

@@ -212,7 +212,7 @@ export class AwsApi {
     if (!authz?.enabled) return ctx;
     const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, { body });
     if ('reason' in r) return { ...ctx, rejected: jsonAuthError(r) };
-    return { ...ctx, gate: gateFor(service, authz, r, ctx, req.socket.remoteAddress) };
+    return { ...ctx, gate: gateFor(service, authz, r, ctx, req.socket) };
   }
 
   /** S3 is verified from its headers alone: the body streams, checked against the signed hash as it goes. */
@@ -227,7 +227,7 @@ export class AwsApi {
     const streaming = r.payloadHash.startsWith('STREAMING-AWS4-HMAC-SHA256-PAYLOAD');
     return {
       ...ctx,
-      gate: gateFor('s3', authz, r, ctx, req.socket.remoteAddress),
+      gate: gateFor('s3', authz, r, ctx, req.socket),
       ...(streaming ? { chunkSignatures: authz.chunkVerifier(r) } : {}),
     };
   }

@@ -16,3 +16,21 @@ export class JobFailure extends Error {
 export function failureReason(s: string): string {
   return s.length > 1024 ? `${s.slice(0, 1021)}...` : s;
 }
+
+/** Whether `e` is a full disk (ENOSPC, or EDQUOT for a quota), wherever in the stack it was thrown. */
+export function isDiskFull(e: unknown): boolean {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || /\b(ENOSPC|EDQUOT)\b/.test(String((e as Error)?.message));
+}
+
+/**
+ * A job's output that could not be uploaded, as its FailureReason: a full disk in words a user can
+ * act on (the embedded S3 and the job's files share Slipway's data directory), anything else as it is.
+ */
+export function uploadFailure(e: unknown, what: string): JobFailure {
+  if (isDiskFull(e))
+    return new JobFailure(
+      `ClientError: ${what} does not fit: no space left on the device that holds Slipway's data directory. Free space there, or have the job write less output.`,
+    );
+  return new JobFailure(`ClientError: Could not upload ${what}: ${(e as Error).message}`);
+}

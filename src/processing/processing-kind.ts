@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import type { CreateProcessingJobRequest, ProcessingInput } from '../generated/sagemaker/shapes.js';
 import type { ContainersFileReader } from '../inference/runtimes/container/containers-file.js';
 import { findContainerEntry } from '../inference/runtimes/container/containers-file.js';
-import { JobFailure } from '../jobs/job-failure.js';
+import { JobFailure, uploadFailure } from '../jobs/job-failure.js';
 import { type LoadedJob, type TableJobDoc, type TableWork, tableJobKind } from '../jobs/table-job.js';
 import type { JobKind } from '../jobs/types.js';
 import type { JobArtifact } from '../lineage/job-recorder.js';
@@ -216,7 +216,7 @@ async function uploadOutputs(o: ProcessingOptions, doc: ProcessingJobDoc, mlRoot
   } catch (e) {
     // Nothing half-uploaded stays under an output prefix.
     await Promise.all(written.map((u) => o.blobs.delete(u).catch(() => {})));
-    throw new JobFailure(`ClientError: Could not upload the job's output: ${(e as Error).message}`);
+    throw uploadFailure(e, "The job's output");
   }
   return produced;
 }

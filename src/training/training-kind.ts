@@ -21,7 +21,7 @@ import type { Queryable } from '../storage/db/types.js';
 import type { ResourceRow } from '../storage/repositories/resource-table.js';
 import { dockerAnswers } from '../sandbox/sandbox.js';
 import { ChannelError, downloadChannel, resolveChannel } from './channels.js';
-import { failureReason, JobFailure } from '../jobs/job-failure.js';
+import { failureReason, JobFailure, uploadFailure } from '../jobs/job-failure.js';
 import { type AppendLogs, evaluationMetrics, JobLog, MetricSeries, metricMatchers } from './job-output.js';
 import { runBuiltinXGBoost } from './run-builtin.js';
 import { runContainerTraining } from './run-container.js';
@@ -215,12 +215,19 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
     }
 
     await step('Uploading', 'Uploading generated training model');
-    await o.blobs.put(modelUri, packDirectory(join(mlRoot, 'model')), { contentType: 'application/x-tar' });
-    if ((await readdir(join(mlRoot, 'output/data'))).length > 0) {
-      await o.blobs.put(
-        modelUri.replace(/model\.tar\.gz$/, 'output.tar.gz'),
-        packDirectory(join(mlRoot, 'output/data')),
-      );
+    const uploaded: string[] = [];
+    try {
+      await o.blobs.put(modelUri, packDirectory(join(mlRoot, 'model')), { contentType: 'application/x-tar' });
+      uploaded.push(modelUri);
+      if ((await readdir(join(mlRoot, 'output/data'))).length > 0) {
+        const outputUri = modelUri.replace(/model\.tar\.gz$/, 'output.tar.gz');
+        await o.blobs.put(outputUri, packDirectory(join(mlRoot, 'output/data')));
+        uploaded.push(outputUri);
+      }
+    } catch (e) {
+      // A model without its output.tar.gz (or the reverse) is not left behind as if complete.
+      await Promise.all(uploaded.map((u) => o.blobs.delete(u).catch(() => {})));
+      throw uploadFailure(e, 'The model artifacts');
     }
     await log.close();
 

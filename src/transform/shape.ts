@@ -31,6 +31,8 @@ function filter(steps: Step[] | undefined, text: string, f: Format, what: string
 }
 
 export interface RecordShaper {
+  /** Whether records are filtered or joined one by one (the bulk path then does not apply). */
+  readonly perRecord: boolean;
   request(batch: Batch): Uint8Array;
   response(batch: Batch, body: Buffer, uri: string): Buffer;
 }
@@ -46,6 +48,7 @@ export function recordShaper(doc: TransformJobDoc): RecordShaper {
   const perRecord = join || outFilter !== undefined;
 
   return {
+    perRecord: perRecord || inFilter !== undefined,
     request(batch) {
       if (!inFilter) return batch.body;
       const parts: Buffer[] = [];

@@ -7,7 +7,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { CreateTransformJobRequest } from '../generated/sagemaker/shapes.js';
 import type { DeployedVariant, InferenceEngine } from '../inference/engine.js';
-import { JobFailure } from '../jobs/job-failure.js';
+import { checkRoleAccess, type JobAccess } from '../jobs/job-access.js';
+import { isDiskFull, JobFailure, uploadFailure } from '../jobs/job-failure.js';
 import { type TableJobDoc, type TableWork, tableJobKind } from '../jobs/table-job.js';
 import type { JobKind } from '../jobs/types.js';
 import type { ServiceDeps } from '../services/common/deps.js';
@@ -15,7 +16,7 @@ import { resolveModelContainers } from '../services/sagemaker/models.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import { ChannelError, resolveChannel } from '../training/channels.js';
 import { type AppendLogs, JobLog } from '../training/job-output.js';
-import { type Batch, batches } from './records.js';
+import { type Batch, batches, PayloadMemory, payloads } from './records.js';
 import { recordShaper } from './shape.js';
 
 export const TRANSFORM_KIND = 'transform-job';
@@ -31,6 +32,8 @@ export interface TransformOptions {
   readonly engine: InferenceEngine;
   readonly appendLogs: AppendLogs;
   readonly concurrency?: number;
+  /** What roles may do with S3 (a credentials file in force); the model's ExecutionRoleArn is checked. */
+  readonly access?: JobAccess;
 }
 
 export function transformKind(o: TransformOptions): JobKind<TableWork> {
@@ -55,18 +58,26 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
       let variant: DeployedVariant | undefined;
       const written: string[] = [];
       try {
+        let model: Awaited<ReturnType<typeof resolveModelContainers>>;
+        try {
+          model = await resolveModelContainers(o.deps, o.deps.db, p, doc.ModelName);
+        } catch (e) {
+          throw new JobFailure(`ClientError: ${(e as Error).message}`);
+        }
+        const { containers } = model;
+        // A transform job reads its input and writes its output as the model's execution role.
+        checkRoleAccess(
+          o.access,
+          (JSON.parse(model.row.doc) as { ExecutionRoleArn?: string }).ExecutionRoleArn ?? '',
+          [doc.TransformInput.DataSource.S3DataSource.S3Uri],
+          [doc.TransformOutput.S3OutputPath],
+        );
         const objects = await resolveChannel(
           o.blobs,
           { ChannelName: 'input', DataSource: { S3DataSource: { ...doc.TransformInput.DataSource.S3DataSource } } },
           p.region,
           'the job',
         );
-        let containers: Awaited<ReturnType<typeof resolveModelContainers>>['containers'];
-        try {
-          ({ containers } = await resolveModelContainers(o.deps, o.deps.db, p, doc.ModelName));
-        } catch (e) {
-          throw new JobFailure(`ClientError: ${(e as Error).message}`);
-        }
         const conc = Math.max(1, doc.MaxConcurrentTransforms ?? 1);
         const env = batchEnvironment(doc);
         variant = await o.engine
@@ -86,14 +97,35 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
           });
         log.write(`Slipway transform job ${row.name}: ${objects.length} object(s), model ${doc.ModelName}`);
         const out = doc.TransformOutput.S3OutputPath.replace(/\/+$/, '');
+        // Objects go through side by side, sharing the MaxConcurrentTransforms requests: small
+        // objects keep every worker busy too.
+        const slots = new Slots(conc);
+        const memory = new PayloadMemory();
+        const failed = new AbortController();
+        const signal = AbortSignal.any([ctx.signal, failed.signal]);
         let records = 0;
-        for (const obj of objects) {
-          if (ctx.signal.aborted) throw ctx.signal.reason;
-          const target = `${out}/${obj.relative}.out`;
-          written.push(target);
-          records += await transformObject(o.blobs, variant, doc, obj.uri, target, conc, ctx.signal);
-          log.write(`${obj.uri} → ${target}`);
-        }
+        let next = 0;
+        let first: { error: unknown } | undefined;
+        const lane = async () => {
+          while (next < objects.length) {
+            if (signal.aborted) throw signal.reason;
+            const obj = objects[next++]!;
+            const target = `${out}/${obj.relative}.out`;
+            written.push(target);
+            records += await transformObject(o.blobs, variant!, doc, obj.uri, target, conc, slots, memory, signal);
+            log.write(`${obj.uri} → ${target}`);
+          }
+        };
+        // Twice as many objects as requests, so that one object's upload finishing (its fsync) or its
+        // next read leaves no request slot idle.
+        const lanes = Array.from({ length: Math.min(2 * conc, objects.length) }, () =>
+          lane().catch((e: unknown) => {
+            first ??= { error: e };
+            failed.abort(e);
+          }),
+        );
+        await Promise.all(lanes);
+        if (first) throw first.error;
         log.write(`Transformed ${records} record(s)`);
         await log.close();
         await complete(() => {}, {
@@ -103,6 +135,7 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
       } catch (e) {
         log.write(`Transform job failed: ${(e as Error).message}`);
         if (e instanceof ChannelError) throw new JobFailure(e.message);
+        if (!(e instanceof JobFailure) && isDiskFull(e)) throw uploadFailure(e, "The transform job's output");
         throw e;
       } finally {
         // Nothing half-written stays under the output prefix.
@@ -132,6 +165,8 @@ async function transformObject(
   uri: string,
   target: string,
   conc: number,
+  slots: Slots,
+  memory: PayloadMemory,
   signal: AbortSignal,
 ): Promise<number> {
   const input = doc.TransformInput;
@@ -160,21 +195,24 @@ async function transformObject(
   };
   const inFlight: Promise<Buffer>[] = [];
   let records = 0;
+  const split =
+    input.SplitType === 'Line' ? 'Line' : input.SplitType && input.SplitType !== 'None' ? bad(input.SplitType) : 'None';
+  const multi = doc.BatchStrategy === 'MultiRecord';
+  const maxBytes = maxMB === 0 ? Number.POSITIVE_INFINITY : maxMB * 1048576;
+  // Payloads cut from the bytes when no record needs to be seen on its own (no filter, no join).
+  const source =
+    split === 'Line' && multi && !shaper.perRecord
+      ? payloads(body, { maxBytes, uri, memory })
+      : batches(body, { split, multi, maxBytes, uri });
   try {
-    for await (const batch of batches(body, {
-      split:
-        input.SplitType === 'Line'
-          ? 'Line'
-          : input.SplitType && input.SplitType !== 'None'
-            ? bad(input.SplitType)
-            : 'None',
-      multi: doc.BatchStrategy === 'MultiRecord',
-      maxBytes: maxMB === 0 ? Number.POSITIVE_INFINITY : maxMB * 1048576,
-      uri,
-    })) {
+    for await (const batch of source) {
       if (signal.aborted) throw signal.reason;
-      records += batch.records.length;
-      const p = invoke(batch);
+      records += batch.count;
+      await slots.acquire();
+      const p = invoke(batch).finally(() => {
+        slots.release();
+        batch.release?.();
+      });
       p.catch(() => {});
       inFlight.push(p);
       if (inFlight.length >= conc) await write(await inFlight.shift()!);
@@ -207,12 +245,14 @@ async function refused(
 ): Promise<JobFailure> {
   let at = batch.first;
   let why = err.message;
-  if (batch.records.length > 1) {
-    for (let i = 0; i < batch.records.length; i++) {
+  if (batch.count > 1) {
+    const records = batch.records;
+    for (let i = 0; i < records.length; i++) {
       const one: Batch = {
-        records: [batch.records[i]!],
+        records: [records[i]!],
         first: batch.first + i,
-        body: Buffer.concat([batch.records[i]!, Buffer.from('\n')]),
+        count: 1,
+        body: Buffer.concat([records[i]!, Buffer.from('\n')]),
       };
       try {
         await variant.invoke({
@@ -229,4 +269,28 @@ async function refused(
   }
   const detail = (err as { OriginalMessage?: string }).OriginalMessage ?? why;
   return new JobFailure(`ClientError: The model refused record ${at} of ${uri}: ${detail}`);
+}
+
+/** Requests in flight, shared by the objects transformed side by side. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(n: number) {
+    this.free = n;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
 }

@@ -10,10 +10,13 @@ import {
   CreateModelCommand,
   CreateProcessingJobCommand,
   CreateTrainingJobCommand,
+  CreateTransformJobCommand,
   DescribeProcessingJobCommand,
+  DescribeTransformJobCommand,
   DescribeTrainingJobCommand,
   waitUntilProcessingJobCompletedOrStopped,
   waitUntilTrainingJobCompletedOrStopped,
+  waitUntilTransformJobCompletedOrStopped,
   DeleteModelCommand,
   DescribeModelCommand,
   ListModelsCommand,
@@ -230,6 +233,56 @@ describe('SageMaker APIs with a credentials file', () => {
     const prep = await sm(ALICE).send(new DescribeProcessingJobCommand({ ProcessingJobName: 'prep-cannot-read' }));
     assert.equal(prep.ProcessingJobStatus, 'Failed');
     assert.match(prep.FailureReason ?? '', /^ClientError: Data download failed: Access Denied\./);
+  });
+
+  it("a transform job reads its input and writes its output as its model's ExecutionRoleArn", async () => {
+    const s3 = new S3Client({ endpoint: server.endpoint, region: REGION, credentials: ALICE, forcePathStyle: true });
+    await s3.send(new CreateBucketCommand({ Bucket: 'data' })).catch(() => undefined);
+    await s3.send(new PutObjectCommand({ Bucket: 'data', Key: 'train/a.csv', Body: '1,2\n' }));
+    await s3.send(new PutObjectCommand({ Bucket: 'data', Key: 'graph/a.csv', Body: '1,2\n' }));
+    // The loader role may list the bucket and read s3://data/graph/* only; it may write nothing.
+    await sm(ALICE).send(
+      new CreateModelCommand({
+        ModelName: 'loader-model',
+        ExecutionRoleArn: LOADER_ROLE,
+        PrimaryContainer: { Image: 'acct/sagemaker-xgboost:1.7-1', ModelDataUrl: 's3://data/graph/model.tar.gz' },
+      }),
+    );
+    const transform = (name: string, input: string) =>
+      sm(ALICE).send(
+        new CreateTransformJobCommand({
+          TransformJobName: name,
+          ModelName: 'loader-model',
+          TransformInput: {
+            DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: input } },
+            ContentType: 'text/csv',
+            SplitType: 'Line',
+          },
+          TransformOutput: { S3OutputPath: 's3://data/scored/' },
+          TransformResources: { InstanceType: 'ml.m5.large', InstanceCount: 1 },
+        }),
+      );
+    const finish = async (name: string) => {
+      await waitUntilTransformJobCompletedOrStopped(
+        { client: sm(ALICE), maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+        { TransformJobName: name },
+      ).catch(() => undefined);
+      return sm(ALICE).send(new DescribeTransformJobCommand({ TransformJobName: name }));
+    };
+    await transform('transform-cannot-read', 's3://data/train/');
+    await transform('transform-cannot-write', 's3://data/graph/');
+    const read = await finish('transform-cannot-read');
+    assert.equal(read.TransformJobStatus, 'Failed');
+    assert.match(
+      read.FailureReason ?? '',
+      /^ClientError: Data download failed: Access Denied\. .*role\/graph-loader.*"s3:GetObject" permissions on "s3:\/\/data\/train\/"/,
+    );
+    const write = await finish('transform-cannot-write');
+    assert.equal(write.TransformJobStatus, 'Failed');
+    assert.match(
+      write.FailureReason ?? '',
+      /^ClientError: The role ".*role\/graph-loader" may not write the output to "s3:\/\/data\/scored\/"/,
+    );
   });
 });
 

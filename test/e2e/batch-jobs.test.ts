@@ -274,6 +274,59 @@ describe('processing and transform jobs', () => {
     assert.equal(tcs.TrialComponentSummaries?.[0]?.TrialComponentName, 't-2-aws-transform-job');
   });
 
+  test('MultiRecord payloads cut from the bytes answer byte for byte what the per-record path answers', async () => {
+    // 6 × abalone (~1.2 MB) in two objects, with CRLF line ends and blank lines, in 1 MB payloads.
+    const features = rows.map((r) => r.split(',').slice(1).join(','));
+    const many = Array.from({ length: 6 }, () => features).flat();
+    const lines = many.map((l, i) => (i % 97 === 0 ? `${l}\r\n` : i % 89 === 0 ? `${l}\n\n` : `${l}\n`));
+    await put('bulk/in/a.csv', lines.slice(0, 15000).join(''));
+    await put('bulk/in/b.csv', lines.slice(15000).join('').trimEnd()); // no final newline
+    const job = (name: string, over: Partial<CreateTransformJobCommandInput>) =>
+      transform(name, {
+        TransformInput: {
+          ...transform('').TransformInput,
+          DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/bulk/in/' } },
+        },
+        ...over,
+      });
+    // The bulk path (MultiRecord, no filter); MultiRecord with a filter that keeps every column (the
+    // per-record path); SingleRecord, one record a request.
+    await sm.send(new CreateTransformJobCommand(job('bulk-1', {})));
+    await sm.send(new CreateTransformJobCommand(job('bulk-2', { DataProcessing: { InputFilter: '$[0:]' } })));
+    await sm.send(new CreateTransformJobCommand(job('bulk-3', { BatchStrategy: 'SingleRecord' })));
+    for (const name of ['bulk-1', 'bulk-2', 'bulk-3']) {
+      const d = await finishTransform(name);
+      assert.equal(d.TransformJobStatus, 'Completed', `${name}: ${d.FailureReason}`);
+    }
+    for (const obj of ['a.csv', 'b.csv']) {
+      const bulk = await get(`batch/bulk-1/${obj}.out`);
+      assert.equal(bulk, await get(`batch/bulk-2/${obj}.out`), obj);
+      assert.equal(bulk, await get(`batch/bulk-3/${obj}.out`), obj);
+    }
+    assert.equal((await get('batch/bulk-1/b.csv.out')).split('\n').length - 1, many.length - 15000);
+
+    // A record the model refuses, deep in a payload: the job fails naming the object and the record.
+    const bad = [...features.slice(0, 2000), 'M,0.5,0.4,0.1,0.5,0.2,0.1,0.15', ...features.slice(2000)];
+    await put('bulk/bad/x.csv', `${bad.join('\n')}\n`);
+    await sm.send(
+      new CreateTransformJobCommand(
+        job('bulk-bad', {
+          TransformInput: {
+            ...transform('').TransformInput,
+            DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/bulk/bad/' } },
+          },
+        }),
+      ),
+    );
+    const failed = await finishTransform('bulk-bad');
+    assert.equal(failed.TransformJobStatus, 'Failed');
+    assert.match(
+      failed.FailureReason ?? '',
+      /record 2001 of s3:\/\/ml-data\/bulk\/bad\/x\.csv: [\s\S]*could not convert string to float: 'M'/,
+    );
+    assert.deepEqual(await keys('batch/bulk-bad/'), []);
+  });
+
   test('InputFilter, JoinSource Input and OutputFilter: the label joined with the prediction', async () => {
     await put('batch/labelled/all.csv', `${rows.slice(0, 200).join('\n')}\n`);
     await sm.send(

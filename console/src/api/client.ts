@@ -1,6 +1,6 @@
 // The console's only way to reach Slipway: the public APIs a client uses (SageMaker JSON 1.1,
-// Runtime, Prometheus /metrics, Gremlin on the graph port), every request through send(), which
-// signs it with SigV4 (aws4fetch) using the credentials the user entered.
+// Runtime, CloudWatch Logs, Prometheus /metrics, Gremlin on the graph port), every request through
+// send(), which signs it with SigV4 (aws4fetch) using the credentials the user entered.
 import { AwsClient } from 'aws4fetch';
 import { ANONYMOUS, loadCredentials } from './credentials';
 
@@ -100,22 +100,28 @@ export function credentialsChanged(): void {
   signers.clear();
 }
 
-/** One SageMaker control-plane operation (AWS JSON 1.1). */
-export async function sagemaker<T = Record<string, unknown>>(
-  op: string,
-  input: object = {},
-  signal?: AbortSignal,
-): Promise<T> {
+/** One AWS JSON 1.1 operation on the API port: `target` is the X-Amz-Target, `service` the signing name. */
+async function jsonCall<T>(service: string, target: string, input: object, signal?: AbortSignal): Promise<T> {
   const res = await send(`${API_ORIGIN()}/`, {
-    service: 'sagemaker',
+    service,
     method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `SageMaker.${op}` },
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': target },
     body: JSON.stringify(input),
     signal,
   });
   const text = await res.text();
   if (!res.ok) throw jsonError(res, text);
   return (text ? JSON.parse(text) : {}) as T;
+}
+
+/** One SageMaker control-plane operation (AWS JSON 1.1). */
+export function sagemaker<T = Record<string, unknown>>(op: string, input: object = {}, signal?: AbortSignal): Promise<T> {
+  return jsonCall<T>('sagemaker', `SageMaker.${op}`, input, signal);
+}
+
+/** One CloudWatch Logs operation (`Logs_20140328.*`, signed for `logs`): how job logs are read. */
+export function cloudWatchLogs<T = Record<string, unknown>>(op: string, input: object = {}, signal?: AbortSignal): Promise<T> {
+  return jsonCall<T>('logs', `Logs_20140328.${op}`, input, signal);
 }
 
 function jsonError(res: Response, text: string): ApiError {

@@ -40,6 +40,12 @@ const SHAPES: Record<string, cytoscape.Css.NodeShape> = {
 /** Pictures with more edges than this label only the selected entity's edges. */
 const EDGE_LABELS = 150;
 
+/**
+ * Node names are styled from this zoom on: 10 px text is drawn only from 6 px on screen
+ * ('min-zoomed-font-size'), so below it a name would be measured and never shown.
+ */
+const NAMES_FROM_ZOOM = 0.6;
+
 const clip = (s: string) => (s.length > 30 ? `${s.slice(0, 29)}…` : s);
 
 export function colorOf(kind: string): string {
@@ -100,13 +106,20 @@ export function createGraphView(
           // Plain data fields, not mapper functions: styling 500 nodes stays cheap.
           'background-color': 'data(color)',
           shape: 'data(shape)' as unknown as cytoscape.Css.NodeShape,
+          width: 26,
+          height: 26,
+        },
+      },
+      // Names only where they can be read (see NAMES_FROM_ZOOM): a label costs a text measurement
+      // per node in the first frame even when it is too small to be drawn.
+      {
+        selector: 'node.named',
+        style: {
           label: 'data(label)',
           'font-size': 10,
           color: '#111827',
           'text-valign': 'bottom',
           'text-margin-y': 4,
-          width: 26,
-          height: 26,
           'min-zoomed-font-size': 6,
         },
       },
@@ -121,16 +134,14 @@ export function createGraphView(
           'target-arrow-shape': 'triangle',
           // Straight edges: bezier control points for every edge cost the first frame dearly.
           'curve-style': 'straight',
-          label: '',
-          'font-size': 8,
-          color: '#4b5563',
-          'text-rotation': 'autorotate',
-          'min-zoomed-font-size': 7,
         },
       },
       // Edge labels cost the first frame a measurement each: shown in small pictures, and around
       // the selected entity in large ones.
-      { selector: 'edge.labelled', style: { label: 'data(label)' } },
+      {
+        selector: 'edge.labelled',
+        style: { label: 'data(label)', 'font-size': 8, color: '#4b5563', 'text-rotation': 'autorotate', 'min-zoomed-font-size': 7 },
+      },
     ],
   });
   cy.on('tap', 'node', (e) => on.select(e.target.id()));
@@ -138,6 +149,14 @@ export function createGraphView(
     if (e.target === cy) on.select(undefined);
   });
   cy.on('dbltap', 'node', (e) => on.expand?.(e.target.id()));
+  let named = false;
+  const nameIfReadable = () => {
+    const want = cy.zoom() >= NAMES_FROM_ZOOM;
+    if (want === named) return;
+    named = want;
+    cy.batch(() => (want ? cy.nodes().addClass('named') : cy.nodes().removeClass('named')));
+  };
+  cy.on('zoom', nameIfReadable);
   return {
     add(nodes, edges) {
       const els: ElementDefinition[] = [];
@@ -147,7 +166,11 @@ export function createGraphView(
           if (n.start) have.data('start', true);
           continue;
         }
-        els.push({ group: 'nodes', data: { ...n, label: clip(n.label), full: n.label, color: colorOf(n.kind), shape: SHAPES[n.kind] ?? 'ellipse' } });
+        els.push({
+          group: 'nodes',
+          data: { ...n, label: clip(n.label), full: n.label, color: colorOf(n.kind), shape: SHAPES[n.kind] ?? 'ellipse' },
+          classes: named ? 'named' : undefined,
+        });
       }
       for (const e of edges) {
         if (cy.getElementById(e.id).nonempty()) continue;
@@ -179,6 +202,7 @@ export function createGraphView(
         }
       });
       fitPositions(cy, positions);
+      nameIfReadable();
       cy.one('render', () => {
         if (performance.getEntriesByName('lineage:start').length) performance.measure('lineage:rendered', 'lineage:start');
       });
@@ -193,7 +217,14 @@ export function createGraphView(
       }
     },
     size: () => ({ nodes: cy.nodes().length, edges: cy.edges().length }),
-    png: () => cy.png({ full: true, scale: 2, bg: '#ffffff' }),
+    png: () => {
+      // The picture carries every name, whatever the zoom on screen.
+      if (named) return cy.png({ full: true, scale: 2, bg: '#ffffff' });
+      cy.nodes().addClass('named');
+      const url = cy.png({ full: true, scale: 2, bg: '#ffffff' });
+      cy.nodes().removeClass('named');
+      return url;
+    },
     svg: () => toSvg(cy),
     destroy: () => cy.destroy(),
   };

@@ -28,6 +28,10 @@ export function pageOf(arn: string): string | undefined {
       return `/endpoints/${enc(a.resource)}`;
     case 'experiment':
       return `/experiments/${enc(a.resource)}`;
+    case 'training-job':
+    case 'transform-job':
+    case 'processing-job':
+      return `/jobs/${a.resourceType.slice(0, -4)}/${enc(a.resource)}`;
     default:
       return undefined;
   }

@@ -1,9 +1,10 @@
 // The console's pages: each is one module with one component, reached at /console/<path>/…
-// Adding a page (Jobs, once training/transform/processing jobs exist) is one more entry here.
+// Adding a page is one more entry here.
 import type { FunctionComponent } from 'preact';
 import { EndpointsPage } from './endpoints';
 import { ExperimentsPage } from './experiments';
 import { GraphPage } from './graph';
+import { JobsPage } from './jobs';
 import { LineagePage } from './lineage';
 import { RegistryPage } from './registry';
 import { SettingsPage } from './settings';
@@ -19,6 +20,7 @@ export interface PageEntry {
 export const PAGES: readonly PageEntry[] = [
   { path: 'registry', nav: 'Model registry', component: RegistryPage },
   { path: 'endpoints', nav: 'Endpoints', component: EndpointsPage },
+  { path: 'jobs', nav: 'Jobs', component: JobsPage },
   { path: 'lineage', nav: 'Lineage', component: LineagePage },
   { path: 'experiments', nav: 'Experiments', component: ExperimentsPage },
   { path: 'graph', nav: 'Graph', component: GraphPage },

@@ -9,7 +9,8 @@ import { ContainerFailure } from '../failure.js';
 import type { ThreadLoadArgs, ThreadModel } from '../threads/protocol.js';
 import {
   type ContainerVersion,
-  invokeXGBoost,
+  type Scratch,
+  invokeXGBoostBytes,
   loadXGBoostModel,
   XGBoostServingError,
   type XGBoostModel,
@@ -33,17 +34,28 @@ const EMPTY = new Uint8Array(0);
 export async function openXGBoost(modelDir: string, o: XGBoostOptions): Promise<ServedXGBoost> {
   const bytes = await readFile(join(modelDir, ...o.file.split('/')));
   const model = loadXGBoostModel(bytes);
+  // Requests run one at a time here: their rows and answer bytes reuse the same memory.
+  const scratch: Scratch = {};
   return {
     model,
     invoke(req: InvocationRequest): InvocationResult {
       try {
-        const r = invokeXGBoost(model, o.version, {
-          body: req.body,
-          contentType: req.contentType,
-          accept: req.accept,
-          batch: o.batch,
-        });
-        return { body: r.body === '' ? EMPTY : Buffer.from(r.body), contentType: r.contentType };
+        const r = invokeXGBoostBytes(
+          model,
+          o.version,
+          {
+            body: req.body,
+            contentType: req.contentType,
+            accept: req.accept,
+            batch: o.batch,
+          },
+          scratch,
+        );
+        const b = r.body;
+        return {
+          body: b.length === 0 ? EMPTY : Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+          contentType: r.contentType,
+        };
       } catch (e) {
         if (e instanceof XGBoostServingError) throw new ContainerFailure('response', e.httpStatus, e.message);
         throw new ContainerFailure('response', 500, e instanceof Error ? e.message : String(e));

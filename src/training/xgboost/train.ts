@@ -2,7 +2,7 @@
 // src/learner.cc, src/gbm/gbtree.cc): gradients from the objective, one tree per output group per
 // round with the configured tree method, evaluation lines, early stopping, and the JSON model.
 
-import { growExact, type SortedColumns, sortColumns } from './exact.js';
+import { ExactGrower, sortColumns, type SortedColumns } from './exact.js';
 import { type BinMatrix, growHist, type HistBuilder, localHistBuilder, quantize, RootCache } from './hist.js';
 import { HistPool } from './hist-pool.js';
 import { type Metric, makeMetric } from './metrics.js';
@@ -80,12 +80,27 @@ function predictInto(trees: RegTree[], groups: number[], d: DMatrix, margins: Fl
   }
 }
 
-/** output group g's gradient pairs, contiguous */
-function takeGroup(grad: Float32Array, hess: Float32Array, k: number, g: number, gg: Float32Array, gh: Float32Array) {
-  for (let r = 0; r < gg.length; r++) {
-    gg[r] = grad[r * k + g];
-    gh[r] = hess[r * k + g];
+// The per-row loops of a round live in small functions of their own: inside train() they would make
+// V8 compile all of train() on the stack (OSR) while the first job runs.
+
+/** Output group g's gradients, contiguous. */
+function groupGradients(
+  grad: Float32Array,
+  hess: Float32Array,
+  k: number,
+  g: number,
+  outG: Float32Array,
+  outH: Float32Array,
+): void {
+  for (let r = 0; r < outG.length; r++) {
+    outG[r] = grad[r * k + g];
+    outH[r] = hess[r * k + g];
   }
+}
+
+/** Bernoulli row sampling for the exact updater; rows with a negative hessian draw nothing. */
+function sampleRows(rng: Rng, subsample: number, hess: Float32Array, active: Uint8Array): void {
+  for (let r = 0; r < active.length; r++) active[r] = hess[r] >= 0 && rng.next() < subsample ? 1 : 0;
 }
 
 export async function train(
@@ -131,6 +146,8 @@ export async function train(
   const lines: string[] = [];
 
   let cols: SortedColumns | undefined;
+  let exact: ExactGrower | undefined;
+  const active = method === 'exact' && params.subsample < 1 ? new Uint8Array(n) : undefined;
   let binned: BinMatrix | undefined;
   const rowIdx = new Int32Array(method === 'exact' ? 0 : n);
   const nthread = params.nthread > 0 ? params.nthread : (await import('node:os')).availableParallelism();
@@ -161,7 +178,7 @@ export async function train(
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
       obj.gradients(trainMargins, dtrain.labels, dtrain.weights, grad, hess);
       for (let g = 0; g < k; g++) {
-        takeGroup(grad, hess, k, g, gGrad, gHess);
+        groupGradients(grad, hess, k, g, gGrad, gHess);
         const sampler = new ColumnSampler(
           rng,
           nc,
@@ -171,17 +188,11 @@ export async function train(
         );
         let tree: RegTree;
         if (method === 'exact') {
-          let active: Uint8Array | undefined;
-          if (params.subsample < 1) {
-            active = new Uint8Array(n);
-            for (let r = 0; r < n; r++) if (gHess[r] >= 0) active[r] = rng.next() < params.subsample ? 1 : 0;
-          }
-          tree = growExact(cols as SortedColumns, gGrad, gHess, 0, 1, active, sp, params.max_depth, sampler);
-          // the exact updater leaves the prediction cache to the predictor
-          for (let r = 0; r < n; r++) {
-            const leaf = tree.leafOf(dtrain.data, r * nc);
-            trainMargins[r * k + g] += tree.cond[leaf];
-          }
+          if (active !== undefined) sampleRows(rng, params.subsample, gHess, active);
+          exact ??= new ExactGrower(cols as SortedColumns, dtrain.data, sp, params.max_depth);
+          tree = exact.grow(gGrad, gHess, active, sampler);
+          // the prediction cache from the rows' final positions
+          exact.addLeafValues(tree, trainMargins, k, g);
         } else {
           if (params.subsample < 1) {
             for (let r = 0; r < n; r++) {

@@ -9,19 +9,24 @@ export {
   extractModelFromTarGzSync,
   XGBOOST_MODEL_FILE,
 } from './artifact.js';
+export { type CsvRows, decodeCsvBytes, type Scratch } from './csv-bytes.js';
 export { XGBoostModelError, XGBoostServingError } from './errors.js';
 export { detectModelFormat, type LoadOptions, loadXGBoostModel, type ModelFormat } from './loader.js';
 export { type ModelInfo, type PredictOptions, XGBoostModel } from './model.js';
 export {
   type ContainerVersion,
   type DecodedRequest,
+  decodeCsvText,
   decodeRequest,
   type EncodedResponse,
   type EncodeOptions,
   encodeResponse,
   type InvocationRequest,
   type InvocationResponse,
+  encodeLines,
+  type InvocationBytes,
   invokeXGBoost,
+  invokeXGBoostBytes,
   parseContainerVersion,
   pyFloatRepr,
   type ResponseStyle,

@@ -20,6 +20,18 @@ describe('XGBoostModel', () => {
     assert.ok(maxRelativeError(model.predict(d.rows, d.nRows), reference(c.ref).predictions) <= 1e-6);
   });
 
+  test('blocks with and without missing values predict exactly what the row-by-row walk does', () => {
+    const model = loadXGBoostModel(extractModelFromTarGzSync(readFixture(fixture('abalone', 'bin').file)).bytes);
+    const d = dataset(fixture('abalone', 'bin').data);
+    const n = Math.min(d.nRows, 300);
+    const rows = d.rows.slice(0, n * 8);
+    // Blocks of 64 rows: the second has missing values (the walk with default children), the others none.
+    for (const r of [70, 71, 100, 127]) rows[r * 8 + (r % 8)] = Number.NaN;
+    const preds = model.predict(rows, n);
+    for (let r = 0; r < n; r++) assert.ok(Object.is(model.predictOne(rows, r * 8), preds[r]), `row ${r}`);
+    assert.notEqual(preds[70], model.predict(d.rows.slice(70 * 8, 71 * 8), 1)[0]); // the NaN changed the walk
+  });
+
   test('info() describes the model', () => {
     const model = loadXGBoostModel(extractModelFromTarGzSync(readFixture(fixture('abalone', 'json').file)).bytes);
     const info = model.info();

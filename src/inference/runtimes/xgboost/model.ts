@@ -6,6 +6,7 @@
 // each tree's leaf is added in tree order with float32 rounding; dart multiplies each leaf by its
 // tree weight first; gblinear adds bias, then weight × value for every present feature.
 
+import { blockHasMissing, denseBlock, type FlatTrees } from './dense-block.js';
 import { fail } from './errors.js';
 import { applyTransform, type ObjectiveInfo, objectiveInfo, transformScalar } from './objectives.js';
 
@@ -344,9 +345,14 @@ export class XGBoostModel {
     const roots = this.roots;
     const depth = this.depth;
     const base = this.baseMargin;
+    const flat: FlatTrees = { nodes, val, leaf, roots, depth };
     for (let r0 = 0; r0 < nRows; r0 += ROW_BLOCK) {
       const r1 = Math.min(r0 + ROW_BLOCK, nRows);
       for (let r = r0; r < r1; r++) out[r] = base;
+      if (!blockHasMissing(rows, r0, r1, nf)) {
+        denseBlock(flat, rows, r0, r1, nf, nTrees, out);
+        continue;
+      }
       for (let t = 0; t < nTrees; t++) {
         const root = roots[t];
         const d = depth[t];

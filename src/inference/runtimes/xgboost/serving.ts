@@ -15,6 +15,7 @@
 //   Batch transform (SAGEMAKER_BATCH) in every version: one prediction per line + final newline.
 // Numbers print as Python prints a float (repr): 0.30000001192092896, 1e-05, 2.0, nan.
 
+import { decodeCsvBytes, SCRATCH_MAX_BYTES, type Scratch } from './csv-bytes.js';
 import { XGBoostServingError } from './errors.js';
 import type { XGBoostModel } from './model.js';
 
@@ -184,8 +185,14 @@ export function decodeRequest(
   contentType: string | undefined,
   _version: ContainerVersion | undefined,
   numFeatures: number,
+  scratch?: Scratch,
 ): DecodedRequest {
   const format = requestFormat(contentType);
+  if (format === 'csv') {
+    // Plain numeric CSV straight from the bytes (same values); anything else takes the text route.
+    const fast = decodeCsvBytes(body, numFeatures, scratch);
+    if (fast) return { rows: fast.rows, nRows: fast.nRows, format };
+  }
   let text: string;
   try {
     text = strip(utf8.decode(body));
@@ -195,7 +202,7 @@ export function decodeRequest(
       `Loading ${format} data failed with Exception, please ensure data is in ${format} format:\n <class 'UnicodeDecodeError'>\n 'utf-8' codec can't decode the payload`,
     );
   }
-  return format === 'csv' ? decodeCsv(text, numFeatures) : decodeLibsvm(text, numFeatures);
+  return format === 'csv' ? decodeCsvText(text, numFeatures) : decodeLibsvm(text, numFeatures);
 }
 
 function csvFail(detail: string): never {
@@ -211,7 +218,8 @@ function sniffDelimiter(firstLine: string): string {
   return ',';
 }
 
-function decodeCsv(text: string, nf: number): DecodedRequest {
+/** The text route of a CSV body (after UTF-8 decoding and strip()); exported for tests. */
+export function decodeCsvText(text: string, nf: number): DecodedRequest {
   if (text.length === 0) csvFail('could not determine delimiter');
   const lines = text.split('\n');
   const delim = sniffDelimiter(lines[0].slice(0, 512));
@@ -432,13 +440,72 @@ export function invokeXGBoost(
   req: InvocationRequest,
 ): InvocationResponse {
   if (req.body.length === 0) return { status: 204, body: '', contentType: 'text/csv' };
-  const decoded = decodeRequest(req.body, req.contentType, version, model.numFeatures);
+  const { preds, k } = predictRequest(model, version, req);
+  const enc = encodeResponse(preds, req.accept, version, { outputsPerRow: k, batch: req.batch });
+  return { status: 200, body: enc.body, contentType: enc.contentType };
+}
+
+export interface InvocationBytes {
+  status: 200 | 204;
+  body: Uint8Array;
+  contentType: string;
+}
+
+const EMPTY = new Uint8Array(0);
+const utf8Encoder = new TextEncoder();
+
+/**
+ * `invokeXGBoost` answering bytes (what a worker thread hands back): the same body, UTF-8 encoded;
+ * a batch transform answer of one value a row is written straight into bytes (`encodeLines`).
+ */
+export function invokeXGBoostBytes(
+  model: XGBoostModel,
+  version: ContainerVersion,
+  req: InvocationRequest,
+  scratch?: Scratch,
+): InvocationBytes {
+  if (req.body.length === 0) return { status: 204, body: EMPTY, contentType: 'text/csv' };
+  const { preds, k } = predictRequest(model, version, req, scratch);
+  if (req.batch && k === 1) {
+    const contentType = responseStyle(version) === 'comma' ? 'text/csv' : resolveAccept(req.accept);
+    return { status: 200, body: encodeLines(preds, scratch), contentType };
+  }
+  const enc = encodeResponse(preds, req.accept, version, { outputsPerRow: k, batch: req.batch });
+  return { status: 200, body: utf8Encoder.encode(enc.body), contentType: enc.contentType };
+}
+
+function predictRequest(
+  model: XGBoostModel,
+  version: ContainerVersion,
+  req: InvocationRequest,
+  scratch?: Scratch,
+): { preds: Float32Array; k: number } {
+  const decoded = decodeRequest(req.body, req.contentType, version, model.numFeatures, scratch);
   if (responseStyle(version) === 'lines' && !req.batch) resolveAccept(req.accept); // fail fast is fine: nothing is stateful
   const opts = { ntreeLimit: model.bestNTreeLimit };
-  const preds = model.predict(decoded.rows, decoded.nRows, opts);
-  const enc = encodeResponse(preds, req.accept, version, {
-    outputsPerRow: model.outputsPerRow(opts),
-    batch: req.batch,
-  });
-  return { status: 200, body: enc.body, contentType: enc.contentType };
+  return { preds: model.predict(decoded.rows, decoded.nRows, opts), k: model.outputsPerRow(opts) };
+}
+
+/**
+ * The batch transform body of single-value predictions — each value as Python's repr, one a line —
+ * written straight into bytes (the characters are ASCII); equal to encodeResponse's with batch.
+ */
+export function encodeLines(predictions: ArrayLike<number>, scratch?: Scratch): Uint8Array {
+  const n = predictions.length;
+  const want = n * 24 + 32;
+  let out = scratch?.bytes && scratch.bytes.length >= want ? scratch.bytes : new Uint8Array(want);
+  if (scratch && out.length <= SCRATCH_MAX_BYTES) scratch.bytes = out;
+  let off = 0;
+  for (let r = 0; r < n; r++) {
+    const t = pyFloatRepr(predictions[r]);
+    if (off + t.length + 1 > out.length) {
+      const grown = new Uint8Array(out.length * 2 + t.length + 1);
+      grown.set(out.subarray(0, off));
+      out = grown;
+    }
+    for (let j = 0; j < t.length; j++) out[off++] = t.charCodeAt(j);
+    out[off++] = 10;
+  }
+  // A copy that owns its buffer, so a worker thread can hand it over without another one.
+  return out.slice(0, off);
 }

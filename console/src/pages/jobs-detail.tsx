@@ -1,0 +1,322 @@
+// One job: status and secondary status transitions, failure reason, hyperparameters, input and
+// output, final metrics, the per-round metric curves read off its log, the log itself (paged
+// forward with nextForwardToken) and a link to its lineage. Polled while it runs.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { sagemaker } from '../api/client';
+import { Chart } from '../components/chart';
+import { Badge, ErrorBox, Json, Loading, SortableTable, describeError, useAsync, useInterval, when } from '../components/ui';
+import { shortName } from '../lib/arn';
+import { metricCurves, type MetricDefinition } from '../lib/job-metrics';
+import { FINISHED, type KindInfo, type LogEvent, jobStreams, logPage, ops, wholeLog } from '../lib/jobs';
+import { Link, setQuery, useLocation, withQuery } from '../router';
+import { duration } from './jobs';
+
+type Obj = Record<string, unknown>;
+/** Lines shown per log page. */
+const LOG_PAGE = 200;
+/** Lines read at most for the metric curves. */
+const CURVE_LINES = 50_000;
+const COLORS = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2'];
+
+export function JobDetail({ k, name }: { k: KindInfo; name: string }) {
+  const o = ops(k);
+  const job = useAsync((signal) => sagemaker<Obj>(o.describe, { [o.name]: name }, signal), [k.kind, name]);
+  const status = job.data?.[o.status] as string | undefined;
+  const running = status !== undefined && !FINISHED.has(status);
+  useInterval(job.reload, 2000, running);
+  const j = job.data;
+  return (
+    <section class="job">
+      <nav class="crumbs">
+        <Link to="/jobs">Jobs</Link> / <Link to={`/jobs/${k.kind}`}>{k.title}</Link> / {name}
+      </nav>
+      <h1>
+        {name} {status ? <Badge status={status} /> : null}
+        {j?.SecondaryStatus ? <span class="muted small">{String(j.SecondaryStatus)}</span> : null}
+      </h1>
+      <ErrorBox error={job.error} title={`Could not read ${k.kind} job ${name}`} />
+      {job.loading && !j ? <Loading what="job" /> : null}
+      {j ? (
+        <>
+          <div class="columns">
+            <div>
+              <Facts k={k} j={j} arn={String(j[o.arn])} />
+              <Transitions j={j} />
+            </div>
+            <div>
+              <Config k={k} j={j} />
+            </div>
+          </div>
+          {k.kind === 'training' ? <FinalMetrics j={j} /> : null}
+          <JobLog k={k} name={name} running={running} definitions={(j.AlgorithmSpecification as { MetricDefinitions?: MetricDefinition[] } | undefined)?.MetricDefinitions} training={k.kind === 'training'} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function Facts({ k, j, arn }: { k: KindInfo; j: Obj; arn: string }) {
+  const lineage = withQuery('/lineage', { arn, direction: 'Both' });
+  const model = j.ModelName as string | undefined;
+  const artifact = (j.ModelArtifacts as { S3ModelArtifacts?: string } | undefined)?.S3ModelArtifacts;
+  return (
+    <dl class="facts">
+      <dt>ARN</dt>
+      <dd class="mono">{arn}</dd>
+      <dt>Created</dt>
+      <dd>{when(j.CreationTime)}</dd>
+      <dt>Started</dt>
+      <dd>{when(j[k.startField])}</dd>
+      <dt>Ended</dt>
+      <dd>
+        {when(j[k.endField])}
+        {duration(j[k.startField] ?? j.CreationTime, j[k.endField]) ? <span class="muted"> ({duration(j[k.startField] ?? j.CreationTime, j[k.endField])})</span> : null}
+      </dd>
+      {j.FailureReason ? (
+        <>
+          <dt>Failure reason</dt>
+          <dd class="bad-text failure-reason">{String(j.FailureReason)}</dd>
+        </>
+      ) : null}
+      {j.ExitMessage ? (
+        <>
+          <dt>Exit message</dt>
+          <dd>{String(j.ExitMessage)}</dd>
+        </>
+      ) : null}
+      {artifact ? (
+        <>
+          <dt>Model artifact</dt>
+          <dd class="mono">{artifact}</dd>
+        </>
+      ) : null}
+      {model ? (
+        <>
+          <dt>Model</dt>
+          <dd class="mono">{model}</dd>
+        </>
+      ) : null}
+      <dt>Lineage</dt>
+      <dd>
+        <Link to={lineage} class="lineage-link">
+          Show the lineage of this job
+        </Link>{' '}
+        <span class="muted small">(its trial component {shortName(arn)}-aws-{k.kind}-job)</span>
+      </dd>
+    </dl>
+  );
+}
+
+function Transitions({ j }: { j: Obj }) {
+  const steps = (j.SecondaryStatusTransitions as Obj[] | undefined) ?? [];
+  if (steps.length === 0) return null;
+  return (
+    <>
+      <h2>Status transitions</h2>
+      <table class="grid transitions">
+        <thead>
+          <tr>
+            <th>Status</th>
+            <th>Start</th>
+            <th>Duration</th>
+            <th>Message</th>
+          </tr>
+        </thead>
+        <tbody>
+          {steps.map((s, i) => (
+            <tr key={i}>
+              <td>{String(s.Status)}</td>
+              <td>{when(s.StartTime)}</td>
+              <td>{duration(s.StartTime, s.EndTime) ?? '…'}</td>
+              <td class="small">{String(s.StatusMessage ?? '')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** Hyperparameters, algorithm or app, inputs and outputs, resources: what the job was asked to do. */
+function Config({ k, j }: { k: KindInfo; j: Obj }) {
+  const hp = Object.entries((j.HyperParameters as Record<string, string> | undefined) ?? {});
+  const image = (j.AlgorithmSpecification as Obj | undefined)?.TrainingImage ?? (j.AppSpecification as Obj | undefined)?.ImageUri;
+  const sections: [string, unknown][] =
+    k.kind === 'training'
+      ? [
+          ['Input data', j.InputDataConfig],
+          ['Output', j.OutputDataConfig],
+          ['Resources', j.ResourceConfig],
+          ['Stopping condition', j.StoppingCondition],
+        ]
+      : k.kind === 'transform'
+        ? [
+            ['Input', j.TransformInput],
+            ['Output', j.TransformOutput],
+            ['Resources', j.TransformResources],
+            ['Data processing', j.DataProcessing],
+          ]
+        : [
+            ['Inputs', j.ProcessingInputs],
+            ['Output', j.ProcessingOutputConfig],
+            ['App', j.AppSpecification],
+            ['Resources', j.ProcessingResources],
+          ];
+  return (
+    <>
+      {image ? (
+        <p>
+          <span class="muted">Image </span>
+          <span class="mono">{String(image)}</span>
+        </p>
+      ) : null}
+      {k.kind === 'training' ? (
+        <>
+          <h2>Hyperparameters</h2>
+          {hp.length ? (
+            <table class="grid hyperparameters">
+              <tbody>
+                {hp.map(([key, v]) => (
+                  <tr key={key}>
+                    <td class="param">{key}</td>
+                    <td class="mono">{v}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p class="muted">None.</p>
+          )}
+        </>
+      ) : null}
+      {sections
+        .filter(([, v]) => v !== undefined)
+        .map(([title, v]) => (
+          <div key={title}>
+            <h2>{title}</h2>
+            <Json value={v} />
+          </div>
+        ))}
+    </>
+  );
+}
+
+function FinalMetrics({ j }: { j: Obj }) {
+  const rows = (j.FinalMetricDataList as { MetricName: string; Value: number; Timestamp?: number }[] | undefined) ?? [];
+  if (rows.length === 0) return null;
+  return (
+    <>
+      <h2>Final metrics</h2>
+      <SortableTable
+        rowKey={(m) => m.MetricName}
+        rows={rows}
+        columns={[
+          { key: 'name', label: 'Metric', value: (m) => m.MetricName, class: 'metric' },
+          { key: 'value', label: 'Value', value: (m) => m.Value, class: 'num' },
+          { key: 'at', label: 'At', value: (m) => m.Timestamp, render: (m) => when(m.Timestamp) },
+        ]}
+      />
+    </>
+  );
+}
+
+/**
+ * The job's log stream (a choice when a restart wrote several), read LOG_PAGE lines at a time
+ * forward; the training metric curves are read off the whole stream.
+ */
+function JobLog(p: { k: KindInfo; name: string; running: boolean; training: boolean; definitions?: MetricDefinition[] }) {
+  const { query } = useLocation();
+  const streams = useAsync((signal) => jobStreams(p.k, p.name, signal), [p.k.kind, p.name]);
+  useInterval(streams.reload, 3000, p.running && (streams.data?.length ?? 0) === 0);
+  const chosen = query.get('stream') ?? streams.data?.[streams.data.length - 1];
+  return (
+    <>
+      {chosen ? null : <h2>Log</h2>}
+      <ErrorBox error={streams.error} title="Could not read the job's log streams" />
+      {streams.data && streams.data.length === 0 ? (
+        <p class="muted log-empty">{p.running ? 'No log lines yet: the job has not started writing.' : `The job wrote no log to ${p.k.logGroup}.`}</p>
+      ) : null}
+      {streams.data && streams.data.length > 1 ? (
+        <label>
+          Stream{' '}
+          <select value={chosen} onChange={(e) => setQuery({ stream: e.currentTarget.value }, true)}>
+            {streams.data.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {chosen ? <StreamView key={chosen} k={p.k} stream={chosen} running={p.running} training={p.training} definitions={p.definitions} /> : null}
+    </>
+  );
+}
+
+function StreamView(p: { k: KindInfo; stream: string; running: boolean; training: boolean; definitions?: MetricDefinition[] }) {
+  const [events, setEvents] = useState<LogEvent[]>([]);
+  const [token, setToken] = useState<string | undefined>();
+  const [atEnd, setAtEnd] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const more = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const page = await logPage(p.k, p.stream, token, LOG_PAGE);
+      setEvents((es) => [...es, ...page.events]);
+      // A short page is the end for now (a running job may write more).
+      setAtEnd(page.events.length < LOG_PAGE || page.next === token);
+      setToken(page.next);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  useEffect(() => void more(), []);
+  // While the job runs, what it writes is read as it comes.
+  useInterval(() => !busy && void more(), 2000, p.running && atEnd);
+  const curves = useAsync(
+    (signal) => (p.training ? wholeLog(p.k, p.stream, CURVE_LINES, signal).then((lines) => metricCurves(lines, p.definitions)) : Promise.resolve(undefined)),
+    [p.stream, p.running ? events.length : -1],
+  );
+  return (
+    <div class="job-log">
+      {p.training ? <Curves c={curves.data} error={curves.error} /> : null}
+      <h2>Log</h2>
+      <div class="muted small">
+        {p.k.logGroup} · {p.stream}
+      </div>
+      <ErrorBox error={error} title="Could not read the log" />
+      <pre class="log" data-lines={events.length}>
+        {events.map((e, i) => (
+          <div key={i}>
+            <span class="muted">{new Date(e.timestamp).toISOString().slice(11, 23)} </span>
+            {e.message.replace(/#011/g, '\t')}
+          </div>
+        ))}
+      </pre>
+      <div class="buttons">
+        <button type="button" disabled={busy || (atEnd && !p.running)} onClick={() => void more()}>
+          {atEnd ? (p.running ? 'Waiting for more lines…' : 'End of the log') : `Next ${LOG_PAGE} lines`}
+        </button>
+        <span class="muted small">{events.length} lines shown</span>
+      </div>
+    </div>
+  );
+}
+
+function Curves({ c, error }: { c?: ReturnType<typeof metricCurves>; error?: unknown }) {
+  const series = useMemo(
+    () => (c ? [...c.series].map(([label, values], i) => ({ label, values, color: COLORS[i % COLORS.length]! })) : []),
+    [c],
+  );
+  if (error) return <div class="error">Could not read the metric curves: {describeError(error)}</div>;
+  if (!c) return null;
+  if (c.x.length === 0) return <p class="muted curves-empty">No metric values in the log (the built-in algorithm's evaluation lines, or the MetricDefinitions regexes).</p>;
+  return (
+    <div class="curves">
+      <h2>Metric curves</h2>
+      <Chart title={c.xLabel === 'round' ? 'Metrics per round' : 'Metrics as the job reported them'} unit="value" x={c.x} series={series} xLabel={c.xLabel} height={220} />
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+// The walk of model.ts's marginsBlocked for a block of rows with no missing value: the same trees,
+// steps and float32 sums, without the NaN test (and its default-child load) at every step. About a
+// tenth faster on abalone; model.ts takes it for every block whose values are all present.
+
+/** The flattened trees (see the field comments of XGBoostModel). */
+export interface FlatTrees {
+  readonly nodes: Int32Array;
+  readonly val: Float32Array;
+  readonly leaf: Float32Array;
+  readonly roots: Int32Array;
+  readonly depth: Int32Array;
+}
+
+/** Whether rows [r0, r1) hold a NaN. */
+export function blockHasMissing(rows: Float32Array, r0: number, r1: number, nf: number): boolean {
+  for (let i = r0 * nf, end = r1 * nf; i < end; i++) {
+    const v = rows[i]!;
+    // biome-ignore lint/suspicious/noSelfCompare: NaN test in the hot loop
+    if (v !== v) return true;
+  }
+  return false;
+}
+
+/** Adds the leaves of trees [0, nTrees) to out[r0..r1), rows without NaN; out starts at the base margin. */
+export function denseBlock(
+  f: FlatTrees,
+  rows: Float32Array,
+  r0: number,
+  r1: number,
+  nf: number,
+  nTrees: number,
+  out: Float32Array,
+): void {
+  const { nodes, val, leaf, roots, depth } = f;
+  for (let t = 0; t < nTrees; t++) {
+    const root = roots[t]!;
+    const d = depth[t]!;
+    let r = r0;
+    for (; r + 8 <= r1; r += 8) {
+      const o0 = r * nf;
+      const o1 = o0 + nf;
+      const o2 = o1 + nf;
+      const o3 = o2 + nf;
+      const o4 = o3 + nf;
+      const o5 = o4 + nf;
+      const o6 = o5 + nf;
+      const o7 = o6 + nf;
+      let n0 = root;
+      let n1 = root;
+      let n2 = root;
+      let n3 = root;
+      let n4 = root;
+      let n5 = root;
+      let n6 = root;
+      let n7 = root;
+      for (let k = 0; k < d; k++) {
+        // right = left + 4 unless v < threshold (a leaf loops onto itself: threshold NaN)
+        n0 = nodes[n0 + 1]! + 4 - (+(rows[o0 + nodes[n0]!]! < val[n0 + 3]!) << 2);
+        n1 = nodes[n1 + 1]! + 4 - (+(rows[o1 + nodes[n1]!]! < val[n1 + 3]!) << 2);
+        n2 = nodes[n2 + 1]! + 4 - (+(rows[o2 + nodes[n2]!]! < val[n2 + 3]!) << 2);
+        n3 = nodes[n3 + 1]! + 4 - (+(rows[o3 + nodes[n3]!]! < val[n3 + 3]!) << 2);
+        n4 = nodes[n4 + 1]! + 4 - (+(rows[o4 + nodes[n4]!]! < val[n4 + 3]!) << 2);
+        n5 = nodes[n5 + 1]! + 4 - (+(rows[o5 + nodes[n5]!]! < val[n5 + 3]!) << 2);
+        n6 = nodes[n6 + 1]! + 4 - (+(rows[o6 + nodes[n6]!]! < val[n6 + 3]!) << 2);
+        n7 = nodes[n7 + 1]! + 4 - (+(rows[o7 + nodes[n7]!]! < val[n7 + 3]!) << 2);
+      }
+      // Float32Array stores round: float32 additions in tree order, as xgboost
+      out[r] += leaf[n0 >> 2]!;
+      out[r + 1] += leaf[n1 >> 2]!;
+      out[r + 2] += leaf[n2 >> 2]!;
+      out[r + 3] += leaf[n3 >> 2]!;
+      out[r + 4] += leaf[n4 >> 2]!;
+      out[r + 5] += leaf[n5 >> 2]!;
+      out[r + 6] += leaf[n6 >> 2]!;
+      out[r + 7] += leaf[n7 >> 2]!;
+    }
+    for (; r < r1; r++) {
+      const off = r * nf;
+      let n = root;
+      for (let k = 0; k < d; k++) n = nodes[n + 1]! + 4 - (+(rows[off + nodes[n]!]! < val[n + 3]!) << 2);
+      out[r] += leaf[n >> 2]!;
+    }
+  }
+}
