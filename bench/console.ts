@@ -2,7 +2,7 @@
 // (10,000 model packages in the account), and the lineage view of an endpoint context with 500
 // ascendants, in Debian's headless Chromium against `slipway serve` as its own process.
 // Run: npm run build && node dist/bench/console.js [--runs 10]
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,45 +19,92 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../test/support/browser.js';
 import { slipway } from './support.js';
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '10' }, versions: { type: 'string', default: '10000' } } });
+const { values: args } = parseArgs({
+  options: { runs: { type: 'string', default: '10' }, versions: { type: 'string', default: '10000' } },
+});
 const VERSIONS = Number(args.versions);
 const RUNS = Number(args.runs);
 const REGION = 'us-east-1';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
+const fmt = (xs: number[]) =>
+  `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
 
 /** Runs `fn` over 0..n-1 with `limit` calls in flight. */
 async function pool(n: number, limit: number, fn: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < n) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
 }
 
 async function seed(sm: SageMakerClient): Promise<string> {
   let t = performance.now();
   // 100 groups, and one of them with 10,000 versions: the registry must page, never load them all.
-  await pool(100, 8, (i) => sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: `group-${String(i).padStart(3, '0')}` })));
+  await pool(100, 8, (i) =>
+    sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: `group-${String(i).padStart(3, '0')}` })),
+  );
   const spec = {
-    Containers: [{ Image: '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1', ModelDataUrl: 's3://models/m/model.tar.gz' }],
+    Containers: [
+      {
+        Image: '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1',
+        ModelDataUrl: 's3://models/m/model.tar.gz',
+      },
+    ],
     SupportedContentTypes: ['text/csv'],
     SupportedResponseMIMETypes: ['text/csv'],
   };
-  await pool(VERSIONS, 16, () => sm.send(new CreateModelPackageCommand({ ModelPackageGroupName: 'group-099', ModelApprovalStatus: 'PendingManualApproval', InferenceSpecification: spec })));
+  await pool(VERSIONS, 16, () =>
+    sm.send(
+      new CreateModelPackageCommand({
+        ModelPackageGroupName: 'group-099',
+        ModelApprovalStatus: 'PendingManualApproval',
+        InferenceSpecification: spec,
+      }),
+    ),
+  );
   console.log(`seeded 100 groups, ${VERSIONS} versions in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   // An endpoint context whose ascendants number 500: 20 deployments, each fed by 24 artifacts.
   t = performance.now();
   const endpointArn = `arn:aws:sagemaker:${REGION}:000000000000:endpoint/bench`;
-  const { ContextArn } = await sm.send(new CreateContextCommand({ ContextName: 'bench-endpoint', ContextType: 'Endpoint', Source: { SourceUri: endpointArn } }));
+  const { ContextArn } = await sm.send(
+    new CreateContextCommand({
+      ContextName: 'bench-endpoint',
+      ContextType: 'Endpoint',
+      Source: { SourceUri: endpointArn },
+    }),
+  );
   await pool(20, 4, async (a) => {
-    const { ActionArn } = await sm.send(new CreateActionCommand({ ActionName: `deploy-${a}`, ActionType: 'ModelDeployment', Source: { SourceUri: `deploy-${a}` } }));
-    await sm.send(new AddAssociationCommand({ SourceArn: ActionArn, DestinationArn: ContextArn, AssociationType: 'AssociatedWith' }));
+    const { ActionArn } = await sm.send(
+      new CreateActionCommand({
+        ActionName: `deploy-${a}`,
+        ActionType: 'ModelDeployment',
+        Source: { SourceUri: `deploy-${a}` },
+      }),
+    );
+    await sm.send(
+      new AddAssociationCommand({
+        SourceArn: ActionArn,
+        DestinationArn: ContextArn,
+        AssociationType: 'AssociatedWith',
+      }),
+    );
     for (let i = 0; i < 24; i++) {
       const { ArtifactArn } = await sm.send(
-        new CreateArtifactCommand({ ArtifactType: i % 3 === 0 ? 'Image' : 'Model', Source: { SourceUri: `s3://models/${a}/${i}/model.tar.gz` } }),
+        new CreateArtifactCommand({
+          ArtifactType: i % 3 === 0 ? 'Image' : 'Model',
+          Source: { SourceUri: `s3://models/${a}/${i}/model.tar.gz` },
+        }),
       );
-      await sm.send(new AddAssociationCommand({ SourceArn: ArtifactArn, DestinationArn: ActionArn, AssociationType: 'ContributedTo' }));
+      await sm.send(
+        new AddAssociationCommand({
+          SourceArn: ArtifactArn,
+          DestinationArn: ActionArn,
+          AssociationType: 'ContributedTo',
+        }),
+      );
     }
   });
   console.log(`seeded the 500-ascendant lineage in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -97,17 +144,37 @@ async function timeTo(
     const k = kinds.get(e.requestId);
     if (k === 'Script' || k === 'Stylesheet') bytes += e.encodedDataLength;
   });
+  // BENCH_PROFILE=DIR: a CPU profile of the page's main thread (open it in DevTools).
+  const profile = process.env.BENCH_PROFILE;
+  if (profile) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
   await page.goto(url);
   type Marks = { __ready?: number; __painted?: number };
   await page.waitForFunction(() => (globalThis as Marks).__painted !== undefined, undefined, { timeout: 30_000 });
-  const r = await page.evaluate(() => ({ ready: (globalThis as Marks).__ready!, painted: (globalThis as Marks).__painted! }));
+  const r = await page.evaluate(() => ({
+    ready: (globalThis as Marks).__ready!,
+    painted: (globalThis as Marks).__painted!,
+  }));
   // CPU time of the page's main thread (a fresh renderer per context) up to here: what the
   // machine's load does not inflate the way it inflates wall time.
   const { metrics } = await cdp.send('Performance.getMetrics');
   const cpu = (metrics.find((m) => m.name === 'ThreadTime')?.value ?? Number.NaN) * 1000;
+  if (profile) {
+    const { profile: p } = await cdp.send('Profiler.stop');
+    mkdirSync(profile, { recursive: true });
+    writeFileSync(
+      join(profile, `${new URL(url).pathname.split('/').pop()}-${Date.now()}.cpuprofile`),
+      JSON.stringify(p),
+    );
+  }
   if (check) await check(page);
   const measures = await page.evaluate(() =>
-    (globalThis as unknown as { performance: { getEntriesByType(t: string): { name: string; duration: number }[] } }).performance
+    (
+      globalThis as unknown as { performance: { getEntriesByType(t: string): { name: string; duration: number }[] } }
+    ).performance
       .getEntriesByType('measure')
       .map((m) => `${m.name} ${m.duration.toFixed(0)} ms`),
   );
@@ -119,7 +186,11 @@ async function timeTo(
 const dataDir = mkdtempSync(join(tmpdir(), 'slipway-console-bench-'));
 const server = await slipway(dataDir, ['--log-level', 'warn', '--default-region', REGION]);
 const base = `http://127.0.0.1:${server.port}`;
-const sm = new SageMakerClient({ endpoint: base, region: REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+const sm = new SageMakerClient({
+  endpoint: base,
+  region: REGION,
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+});
 const browser = await launchChromium();
 try {
   const contextArn = await seed(sm);
@@ -146,7 +217,9 @@ try {
   }
   console.log(`registry page (100 groups), cold browser cache, to rows painted: ${fmt(groupsTti)}`);
   console.log(`versions page (10,000 versions, 25 per page, each described), to rows painted: ${fmt(versionsTti)}`);
-  console.log(`lineage of an endpoint with 500 ascendants (11 QueryLineage pages, graph laid out and drawn): ${fmt(lineageReady)}`);
+  console.log(
+    `lineage of an endpoint with 500 ascendants (11 QueryLineage pages, graph laid out and drawn): ${fmt(lineageReady)}`,
+  );
   console.log(`  the same, main-thread CPU of the page to that point: ${fmt(lineageCpu)}`);
 } finally {
   await browser.close();

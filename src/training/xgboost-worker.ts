@@ -3,7 +3,8 @@
 // (its compiled code stays warm); each job arrives as a message. Validates the hyperparameters, reads the train (and validation)
 // channel files from the job's directory, trains, and writes `xgboost-model` as the container of the
 // image's version writes it. Posts each round's evaluation line as it is printed.
-import { createReadStream } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, readlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
@@ -39,13 +40,21 @@ export type XGBoostWorkerMessage =
 
 const post = (m: XGBoostWorkerMessage) => parentPort!.postMessage(m);
 
-// Training yields the CPU to serving: on Linux a thread's nice value is its own (setpriority on the
-// calling thread), and the histogram threads this one starts inherit it. InvokeEndpoint, on the
-// main thread, then runs first whenever both want a core.
+// Training yields the CPU to serving: on Linux a thread's nice value and scheduling policy are its
+// own (setpriority on the calling thread), and the histogram threads this one starts inherit them.
+// Nice 19 still takes a slice from a waking request; SCHED_IDLE (set with util-linux's chrt, as
+// Node has no sched_setscheduler) is preempted at once by any normal thread that wants the core,
+// so InvokeEndpoint on the main thread runs first whenever both want one.
 try {
   setPriority(19);
 } catch {
   // not permitted here: train at normal priority
+}
+try {
+  const tid = readlinkSync('/proc/thread-self').split('/').pop()!;
+  execFileSync('chrt', ['--idle', '--pid', '0', tid], { stdio: 'ignore', timeout: 2000 });
+} catch {
+  // no chrt or no /proc: nice 19 alone
 }
 
 async function readFiles(
