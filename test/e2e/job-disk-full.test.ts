@@ -3,8 +3,6 @@
 // than the space left for its upload. The job must fail with a reason a user can act on, leave
 // nothing half-uploaded under its output prefix, and the server must keep serving.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
@@ -15,7 +13,7 @@ import {
   waitUntilProcessingJobCompletedOrStopped,
 } from '@aws-sdk/client-sagemaker';
 import { sdkClients } from '../support/clients.js';
-import { ACCOUNT, tempDir } from '../support/server.js';
+import { spawnServer, tempDir } from '../support/server.js';
 
 const PROC = '111122223333.dkr.ecr.us-west-2.amazonaws.com/slipway-test-process:1';
 
@@ -27,50 +25,17 @@ describe('a job whose output is larger than the disk allows', () => {
   before(async () => {
     const dataDir = tempDir('slipway-full-disk-');
     // The data directory becomes a 40 MiB tmpfs seen only by this server and its children.
-    const child = spawn(
+    const server = await spawnServer(['--containers-file', 'test/fixtures/containers/containers.json'], dataDir, [
       'unshare',
-      [
-        '--map-root-user',
-        '--mount',
-        'sh',
-        '-c',
-        'mount -t tmpfs -o size=40m tmpfs "$0" && exec "$@"',
-        dataDir,
-        process.execPath,
-        'bin/slipway.js',
-        'serve',
-        '--port',
-        '0',
-        '--graph-port',
-        '0',
-        '--data-dir',
-        dataDir,
-        '--account-id',
-        ACCOUNT,
-        '--containers-file',
-        'test/fixtures/containers/containers.json',
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    const port = await new Promise<number>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        try {
-          const rec = JSON.parse(line);
-          if (rec.msg === 'listening') resolve(rec.port);
-        } catch {
-          // not a log line
-        }
-      });
-      void exited.then((code) =>
-        reject(new Error(`server in a namespace exited (${code}): unshare or mount refused?`)),
-      );
-    });
-    endpoint = `http://127.0.0.1:${port}`;
-    stop = async () => {
-      child.kill('SIGTERM');
-      await exited;
-    };
+      '--map-root-user',
+      '--mount',
+      'sh',
+      '-c',
+      'mount -t tmpfs -o size=40m tmpfs "$0" && exec "$@"',
+      dataDir,
+    ]);
+    endpoint = server.endpoint;
+    stop = () => server.close();
     ({ sm, s3 } = sdkClients(endpoint));
     await s3.send(new CreateBucketCommand({ Bucket: 'ml-data' }));
     await s3.send(new PutObjectCommand({ Bucket: 'ml-data', Key: 'raw/rows.csv', Body: '1,2,3\n4,5,6\n' }));

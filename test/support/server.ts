@@ -31,7 +31,10 @@ export function databaseArgs(dialect: 'sqlite' | 'postgres', schema?: string): s
   return ['--database-url', PG_URL, '--database-schema', schema ?? `t_${process.pid}_${Date.now().toString(36)}`];
 }
 
-export async function startServer(extraArgs: string[] = [], opts: { dataDir?: string } = {}): Promise<TestServer & { app: RunningApp }> {
+export async function startServer(
+  extraArgs: string[] = [],
+  opts: { dataDir?: string } = {},
+): Promise<TestServer & { app: RunningApp }> {
   const dataDir = opts.dataDir ?? tempDir();
   const config = loadConfig(
     ['--port', '0', '--graph-port', '0', '--data-dir', dataDir, '--account-id', ACCOUNT, ...extraArgs],
@@ -72,14 +75,34 @@ export interface ChildServer extends TestServer {
   readonly exited: Promise<number | string>;
 }
 
-/** Runs `bin/slipway.js serve` as a child process and waits for its "listening" log line. */
-export async function spawnServer(args: string[], dataDir: string): Promise<ChildServer> {
-  const child = spawn(
+/**
+ * Runs `bin/slipway.js serve` as a child process and waits for its "listening" log line. `prefix`
+ * runs it through another command (e.g. `unshare ... sh -c '...; exec "$@"'`), which must exec it.
+ */
+export async function spawnServer(
+  args: string[],
+  dataDir: string,
+  prefix: readonly string[] = [],
+): Promise<ChildServer> {
+  const serve = [
     process.execPath,
-    ['bin/slipway.js', 'serve', '--port', '0', '--graph-port', '0', '--data-dir', dataDir, '--account-id', ACCOUNT, ...args],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    'bin/slipway.js',
+    'serve',
+    '--port',
+    '0',
+    '--graph-port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--account-id',
+    ACCOUNT,
+    ...args,
+  ];
+  const [command, ...rest] = [...prefix, ...serve];
+  const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
   );
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const lines = createInterface({ input: child.stdout! });
   const ready = await new Promise<{ port: number; graphPort: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not start within 20 s')), 20_000);
