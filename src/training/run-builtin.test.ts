@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { idleTrainers, prewarmTrainer } from './run-builtin.js';
+import { JobLog } from './job-output.js';
+import { idleTrainers, prewarmTrainer, runBuiltinXGBoost } from './run-builtin.js';
 
 test('prewarmTrainer readies one trainer thread, once, without keeping the process alive', async () => {
   assert.equal(idleTrainers(), 0);
@@ -12,6 +16,34 @@ test('prewarmTrainer readies one trainer thread, once, without keeping the proce
   prewarmTrainer(); // a thread already waits
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(idleTrainers(), 1);
+
+  // The warmed thread trains the next job (it is taken from the pool) and is given back after it.
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-prewarm-'));
+  try {
+    const train = join(dir, 'train.csv');
+    writeFileSync(train, Array.from({ length: 200 }, (_, i) => `${i % 7},${i % 3},${(i * 7) % 11}`).join('\n'));
+    mkdirSync(join(dir, 'model'));
+    const lines: string[] = [];
+    const log = new JobLog(async () => {}, { accountId: '000000000000', region: 'us-east-1' }, 'g', 's');
+    const job = runBuiltinXGBoost({
+      image: '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1',
+      hyperparameters: { num_round: '3', objective: 'reg:squarederror' },
+      channels: { train: { files: [train], contentType: 'text/csv' } },
+      modelDir: join(dir, 'model'),
+      threads: 1,
+      log,
+      onLine: (l) => lines.push(l),
+      signal: new AbortController().signal,
+    });
+    assert.equal(idleTrainers(), 0, 'the job took the warmed thread');
+    await job;
+    await log.close();
+    assert.equal(lines.length, 3, 'one evaluation line a round');
+    assert.ok(existsSync(join(dir, 'model', 'xgboost-model')));
+    assert.equal(idleTrainers(), 1, 'and gave it back');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('trainer threads run at nice 19 and, where chrt exists, under SCHED_IDLE', async (t) => {

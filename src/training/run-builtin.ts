@@ -54,7 +54,9 @@ export function prewarmTrainer(): void {
   w.unref();
   const done = (keep: boolean) => {
     warming = false;
-    w.removeAllListeners();
+    // By name: removeAllListeners() would also drop the Worker's own newListener hook, after which
+    // a job's 'message' listener never starts the port and the job waits forever.
+    for (const e of ['message', 'error', 'exit']) w.removeAllListeners(e);
     if (keep) giveBack(w);
     else void w.terminate();
   };
