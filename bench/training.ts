@@ -22,7 +22,7 @@ import {
   waitUntilEndpointInService,
 } from '@aws-sdk/client-sagemaker';
 import autocannon from 'autocannon';
-import { abaloneCsv } from '../test/support/abalone.js';
+import { abaloneCsv, NOTEBOOK_HYPERPARAMETERS, NOTEBOOK_IMAGE } from '../test/support/abalone.js';
 import { slipway } from './support.js';
 
 const arg = (name: string, dflt: number) => {
@@ -31,16 +31,6 @@ const arg = (name: string, dflt: number) => {
 };
 const RUNS = arg('runs', 20);
 const JOBS = arg('jobs', 1000);
-const XGB = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1';
-const NOTEBOOK = {
-  objective: 'reg:linear',
-  num_round: '50',
-  max_depth: '5',
-  eta: '0.2',
-  gamma: '4',
-  min_child_weight: '6',
-  subsample: '0.7',
-};
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
@@ -59,8 +49,8 @@ await s3.send(new PutObjectCommand({ Bucket: 'bench-data', Key: 'abalone/train/a
 const job = (name: string): CreateTrainingJobCommandInput => ({
   TrainingJobName: name,
   RoleArn: 'arn:aws:iam::000000000000:role/sm',
-  AlgorithmSpecification: { TrainingImage: XGB, TrainingInputMode: 'File' },
-  HyperParameters: NOTEBOOK,
+  AlgorithmSpecification: { TrainingImage: NOTEBOOK_IMAGE, TrainingInputMode: 'File' },
+  HyperParameters: NOTEBOOK_HYPERPARAMETERS,
   InputDataConfig: [
     {
       ChannelName: 'train',
@@ -108,7 +98,7 @@ await sm.send(
   new CreateModelCommand({
     ModelName: 'm',
     ExecutionRoleArn: 'arn:aws:iam::000000000000:role/sm',
-    PrimaryContainer: { Image: XGB, ModelDataUrl: modelUrl },
+    PrimaryContainer: { Image: NOTEBOOK_IMAGE, ModelDataUrl: modelUrl },
   }),
 );
 await sm.send(
@@ -134,7 +124,10 @@ const invoke = (seconds: number) =>
 await invoke(2); // warm
 const quiet = await invoke(5);
 // Heavier jobs so that they are still training while the load runs: 4 at once, 500 rounds each.
-const heavy = (name: string) => ({ ...job(name), HyperParameters: { ...NOTEBOOK, num_round: '2000', gamma: '0' } });
+const heavy = (name: string) => ({
+  ...job(name),
+  HyperParameters: { ...NOTEBOOK_HYPERPARAMETERS, num_round: '2000', gamma: '0' },
+});
 for (let i = 0; i < 4; i++) await sm.send(new CreateTrainingJobCommand(heavy(`busy-${i}`)));
 const busy = await invoke(5);
 const stillTraining = await Promise.all(

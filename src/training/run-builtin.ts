@@ -69,12 +69,8 @@ export function prewarmTrainer(): void {
 /** Threads waiting for a job (for tests). */
 export const idleTrainers = (): number => idle.length;
 
-export interface BuiltinRun {
-  readonly image: string;
-  readonly hyperparameters: Readonly<Record<string, string>>;
-  readonly channels: Readonly<Record<string, XGBoostChannelInput>>;
-  readonly modelDir: string;
-  readonly threads: number;
+/** A job for the trainer thread (what it is sent), and what stays on this side: its log and stop signal. */
+export interface BuiltinRun extends XGBoostWorkerInput {
   readonly log: JobLog;
   readonly onLine: (line: string) => void;
   readonly signal: AbortSignal;
@@ -82,13 +78,7 @@ export interface BuiltinRun {
 
 /** Trains; resolves when `xgboost-model` is in modelDir, throws JobFailure otherwise. */
 export function runBuiltinXGBoost(r: BuiltinRun): Promise<void> {
-  const input: XGBoostWorkerInput = {
-    image: r.image,
-    hyperparameters: r.hyperparameters,
-    channels: r.channels,
-    modelDir: r.modelDir,
-    threads: r.threads,
-  };
+  const { log: _log, onLine: _onLine, signal: _signal, ...input } = r;
   return new Promise((resolve, reject) => {
     const worker = takeWorker();
     let settled = false;

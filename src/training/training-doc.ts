@@ -3,6 +3,7 @@
 // and its API handlers (src/services/sagemaker/training-jobs.ts).
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_DescribeTrainingJob.html
 import type { CreateTrainingJobRequest } from '../generated/sagemaker/shapes.js';
+import type { TableWork } from '../jobs/table-job.js';
 
 export interface StoredTransition {
   Status: string;
@@ -24,13 +25,8 @@ export interface TrainingJobDoc extends Omit<CreateTrainingJobRequest, 'Tags' | 
 }
 
 /** What the job's work item carries: where its row is. */
-export interface TrainingWork {
-  readonly accountId: string;
-  readonly region: string;
-  readonly nameKey: string;
-  /** StoppingCondition.MaxRuntimeInSeconds. */
-  readonly maxRuntimeSeconds?: number;
-}
+/** A training job's work item: the job runner's TableWork, like every job kind's. */
+export type TrainingWork = TableWork;
 
 export const TRAINING_LOG_GROUP = '/aws/sagemaker/TrainingJobs';
 

@@ -21,22 +21,12 @@ import {
   waitUntilTrainingJobCompletedOrStopped,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, type SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import { abaloneCsv } from '../support/abalone.js';
+import { abaloneCsv, NOTEBOOK_HYPERPARAMETERS, NOTEBOOK_IMAGE } from '../support/abalone.js';
 import { sdkClients } from '../support/clients.js';
 import { deployServerless } from '../support/deploy.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-const XGB = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1';
 const ROLE = 'arn:aws:iam::111122223333:role/sm';
-const NOTEBOOK = {
-  objective: 'reg:linear',
-  num_round: '50',
-  max_depth: '5',
-  eta: '0.2',
-  gamma: '4',
-  min_child_weight: '6',
-  subsample: '0.7',
-};
 
 describe('training jobs', () => {
   let server: TestServer;
@@ -68,8 +58,8 @@ describe('training jobs', () => {
   const job = (name: string, over: Partial<CreateTrainingJobCommandInput> = {}): CreateTrainingJobCommandInput => ({
     TrainingJobName: name,
     RoleArn: ROLE,
-    AlgorithmSpecification: { TrainingImage: XGB, TrainingInputMode: 'File' },
-    HyperParameters: NOTEBOOK,
+    AlgorithmSpecification: { TrainingImage: NOTEBOOK_IMAGE, TrainingInputMode: 'File' },
+    HyperParameters: NOTEBOOK_HYPERPARAMETERS,
     InputDataConfig: ['train', 'validation'].map((c) => ({
       ChannelName: c,
       ContentType: 'text/csv',
@@ -108,7 +98,7 @@ describe('training jobs', () => {
     );
     assert.ok(d.SecondaryStatusTransitions?.every((t) => t.StartTime && t.EndTime && t.StatusMessage));
     assert.equal(d.ModelArtifacts?.S3ModelArtifacts, 's3://ml-data/abalone/output/abalone-1/output/model.tar.gz');
-    assert.deepEqual(d.HyperParameters, NOTEBOOK);
+    assert.deepEqual(d.HyperParameters, NOTEBOOK_HYPERPARAMETERS);
     assert.ok((d.TrainingTimeInSeconds ?? 0) >= 1 && d.TrainingStartTime && d.TrainingEndTime);
     const metrics = Object.fromEntries((d.FinalMetricDataList ?? []).map((m) => [m.MetricName, m.Value]));
     assert.ok(metrics['train:rmse']! > 0 && metrics['train:rmse']! < 3, JSON.stringify(metrics));
@@ -133,7 +123,12 @@ describe('training jobs', () => {
     assert.equal(trials.TrialSummaries?.length, 1);
 
     // Deploy what the job produced and invoke it.
-    await deployServerless(sm, 'abalone', { Image: XGB, ModelDataUrl: d.ModelArtifacts!.S3ModelArtifacts! }, ROLE);
+    await deployServerless(
+      sm,
+      'abalone',
+      { Image: NOTEBOOK_IMAGE, ModelDataUrl: d.ModelArtifacts!.S3ModelArtifacts! },
+      ROLE,
+    );
     const out = await rt.send(
       new InvokeEndpointCommand({
         EndpointName: 'abalone',
@@ -195,7 +190,7 @@ describe('training jobs', () => {
 
   test('failures end the job with a reason the user can act on', async () => {
     const cases: Array<[string, Partial<CreateTrainingJobCommandInput>, RegExp]> = [
-      ['bad-hp', { HyperParameters: { ...NOTEBOOK, max_depth: '-3' } }, /max_depth/],
+      ['bad-hp', { HyperParameters: { ...NOTEBOOK_HYPERPARAMETERS, max_depth: '-3' } }, /max_depth/],
       ['no-train', { InputDataConfig: job('x').InputDataConfig!.slice(1) }, /ClientError: .*train/i],
       [
         'empty-prefix',

@@ -15,3 +15,15 @@ export function abaloneCsv(rows?: number): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** The seed notebook's training job: its built-in XGBoost image and hyperparameters (reference.md §1). */
+export const NOTEBOOK_IMAGE = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1';
+export const NOTEBOOK_HYPERPARAMETERS: Readonly<Record<string, string>> = {
+  objective: 'reg:linear',
+  num_round: '50',
+  max_depth: '5',
+  eta: '0.2',
+  gamma: '4',
+  min_child_weight: '6',
+  subsample: '0.7',
+};

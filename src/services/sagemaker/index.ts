@@ -19,14 +19,14 @@ import { tagHandlers, type ResourceExists } from './tags.js';
 import { trialComponentHandlers } from './trial-components.js';
 import { processingJobHandlers } from './processing-jobs.js';
 import type { JobService } from './table-jobs.js';
-import { type TrainingJobs, trainingJobHandlers } from './training-jobs.js';
+import { trainingJobHandlers } from './training-jobs.js';
 import { transformJobHandlers } from './transform-jobs.js';
 import { trialHandlers } from './trials.js';
 
 export function createSageMakerHandlers(
   deps: ServiceDeps,
   deployments: EndpointDeployments,
-  training: TrainingJobs,
+  training: JobService,
   batch: { readonly transform: JobService; readonly processing: JobService },
 ): SageMakerHandlers {
   const { repos } = deps;

@@ -68,14 +68,11 @@ export function processingJobDocument(row: ResourceRow): DescribeProcessingJobRe
 }
 
 export function processingJobHandlers(deps: ServiceDeps, service: JobService) {
-  const jobs = tableJobs<ProcessingJobDoc>(
-    deps,
-    deps.repos.processingJobs,
-    service,
-    'Processing job',
-    'processing-job',
-    'processing',
-  );
+  const jobs = tableJobs<ProcessingJobDoc>(deps, deps.repos.processingJobs, service, {
+    label: 'Processing job',
+    arnType: 'processing-job',
+    lineage: 'processing',
+  });
   return {
     async createProcessingJob(
       input: CreateProcessingJobRequest,

@@ -1,4 +1,4 @@
-// What the Create/Describe/List/Stop handlers of transform and processing jobs share: the job's row,
+// What the Create/Describe/List/Stop handlers of training, transform and processing jobs share: the job's row,
 // its trial component and its work item committed together, Stop through the runner, and the
 // job-table kind with SageMaker's "not found" / "already exists" wording.
 import { sagemakerArn } from '../../domain/arn.js';
@@ -28,18 +28,28 @@ export function parseS3OrFail(uri: string, what: string): void {
   }
 }
 
-/** `label` is "Transform job" / "Processing job"; `arnType` is transform-job / processing-job. */
-export function tableJobs<Doc>(
-  deps: ServiceDeps,
-  table: ResourceTable,
-  service: JobService,
-  label: string,
-  arnType: string,
-  lineage: 'transform' | 'processing',
-) {
+/** What differs between the job kinds sharing these handlers. */
+export interface JobTableOptions<Doc> {
+  /** "Training job" / "Transform job" / "Processing job" (Stop's refusal names it). */
+  readonly label: string;
+  /** The ARN's resource type: training-job, transform-job, processing-job. */
+  readonly arnType: string;
+  readonly lineage: JobStarted['kind'];
+  /** SageMaker's wording for a missing job and a taken name, where the kind's own differs. */
+  readonly notFound?: (name: string) => Error;
+  readonly taken?: (arn: string) => Error;
+  /** What Stop records in the job's document beside its status (a training job's secondary status). */
+  readonly onStop?: (doc: Doc, at: number) => void;
+}
+
+/** The Create and Stop of every job kind, over its table. */
+export function tableJobs<Doc>(deps: ServiceDeps, table: ResourceTable, service: JobService, o: JobTableOptions<Doc>) {
+  const { label, arnType, lineage } = o;
   const kind = tableKind<Doc>(deps, table, {
-    notFound: (_p, name) => new ResourceNotFound(`Could not find requested job with name ${name}`),
+    notFound: (_p, name) =>
+      o.notFound?.(name) ?? new ResourceNotFound(`Could not find requested job with name ${name}`),
     taken: (_p, arn) =>
+      o.taken?.(arn) ??
       new ResourceInUse(
         `Job name must be unique within an AWS account and region, and a job with this name already exists (${arn})`,
       ),
@@ -87,9 +97,20 @@ export function tableJobs<Doc>(
             `The request was rejected because the ${label.toLowerCase()} is in status ${row.status}.`,
           );
         }
-        await kind.store.save(tx, ctx, row, { status: 'Stopping', last_modified_at: ctx.receivedAt });
+        let doc: string | undefined;
+        if (o.onStop) {
+          const d = kind.doc(row);
+          o.onStop(d, ctx.receivedAt);
+          doc = JSON.stringify(d);
+        }
+        await kind.store.save(tx, ctx, row, {
+          ...(doc === undefined ? {} : { doc }),
+          status: 'Stopping',
+          last_modified_at: ctx.receivedAt,
+        });
         await recordJobProgress(tx, ctx, { kind: lineage, jobArn: row.arn, at: ctx.receivedAt, status: 'Stopping' });
         await service.runner.recordTransition(tx, service.kind.name, row.arn, 'Stopping');
+        // A job still queued ends here (its kind writes Stopped); a running one sees its signal abort.
         await service.runner.requestStop(service.kind.name, row.arn, tx);
       });
       service.runner.wake();

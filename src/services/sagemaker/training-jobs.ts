@@ -1,7 +1,6 @@
 // CreateTrainingJob, DescribeTrainingJob, ListTrainingJobs, StopTrainingJob. A job's row, its first
 // status, its trial component and its work item commit together; the run is the training kind's.
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateTrainingJob.html
-import { sagemakerArn } from '../../domain/arn.js';
 import { ResourceInUse, ResourceNotFound } from '../../generated/sagemaker/errors.js';
 import type {
   CreateTrainingJobRequest,
@@ -12,22 +11,14 @@ import type {
   ListTrainingJobsResponse,
   StopTrainingJobRequest,
 } from '../../generated/sagemaker/shapes.js';
-import type { JobRunner } from '../../jobs/runner.js';
-import type { JobKind } from '../../jobs/types.js';
-import { JobLineageError, recordJobProgress, recordJobStarted } from '../../lineage/job-recorder.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { ResourceRow } from '../../storage/repositories/resource-table.js';
-import { advance, type TrainingJobDoc, type TrainingWork, trialParameters } from '../../training/training-doc.js';
+import { advance, type TrainingJobDoc, trialParameters } from '../../training/training-doc.js';
 import type { ServiceDeps } from '../common/deps.js';
-import { parseS3OrFail } from './table-jobs.js';
+import { type JobService, parseS3OrFail, tableJobs } from './table-jobs.js';
 import { toDate } from '../common/resource-kind.js';
-import { tableKind, tableQuery } from '../common/table-kind.js';
-
-export interface TrainingJobs {
-  readonly runner: JobRunner;
-  readonly kind: JobKind<TrainingWork>;
-}
+import { tableQuery } from '../common/table-kind.js';
 
 const seconds = (from?: number, to?: number) =>
   from !== undefined && to !== undefined ? Math.max(1, Math.round((to - from) / 1000)) : undefined;
@@ -85,60 +76,40 @@ export function trainingJobDocument(row: ResourceRow): DescribeTrainingJobRespon
   };
 }
 
-export function trainingJobHandlers(deps: ServiceDeps, training: TrainingJobs) {
-  const jobs = tableKind<TrainingJobDoc>(deps, deps.repos.trainingJobs, {
-    notFound: (_p, name) => new ResourceNotFound(`Requested resource not found: Training job ${name} does not exist.`),
-    taken: (_p, arn) =>
+export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
+  const table = tableJobs<TrainingJobDoc>(deps, deps.repos.trainingJobs, training, {
+    label: 'Training job',
+    arnType: 'training-job',
+    lineage: 'training',
+    notFound: (name) => new ResourceNotFound(`Requested resource not found: Training job ${name} does not exist.`),
+    taken: (arn) =>
       new ResourceInUse(
         `Training job names must be unique within an AWS account and region, and a training job with this name already exists (${arn})`,
       ),
+    onStop: (doc, at) => advance(doc, 'Stopping', 'Stopping the training job', at),
   });
+  const jobs = table.kind;
 
   return {
     async createTrainingJob(input: CreateTrainingJobRequest, ctx: RequestContext): Promise<CreateTrainingJobResponse> {
       validate(input);
       const { TrainingJobName: name, Tags, ...given } = input;
-      const arn = sagemakerArn(ctx, 'training-job', name);
       const doc: TrainingJobDoc = { ...given, SecondaryStatus: 'Starting', SecondaryStatusTransitions: [] };
       advance(doc, 'Starting', 'Launching requested ML instances', ctx.receivedAt);
-      const work: TrainingWork = {
-        accountId: ctx.accountId,
-        region: ctx.region,
-        nameKey: name.toLowerCase(),
-        maxRuntimeSeconds: input.StoppingCondition?.MaxRuntimeInSeconds,
-      };
-      try {
-        await jobs.create(ctx, { arn, name, status: 'InProgress' }, doc, Tags, async (tx) => {
-          await recordJobStarted(tx, ctx, {
-            kind: 'training',
-            jobName: name,
-            jobArn: arn,
-            at: ctx.receivedAt,
-            parameters: trialParameters(doc),
-            inputs: {
-              ...Object.fromEntries(
-                (input.InputDataConfig ?? []).flatMap((c) =>
-                  c.DataSource.S3DataSource
-                    ? [
-                        [
-                          c.ChannelName,
-                          { uri: c.DataSource.S3DataSource.S3Uri, type: 'DataSet', mediaType: c.ContentType },
-                        ],
-                      ]
-                    : [],
-                ),
-              ),
-              'SageMaker.ImageUri': { uri: input.AlgorithmSpecification!.TrainingImage!, type: 'Image' },
-            },
-            experiment: input.ExperimentConfig,
-          });
-          await training.runner.submit(training.kind, arn, work, { tx, status: 'InProgress', message: 'Starting' });
-        });
-      } catch (e) {
-        if (e instanceof JobLineageError) throw new ResourceNotFound(e.message);
-        throw e;
-      }
-      training.runner.wake();
+      const arn = await table.create(ctx, name, doc, Tags, input.StoppingCondition?.MaxRuntimeInSeconds, {
+        parameters: trialParameters(doc),
+        inputs: {
+          ...Object.fromEntries(
+            (input.InputDataConfig ?? []).flatMap((c) =>
+              c.DataSource.S3DataSource
+                ? [[c.ChannelName, { uri: c.DataSource.S3DataSource.S3Uri, type: 'DataSet', mediaType: c.ContentType }]]
+                : [],
+            ),
+          ),
+          'SageMaker.ImageUri': { uri: input.AlgorithmSpecification!.TrainingImage!, type: 'Image' },
+        },
+        experiment: input.ExperimentConfig,
+      });
       return { TrainingJobArn: arn };
     },
 
@@ -169,27 +140,7 @@ export function trainingJobHandlers(deps: ServiceDeps, training: TrainingJobs) {
       };
     },
 
-    async stopTrainingJob(input: StopTrainingJobRequest, ctx: RequestContext): Promise<void> {
-      await deps.db.transaction(async (tx) => {
-        const row = await jobs.get(tx, ctx, input.TrainingJobName, true);
-        if (row.status !== 'InProgress') {
-          throw new ValidationException(
-            `The request was rejected because the training job is in status ${row.status}.`,
-          );
-        }
-        const doc = jobs.doc(row);
-        advance(doc, 'Stopping', 'Stopping the training job', ctx.receivedAt);
-        await jobs.store.save(tx, ctx, row, {
-          doc: JSON.stringify(doc),
-          status: 'Stopping',
-          last_modified_at: ctx.receivedAt,
-        });
-        await recordJobProgress(tx, ctx, { kind: 'training', jobArn: row.arn, at: ctx.receivedAt, status: 'Stopping' });
-        await training.runner.recordTransition(tx, training.kind.name, row.arn, 'Stopping');
-        // A job still queued ends here (its kind writes Stopped); a running one sees its signal abort.
-        await training.runner.requestStop(training.kind.name, row.arn, tx);
-      });
-      training.runner.wake();
-    },
+    stopTrainingJob: (input: StopTrainingJobRequest, ctx: RequestContext): Promise<void> =>
+      table.stop(ctx, input.TrainingJobName),
   };
 }

@@ -69,14 +69,11 @@ export function transformJobDocument(row: ResourceRow): DescribeTransformJobResp
 }
 
 export function transformJobHandlers(deps: ServiceDeps, service: JobService) {
-  const jobs = tableJobs<TransformJobDoc>(
-    deps,
-    deps.repos.transformJobs,
-    service,
-    'Transform job',
-    'transform-job',
-    'transform',
-  );
+  const jobs = tableJobs<TransformJobDoc>(deps, deps.repos.transformJobs, service, {
+    label: 'Transform job',
+    arnType: 'transform-job',
+    lineage: 'transform',
+  });
   return {
     async createTransformJob(
       input: CreateTransformJobRequest,

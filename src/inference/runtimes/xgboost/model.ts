@@ -6,7 +6,7 @@
 // each tree's leaf is added in tree order with float32 rounding; dart multiplies each leaf by its
 // tree weight first; gblinear adds bias, then weight × value for every present feature.
 
-import { blockHasMissing, denseBlock, type FlatTrees } from './dense-block.js';
+import { blockHasMissing, denseBlock, type FlatTrees, missingBlock } from './tree-blocks.js';
 import { fail } from './errors.js';
 import { applyTransform, type ObjectiveInfo, objectiveInfo, transformScalar } from './objectives.js';
 
@@ -339,82 +339,18 @@ export class XGBoostModel {
    */
   private marginsBlocked(rows: Float32Array, nRows: number, nTrees: number, out: Float32Array): void {
     const nf = this.numFeatures;
-    const nodes = this.nodes;
-    const val = this.nodeValue;
-    const leaf = this.leafValue;
-    const roots = this.roots;
-    const depth = this.depth;
-    const base = this.baseMargin;
-    const flat: FlatTrees = { nodes, val, leaf, roots, depth };
+    const flat: FlatTrees = {
+      nodes: this.nodes,
+      val: this.nodeValue,
+      leaf: this.leafValue,
+      roots: this.roots,
+      depth: this.depth,
+    };
     for (let r0 = 0; r0 < nRows; r0 += ROW_BLOCK) {
       const r1 = Math.min(r0 + ROW_BLOCK, nRows);
-      for (let r = r0; r < r1; r++) out[r] = base;
-      if (!blockHasMissing(rows, r0, r1, nf)) {
-        denseBlock(flat, rows, r0, r1, nf, nTrees, out);
-        continue;
-      }
-      for (let t = 0; t < nTrees; t++) {
-        const root = roots[t];
-        const d = depth[t];
-        let r = r0;
-        for (; r + 8 <= r1; r += 8) {
-          const o0 = r * nf;
-          const o1 = o0 + nf;
-          const o2 = o1 + nf;
-          const o3 = o2 + nf;
-          const o4 = o3 + nf;
-          const o5 = o4 + nf;
-          const o6 = o5 + nf;
-          const o7 = o6 + nf;
-          let n0 = root;
-          let n1 = root;
-          let n2 = root;
-          let n3 = root;
-          let n4 = root;
-          let n5 = root;
-          let n6 = root;
-          let n7 = root;
-          for (let k = 0; k < d; k++) {
-            const v0 = rows[o0 + nodes[n0]];
-            const v1 = rows[o1 + nodes[n1]];
-            const v2 = rows[o2 + nodes[n2]];
-            const v3 = rows[o3 + nodes[n3]];
-            const v4 = rows[o4 + nodes[n4]];
-            const v5 = rows[o5 + nodes[n5]];
-            const v6 = rows[o6 + nodes[n6]];
-            const v7 = rows[o7 + nodes[n7]];
-            // right = left + 4 unless v < threshold; NaN (missing) takes the default child
-            // biome-ignore-start lint/suspicious/noSelfCompare: NaN tests in the hot loop
-            n0 = v0 !== v0 ? nodes[n0 + 2] : nodes[n0 + 1] + 4 - (+(v0 < val[n0 + 3]) << 2);
-            n1 = v1 !== v1 ? nodes[n1 + 2] : nodes[n1 + 1] + 4 - (+(v1 < val[n1 + 3]) << 2);
-            n2 = v2 !== v2 ? nodes[n2 + 2] : nodes[n2 + 1] + 4 - (+(v2 < val[n2 + 3]) << 2);
-            n3 = v3 !== v3 ? nodes[n3 + 2] : nodes[n3 + 1] + 4 - (+(v3 < val[n3 + 3]) << 2);
-            n4 = v4 !== v4 ? nodes[n4 + 2] : nodes[n4 + 1] + 4 - (+(v4 < val[n4 + 3]) << 2);
-            n5 = v5 !== v5 ? nodes[n5 + 2] : nodes[n5 + 1] + 4 - (+(v5 < val[n5 + 3]) << 2);
-            n6 = v6 !== v6 ? nodes[n6 + 2] : nodes[n6 + 1] + 4 - (+(v6 < val[n6 + 3]) << 2);
-            n7 = v7 !== v7 ? nodes[n7 + 2] : nodes[n7 + 1] + 4 - (+(v7 < val[n7 + 3]) << 2);
-            // biome-ignore-end lint/suspicious/noSelfCompare: NaN tests in the hot loop
-          }
-          // Float32Array stores round: float32 additions, as xgboost
-          out[r] += leaf[n0 >> 2];
-          out[r + 1] += leaf[n1 >> 2];
-          out[r + 2] += leaf[n2 >> 2];
-          out[r + 3] += leaf[n3 >> 2];
-          out[r + 4] += leaf[n4 >> 2];
-          out[r + 5] += leaf[n5 >> 2];
-          out[r + 6] += leaf[n6 >> 2];
-          out[r + 7] += leaf[n7 >> 2];
-        }
-        for (let off = r * nf; r < r1; r++, off += nf) {
-          let n = root;
-          for (let k = 0; k < d; k++) {
-            const v = rows[off + nodes[n]];
-            // biome-ignore lint/suspicious/noSelfCompare: NaN test in the hot loop
-            n = v !== v ? nodes[n + 2] : nodes[n + 1] + 4 - (+(v < val[n + 3]) << 2);
-          }
-          out[r] += leaf[n >> 2];
-        }
-      }
+      for (let r = r0; r < r1; r++) out[r] = this.baseMargin;
+      if (blockHasMissing(rows, r0, r1, nf)) missingBlock(flat, rows, r0, r1, nf, nTrees, out);
+      else denseBlock(flat, rows, r0, r1, nf, nTrees, out);
     }
   }
 
