@@ -3,7 +3,7 @@
 import { Worker } from 'node:worker_threads';
 import { JobFailure } from '../jobs/job-failure.js';
 import type { JobLog } from './job-output.js';
-import type { XGBoostChannelInput, XGBoostWorkerInput, XGBoostWorkerMessage } from './xgboost-worker.js';
+import type { XGBoostWorkerInput, XGBoostWorkerMessage } from './xgboost-worker.js';
 
 const ENTRY = new URL('./xgboost-worker.js', import.meta.url);
 
