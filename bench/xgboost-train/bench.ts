@@ -1,7 +1,7 @@
 // Trainer figures (issue 14): our TypeScript XGBoost trainer side by side with xgboost 1.7.4
 // (/usr/bin/python3), each run in its own process so peak RSS is its own. Times cover train() only.
-// Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick] [--only notebook|TEXT] [--runs N] [--warm]
-//   [--threads 1,2]
+// Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick] [--only notebook|TEXT] [--runs N]
+//   [--warm | --prewarm] [--threads 1,2]
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { validateHyperparameters } from '../../src/training/xgboost/hyperparameters/index.js';
 import { train } from '../../src/training/xgboost/train.js';
+import { warmUpTrainer } from '../../src/training/xgboost/warm-up.js';
 import type { TrainParams } from '../../src/training/xgboost/types.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -66,10 +67,14 @@ b.predict(dtr, output_margin=True).astype(np.float32).tofile(out)
 print(json.dumps({"ms": ms, "cpuMs": cpu, "rssMB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 `;
 
-async function child(file: string, params: TrainParams, out: string, warm: boolean): Promise<void> {
+type Mode = 'cold' | 'warm' | 'prewarm';
+
+async function child(file: string, params: TrainParams, out: string, mode: Mode): Promise<void> {
   const dm = readData(file);
-  // --warm: one untimed training first, as in a training job's worker thread after its first job
-  if (warm) await train(params, dm, []);
+  // --warm: one untimed training of the same set first, as in a training job's thread after a like job
+  if (mode === 'warm') await train(params, dm, []);
+  // --prewarm: the trainer thread's own warm-up (synthetic data) first, as a server's first job gets
+  if (mode === 'prewarm') await warmUpTrainer();
   const c0 = process.cpuUsage();
   const t = performance.now();
   const res = await train(params, dm, []);
@@ -109,7 +114,7 @@ function run(cmd: string, args: string[]): { ms: number; cpuMs: number; rssMB: n
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--child') {
-    await child(process.argv[3], JSON.parse(process.argv[4]), process.argv[5], process.argv[6] === 'warm');
+    await child(process.argv[3], JSON.parse(process.argv[4]), process.argv[5], process.argv[6] as Mode);
     return;
   }
   const quick = process.argv.includes('--quick');
@@ -121,8 +126,9 @@ async function main(): Promise<void> {
   const runs = ri > 0 ? Math.max(1, Number(process.argv[ri + 1])) : 1;
   const ti = process.argv.indexOf('--threads');
   const threads = ti > 0 ? process.argv[ti + 1].split(',').map(Number) : undefined;
-  // --warm: ours timed on its second training in the process (JIT-compiled code), xgboost as always
-  const warm = process.argv.includes('--warm');
+  // --warm: ours timed on its second training in the process (JIT-compiled code); --prewarm: after
+  // the warm-up a server's trainer thread runs before its first job; xgboost as always
+  const mode: Mode = process.argv.includes('--warm') ? 'warm' : process.argv.includes('--prewarm') ? 'prewarm' : 'cold';
   const dir = mkdtempSync(join(tmpdir(), 'xgb-bench-'));
   try {
     const abalone = join(process.cwd(), 'test/fixtures/xgboost-train/abalone.bin');
@@ -174,14 +180,7 @@ async function main(): Promise<void> {
             JSON.stringify({ ...params, lambda: params.lambda, eval_metric: undefined, base_score: 0.5 }),
             pyOut,
           ]);
-          const ts = run(process.execPath, [
-            SELF,
-            '--child',
-            s.file,
-            JSON.stringify(params),
-            tsOut,
-            warm ? 'warm' : 'cold',
-          ]);
+          const ts = run(process.execPath, [SELF, '--child', s.file, JSON.stringify(params), tsOut, mode]);
           const a = new Float32Array(readFileSync(pyOut).buffer.slice(0));
           const b = new Float32Array(readFileSync(tsOut).buffer.slice(0));
           let maxRel = 0;

@@ -13,6 +13,7 @@ import { HyperparameterError, validateHyperparameters } from './xgboost/hyperpar
 import { readChannel, TrainingInputError } from './xgboost/input/index.js';
 import { ModelWriteError, modelFileFor } from './xgboost/output/index.js';
 import { train } from './xgboost/train.js';
+import { warmUpTrainer } from './xgboost/warm-up.js';
 import type { DMatrix } from './xgboost/types.js';
 
 export interface XGBoostChannelInput {
@@ -96,44 +97,9 @@ async function run(input: XGBoostWorkerInput): Promise<void> {
   post({ t: 'done', modelFile: path, bestIteration: result.bestIteration });
 }
 
-/**
- * Compiles the trainer's hot code before the first job needs it: a small synthetic set trained
- * with the exact and the hist method, nothing written. A fresh thread's first training spends
- * more time in V8's compilers than in training (the notebook's job: ~300 ms cold, ~100 ms warm).
- */
-async function warmUp(): Promise<void> {
-  const rows = 2048;
-  const cols = 8;
-  const data = new Float32Array(rows * cols);
-  const labels = new Float32Array(rows);
-  let seed = 12345;
-  const next = () => {
-    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-    return seed / 2 ** 32;
-  };
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) data[r * cols + c] = r % 17 === c ? Number.NaN : next();
-    labels[r] = 2 * data[r * cols]! + Math.sin(3 * data[r * cols + 1]!) + next() * 0.1;
-  }
-  const dtrain: DMatrix = { numRows: rows, numCols: cols, data, labels };
-  for (const tree_method of ['exact', 'hist']) {
-    const hp = validateHyperparameters({
-      num_round: '30',
-      max_depth: '5',
-      eta: '0.2',
-      gamma: '4',
-      min_child_weight: '6',
-      subsample: '0.7',
-      objective: 'reg:squarederror',
-      tree_method,
-    });
-    await train({ ...hp.params, nthread: 1 }, dtrain, [{ name: 'train', data: dtrain }]);
-  }
-}
-
 parentPort!.on('message', (input: XGBoostWorkerInput | { readonly t: 'warm-up' }) => {
   if ('t' in input) {
-    warmUp().then(
+    warmUpTrainer().then(
       () => post({ t: 'warm' }),
       (e: unknown) => post({ t: 'error', kind: 'algorithm', message: e instanceof Error ? e.message : String(e) }),
     );
