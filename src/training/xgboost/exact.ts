@@ -3,132 +3,14 @@
 // direction of missing values by scanning each column both ways.
 
 import type { ColumnSampler } from './sampler.js';
-import { sortedOrder } from './sketch.js';
+import type { SortedColumns } from './exact-columns.js';
 import { RegTree } from './tree.js';
 import { calcGain, calcSplitGain, calcWeight, RT_EPS, type SplitParams } from './split.js';
 
 const f = Math.fround;
 
-/** The training matrix by column, present values only, each column sorted by value (SortedCSCPage). */
-export interface SortedColumns {
-  numRows: number;
-  numCols: number;
-  /** numCols + 1 offsets into rows/values */
-  ptr: Int32Array;
-  rows: Int32Array;
-  values: Float32Array;
-  /** 1 - missing/numRows per column, as float (LazyGetColumnDensity) */
-  density: Float32Array;
-}
-
-export function sortColumns(data: Float32Array, numRows: number, numCols: number): SortedColumns {
-  if (numRows > ROW_SPAN || !LITTLE_ENDIAN) return radixSortColumns(data, numRows, numCols);
-  // Each step is its own small function with one loop: V8 compiles a hot loop on the stack, and
-  // code after that loop in the same function would have no type feedback yet (a deopt, a recompile).
-  const bits = new Uint32Array(data.buffer, data.byteOffset, data.length);
-  const keys = new Float64Array(numRows);
-  const words = new Uint32Array(keys.buffer);
-  let rows = new Int32Array(numRows * numCols);
-  let values = new Float32Array(numRows * numCols);
-  const ptr = new Int32Array(numCols + 1);
-  const density = new Float32Array(numCols);
-  for (let c = 0; c < numCols; c++) {
-    const m = columnKeys(bits, numRows, numCols, c, words);
-    keys.subarray(0, m).sort();
-    decodeKeys(words, m, data, numCols, c, rows, values, ptr[c]);
-    ptr[c + 1] = ptr[c] + m;
-    density[c] = f(1 - f(numRows - m) / numRows);
-  }
-  if (ptr[numCols] < rows.length) {
-    rows = rows.slice(0, ptr[numCols]);
-    values = values.slice(0, ptr[numCols]);
-  }
-  return { numRows, numCols, ptr, rows, values, density };
-}
-
-/** the relative slack of the gain bound in ExactGrower.scan, well above float's rounding (~6e-8 a step) */
+/** the relative slack of the gain bound in ExactGrower.scanRun, well above float's rounding (~6e-8 a step) */
 const BOUND_EPS = 1e-6;
-
-/** Rows up to 2^21: a float32's order-preserving 32 bits and the row fit the low 53 bits of a key. */
-const ROW_SPAN = 2 ** 21;
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-/**
- * Column c's sort keys into keys (as 32-bit words, low word first), present values only, returning
- * their count. A key's 64 bits are the value's bits made order-preserving (sign flipped, negatives
- * inverted; -0 before +0), then 21 bits of row: below 2^53, so the key read as a double is a
- * non-negative number whose order is the bits' order, and one native sort of the doubles orders by
- * value, ties by row. Integer work only.
- */
-function columnKeys(bits: Uint32Array, numRows: number, numCols: number, c: number, keys: Uint32Array): number {
-  let m = 0;
-  for (let r = 0; r < numRows; r++) {
-    const u = bits[r * numCols + c];
-    if ((u & 0x7fffffff) > 0x7f800000) continue; // NaN: missing
-    const neg = u >>> 31 === 1;
-    // the order-preserving bits' top 21 and low 11 bits
-    const hi = neg ? ~u >>> 11 : (u >>> 11) + 0x100000;
-    const lo11 = neg ? ~u & 0x7ff : u & 0x7ff;
-    keys[2 * m] = (lo11 << 21) | r;
-    keys[2 * m + 1] = hi;
-    m++;
-  }
-  return m;
-}
-
-/** The sorted keys back to rows and their values, at offset `at` of the column arrays. */
-function decodeKeys(
-  keys: Uint32Array,
-  m: number,
-  data: Float32Array,
-  numCols: number,
-  c: number,
-  rows: Int32Array,
-  values: Float32Array,
-  at: number,
-): void {
-  for (let i = 0; i < m; i++) {
-    const r = keys[2 * i] & (ROW_SPAN - 1);
-    rows[at + i] = r;
-    values[at + i] = data[r * numCols + c];
-  }
-}
-
-/** sortColumns for more than 2^21 rows: a stable radix sort per column. */
-function radixSortColumns(data: Float32Array, numRows: number, numCols: number): SortedColumns {
-  const counts = new Int32Array(numCols);
-  for (let r = 0; r < numRows; r++) {
-    const b = r * numCols;
-    for (let c = 0; c < numCols; c++) if (!Number.isNaN(data[b + c])) counts[c]++;
-  }
-  const ptr = new Int32Array(numCols + 1);
-  for (let c = 0; c < numCols; c++) ptr[c + 1] = ptr[c] + counts[c];
-  const rows = new Int32Array(ptr[numCols]);
-  const values = new Float32Array(ptr[numCols]);
-  const density = new Float32Array(numCols);
-  for (let c = 0; c < numCols; c++) {
-    radixSort(data, numRows, numCols, c, rows.subarray(ptr[c], ptr[c + 1]));
-    for (let i = ptr[c]; i < ptr[c + 1]; i++) values[i] = data[rows[i] * numCols + c];
-    density[c] = f(1 - f(numRows - counts[c]) / numRows);
-  }
-  return { numRows, numCols, ptr, rows, values, density };
-}
-
-/** Column c's rows with a present value in ascending value order, ties by row: a stable radix sort. */
-function radixSort(data: Float32Array, numRows: number, numCols: number, c: number, out: Int32Array): void {
-  const vals = new Float32Array(out.length);
-  const rows = new Int32Array(out.length);
-  let m = 0;
-  for (let r = 0; r < numRows; r++) {
-    const v = data[r * numCols + c];
-    if (!Number.isNaN(v)) {
-      rows[m] = r;
-      vals[m++] = v;
-    }
-  }
-  const order = sortedOrder(vals, m);
-  for (let i = 0; i < m; i++) out[i] = rows[order[i]];
-}
 
 /**
  * The exact updater's state for one training, reused by every tree it grows. ColMaker scans each
@@ -172,6 +54,8 @@ export class ExactGrower {
   private next = new Int32Array(0);
   /** columns that need the forward scan too (missing values and more than one distinct value) */
   private readonly forward: Uint8Array;
+  /** scanRun's results, read by scan */
+  private readonly scanOut = new Float64Array(7);
 
   constructor(
     private readonly cols: SortedColumns,
@@ -461,13 +345,73 @@ export class ExactGrower {
     }
   }
 
-  /** ColMaker::EnumerateSplit for one node over its run of one column, one direction. */
+  /**
+   * ColMaker::EnumerateSplit for one node over its run of one column, one direction. The loop is
+   * scanRun; the split beyond the last value and the record of the best are here, in a function
+   * with no loop: their branches are taken first long after scanRun is optimized (on-stack), and a
+   * deopt in a function with a loop can leave V8 running it from its OSR code forever after — the
+   * notebook's job trained at about half speed when that happened.
+   */
   private scan(nid: number, qi: number, fid: number, grad: Float32Array, hess: Float32Array, backward: boolean): void {
+    const o = this.scanOut;
+    const run = qi * this.nc + fid;
+    let found = this.scanRun(nid, grad, hess, backward, this.runStart[run], this.runEnd[run]);
+    const p = this.p;
+    const mcw = p.minChildWeight;
+    const G = this.sg[nid];
+    const H = this.sh[nid];
+    const root = this.rootGain[nid];
+    const eg = o[0];
+    const eh = o[1];
+    const last = o[2];
+    let best = o[3];
+    let value = o[4];
+    let fg = o[5];
+    let fh = o[6];
+    // the split beyond the last value: every present value on the scanned side
+    const cg = G - eg;
+    const ch = H - eh;
+    if (eh >= mcw && ch >= mcw) {
+      const loss = f(calcSplitGain(p, eg, eh, cg, ch) - root);
+      if (loss > best && loss !== Number.POSITIVE_INFINITY) {
+        best = loss;
+        found = true;
+        const gap = f(Math.abs(last) + RT_EPS);
+        value = backward ? f(last - gap) : f(last + gap);
+        fg = eg;
+        fh = eh;
+      }
+    }
+    if (!found) return;
+    this.bLoss[nid] = best;
+    this.bFeat[nid] = fid;
+    this.bValue[nid] = value;
+    this.bLeft[nid] = backward ? 1 : 0;
+    const k = 4 * nid;
+    const st = this.bStats;
+    // forward: the scanned side is the left child; backward: the right, missing values go left
+    st[k] = backward ? G - fg : fg;
+    st[k + 1] = backward ? H - fh : fh;
+    st[k + 2] = backward ? fg : G - fg;
+    st[k + 3] = backward ? fh : H - fh;
+  }
+
+  /**
+   * The scan's loop over the run [s, e): the best candidate's loss, threshold and scanned-side sums
+   * and the scan's final sums go to scanOut (eg, eh, last, best, value, fg, fh); true when a
+   * candidate beat the node's best.
+   */
+  private scanRun(
+    nid: number,
+    grad: Float32Array,
+    hess: Float32Array,
+    backward: boolean,
+    s: number,
+    e: number,
+  ): boolean {
     const p = this.p;
     const wRow = this.wRow;
     const wVal = this.wVal;
-    const s = this.runStart[qi * this.nc + fid];
-    const e = this.runEnd[qi * this.nc + fid];
     const mcw = p.minChildWeight;
     const plain = p.maxDeltaStep === 0;
     const alpha = p.alpha;
@@ -538,32 +482,15 @@ export class ExactGrower {
       last = fv;
     }
     this.tlast[nid] = last;
-    // the split beyond the last value: every present value on the scanned side
-    const cg = G - eg;
-    const ch = H - eh;
-    if (eh >= mcw && ch >= mcw) {
-      const loss = f(calcSplitGain(p, eg, eh, cg, ch) - root);
-      if (loss > best && loss !== Number.POSITIVE_INFINITY) {
-        best = loss;
-        found = true;
-        const gap = f(Math.abs(last) + RT_EPS);
-        value = backward ? f(last - gap) : f(last + gap);
-        fg = eg;
-        fh = eh;
-      }
-    }
-    if (!found) return;
-    this.bLoss[nid] = best;
-    this.bFeat[nid] = fid;
-    this.bValue[nid] = value;
-    this.bLeft[nid] = backward ? 1 : 0;
-    const o = 4 * nid;
-    const st = this.bStats;
-    // forward: the scanned side is the left child; backward: the right, missing values go left
-    st[o] = backward ? G - fg : fg;
-    st[o + 1] = backward ? H - fh : fh;
-    st[o + 2] = backward ? fg : G - fg;
-    st[o + 3] = backward ? fh : H - fh;
+    const o = this.scanOut;
+    o[0] = eg;
+    o[1] = eh;
+    o[2] = last;
+    o[3] = best;
+    o[4] = value;
+    o[5] = fg;
+    o[6] = fh;
+    return found;
   }
 }
 

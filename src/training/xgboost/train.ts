@@ -2,7 +2,8 @@
 // src/learner.cc, src/gbm/gbtree.cc): gradients from the objective, one tree per output group per
 // round with the configured tree method, evaluation lines, early stopping, and the JSON model.
 
-import { ExactGrower, sortColumns, type SortedColumns } from './exact.js';
+import { ExactGrower } from './exact.js';
+import { type SortedColumns, sortColumns } from './exact-columns.js';
 import { type BinMatrix, growHist, type HistBuilder, localHistBuilder, quantize, RootCache } from './hist.js';
 import { HistPool } from './hist-pool.js';
 import { type Metric, makeMetric } from './metrics.js';
