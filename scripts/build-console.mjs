@@ -42,7 +42,8 @@ const html = readFileSync(join(root, 'console/index.html'), 'utf8')
 writeFileSync(join(out, 'index.html'), html);
 
 // Compress every text file once here, so the server never compresses on the request path.
-const walk = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+const walk = (dir) =>
+  readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
 for (const file of walk(out)) {
   if (!/\.(js|css|html|svg|json|txt)$/.test(file)) continue;
   const body = readFileSync(file);
@@ -50,7 +51,9 @@ for (const file of walk(out)) {
   // Quality 11 takes seconds on the graph library's chunk (loaded later, on graph pages only) for
   // 2% less; 9 keeps the build fast there.
   const quality = body.length > 200_000 ? 9 : 11;
-  const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+  const br = brotliCompressSync(body, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+  });
   const gz = gzipSync(body, { level: 9 });
   if (br.length < body.length) writeFileSync(`${file}.br`, br);
   if (gz.length < body.length) writeFileSync(`${file}.gz`, gz);

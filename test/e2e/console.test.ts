@@ -25,7 +25,9 @@ import { launchChromium, requireChromium, screenshotPath } from '../support/brow
 import { ACCOUNT, CREDENTIALS, REGION, startServer, type TestServer } from '../support/server.js';
 
 const skip = requireChromium();
-const manifest = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')) as { seedRow: { csv: string; prediction: number } };
+const manifest = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')) as {
+  seedRow: { csv: string; prediction: number };
+};
 const IMAGE = `683313688378.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.0-1-cpu-py3`;
 const ROLE = `arn:aws:iam::${ACCOUNT}:role/sm`;
 const GROUP = 'xgboost-abalone';
@@ -64,11 +66,27 @@ describe('web console in Chromium', { skip }, () => {
   });
 
   test('approve a version with a note; who and when show in the list; back and forward work', async () => {
-    const s3 = new S3Client({ endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS, forcePathStyle: true });
+    const s3 = new S3Client({
+      endpoint: server.endpoint,
+      region: REGION,
+      credentials: CREDENTIALS,
+      forcePathStyle: true,
+    });
     await s3.send(new CreateBucketCommand({ Bucket: 'models' }));
-    await s3.send(new PutObjectCommand({ Bucket: 'models', Key: 'abalone/model.tar.gz', Body: readFileSync('test/fixtures/xgboost/models/abalone.pkl3-cfgoffset.tar.gz') }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: 'models',
+        Key: 'abalone/model.tar.gz',
+        Body: readFileSync('test/fixtures/xgboost/models/abalone.pkl3-cfgoffset.tar.gz'),
+      }),
+    );
     s3.destroy();
-    await sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: GROUP, ModelPackageGroupDescription: 'abalone ring counts' }));
+    await sm.send(
+      new CreateModelPackageGroupCommand({
+        ModelPackageGroupName: GROUP,
+        ModelPackageGroupDescription: 'abalone ring counts',
+      }),
+    );
     for (let i = 0; i < 2; i++) {
       await sm.send(
         new CreateModelPackageCommand({
@@ -117,7 +135,10 @@ describe('web console in Chromium', { skip }, () => {
   });
 
   test('lists read page after page with NextToken; the page is in the URL', async () => {
-    for (let i = 0; i < 26; i++) await sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: `bulk-${String(i).padStart(2, '0')}` }));
+    for (let i = 0; i < 26; i++)
+      await sm.send(
+        new CreateModelPackageGroupCommand({ ModelPackageGroupName: `bulk-${String(i).padStart(2, '0')}` }),
+      );
     await page.goto(url('/registry'));
     await page.locator('.pager', { hasText: '25 shown' }).waitFor();
     const firstPage = await page.locator('tbody tr td:first-child').allInnerTexts();
@@ -143,11 +164,19 @@ describe('web console in Chromium', { skip }, () => {
 
   test('watch the endpoint reach InService, then send a test request and see the prediction', async () => {
     const arn = `arn:aws:sagemaker:${REGION}:${ACCOUNT}:model-package/${GROUP}/1`;
-    await sm.send(new CreateModelCommand({ ModelName: 'abalone', ExecutionRoleArn: ROLE, Containers: [{ ModelPackageName: arn }] }));
+    await sm.send(
+      new CreateModelCommand({ ModelName: 'abalone', ExecutionRoleArn: ROLE, Containers: [{ ModelPackageName: arn }] }),
+    );
     await sm.send(
       new CreateEndpointConfigCommand({
         EndpointConfigName: 'abalone',
-        ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'abalone', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 5 } }],
+        ProductionVariants: [
+          {
+            VariantName: 'AllTraffic',
+            ModelName: 'abalone',
+            ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 5 },
+          },
+        ],
       }),
     );
     await sm.send(new CreateEndpointCommand({ EndpointName: 'abalone', EndpointConfigName: 'abalone' }));
@@ -164,7 +193,20 @@ describe('web console in Chromium', { skip }, () => {
     const prediction = Number(await page.locator('.prediction pre').innerText());
     assert.ok(Math.abs(prediction - manifest.seedRow.prediction) < 1e-4, String(prediction));
     // The charts sample /metrics: the invocation shows up as a rate in a later interval.
-    await page.waitForFunction(() => Number((globalThis as unknown as { document: { querySelector(s: string): { getAttribute(a: string): string | null } | null } }).document.querySelector('.charts')?.getAttribute('data-samples')) >= 2, undefined, { timeout: 15_000 });
+    await page.waitForFunction(
+      () =>
+        Number(
+          (
+            globalThis as unknown as {
+              document: { querySelector(s: string): { getAttribute(a: string): string | null } | null };
+            }
+          ).document
+            .querySelector('.charts')
+            ?.getAttribute('data-samples'),
+        ) >= 2,
+      undefined,
+      { timeout: 15_000 },
+    );
     assert.equal(await page.locator('figure.chart canvas').count(), 4);
     await shot('endpoint');
 
@@ -192,7 +234,10 @@ describe('web console in Chromium', { skip }, () => {
     await pkgRow.getByRole('link').click();
     await page.locator('.entity-details h2', { hasText: `${GROUP}/1` }).waitFor();
     // Exports: an SVG of the picture holding the package's label.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export SVG' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export SVG' }).click(),
+    ]);
     const svg = readFileSync((await download.path())!, 'utf8');
     assert.match(svg, /^<svg/);
     assert.ok(svg.includes(`${GROUP}/1`), 'the SVG names the model package');
@@ -214,7 +259,11 @@ describe('web console in Chromium', { skip }, () => {
       await sm.send(
         new CreateTrialComponentCommand({
           TrialComponentName: name,
-          Parameters: { max_depth: { NumberValue: depth }, eta: { NumberValue: eta }, objective: { StringValue: 'reg:squarederror' } },
+          Parameters: {
+            max_depth: { NumberValue: depth },
+            eta: { NumberValue: eta },
+            objective: { StringValue: 'reg:squarederror' },
+          },
         }),
       );
       await sm.send(new AssociateTrialComponentCommand({ TrialComponentName: name, TrialName: 'depths' }));
@@ -223,7 +272,11 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByRole('link', { name: 'abalone-tuning' }).click();
     await page.locator('tbody tr').nth(2).waitFor();
     const headers = await page.locator('thead th').allInnerTexts();
-    for (const h of ['eta', 'max_depth', 'objective']) assert.ok(headers.some((x) => x.startsWith(h)), headers.join('|'));
+    for (const h of ['eta', 'max_depth', 'objective'])
+      assert.ok(
+        headers.some((x) => x.startsWith(h)),
+        headers.join('|'),
+      );
     await page.locator('thead th', { hasText: 'max_depth' }).click();
     const names = async () => (await page.locator('tbody tr td:first-child').allInnerTexts()).map((s) => s.trim());
     assert.deepEqual(await names(), ['depth-4', 'depth-6', 'depth-8']);
@@ -234,7 +287,9 @@ describe('web console in Chromium', { skip }, () => {
 
   test('graph: a Gremlin query on the graph port, as a graph and as a table', async () => {
     const g = (q: string) =>
-      fetch(`${server.graphEndpoint}/gremlin`, { method: 'POST', body: JSON.stringify({ gremlin: q }) }).then((r) => r.json());
+      fetch(`${server.graphEndpoint}/gremlin`, { method: 'POST', body: JSON.stringify({ gremlin: q }) }).then((r) =>
+        r.json(),
+      );
     await g("g.addV('Artifact').property(T.id, 'a1').property('name', 'train.csv')");
     await g("g.addV('Action').property(T.id, 'b1').property('name', 'training')");
     await g("g.V('a1').addE('ContributedTo').to(__.V('b1'))");
@@ -256,7 +311,9 @@ describe('web console in Chromium', { skip }, () => {
     await page.goto(url('/settings'));
     await page.locator('input[name=accessKeyId]').fill('AKIDCONSOLE');
     await page.locator('input[name=secretAccessKey]').fill('secret');
-    const signed = page.waitForRequest((r) => r.method() === 'POST' && (r.headers()['authorization'] ?? '').includes('Credential=AKIDCONSOLE/'));
+    const signed = page.waitForRequest(
+      (r) => r.method() === 'POST' && (r.headers()['authorization'] ?? '').includes('Credential=AKIDCONSOLE/'),
+    );
     await page.getByRole('button', { name: 'Save' }).click();
     await shot('settings');
     await page.goto(url('/registry'));

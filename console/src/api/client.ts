@@ -115,12 +115,20 @@ async function jsonCall<T>(service: string, target: string, input: object, signa
 }
 
 /** One SageMaker control-plane operation (AWS JSON 1.1). */
-export function sagemaker<T = Record<string, unknown>>(op: string, input: object = {}, signal?: AbortSignal): Promise<T> {
+export function sagemaker<T = Record<string, unknown>>(
+  op: string,
+  input: object = {},
+  signal?: AbortSignal,
+): Promise<T> {
   return jsonCall<T>('sagemaker', `SageMaker.${op}`, input, signal);
 }
 
 /** One CloudWatch Logs operation (`Logs_20140328.*`, signed for `logs`): how job logs are read. */
-export function cloudWatchLogs<T = Record<string, unknown>>(op: string, input: object = {}, signal?: AbortSignal): Promise<T> {
+export function cloudWatchLogs<T = Record<string, unknown>>(
+  op: string,
+  input: object = {},
+  signal?: AbortSignal,
+): Promise<T> {
   return jsonCall<T>('logs', `Logs_20140328.${op}`, input, signal);
 }
 
@@ -145,7 +153,12 @@ export interface Invocation {
 }
 
 /** InvokeEndpoint (SageMaker Runtime). */
-export async function invokeEndpoint(name: string, contentType: string, body: string, accept?: string): Promise<Invocation> {
+export async function invokeEndpoint(
+  name: string,
+  contentType: string,
+  body: string,
+  accept?: string,
+): Promise<Invocation> {
   const started = performance.now();
   const headers: Record<string, string> = { 'content-type': contentType };
   if (accept) headers.accept = accept;
@@ -157,7 +170,12 @@ export async function invokeEndpoint(name: string, contentType: string, body: st
   });
   const text = await res.text();
   if (!res.ok) throw jsonError(res, text);
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: text, ms: performance.now() - started };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type') ?? '',
+    body: text,
+    ms: performance.now() - started,
+  };
 }
 
 /**

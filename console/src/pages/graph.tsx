@@ -8,8 +8,8 @@ import { graphOf, plain } from '../lib/graphson';
 import { setQuery, useLocation } from '../router';
 
 const EXAMPLES = [
-  "g.E().limit(200)",
-  "g.V().groupCount().by(label)",
+  'g.E().limit(200)',
+  'g.V().groupCount().by(label)',
   "g.V().hasLabel('Context').limit(20).bothE().limit(200)",
 ];
 
@@ -44,7 +44,11 @@ export function GraphPage() {
             </button>
           ))}
           <span class="spacer" />
-          <button type="button" class={view === 'graph' ? 'on' : ''} onClick={() => setQuery({ view: undefined }, true)}>
+          <button
+            type="button"
+            class={view === 'graph' ? 'on' : ''}
+            onClick={() => setQuery({ view: undefined }, true)}
+          >
             Graph
           </button>
           <button type="button" class={view === 'table' ? 'on' : ''} onClick={() => setQuery({ view: 'table' }, true)}>
@@ -54,7 +58,13 @@ export function GraphPage() {
       </form>
       <ErrorBox error={result.error} title="The query failed" />
       {result.loading && q ? <Loading what="results" /> : null}
-      {result.data ? view === 'table' ? <ResultTable results={result.data} /> : <ResultGraph results={result.data} /> : null}
+      {result.data ? (
+        view === 'table' ? (
+          <ResultTable results={result.data} />
+        ) : (
+          <ResultGraph results={result.data} />
+        )
+      ) : null}
     </section>
   );
 }
@@ -89,7 +99,11 @@ function ResultGraph({ results }: { results: unknown[] }) {
       if (disposed || !host.current) return;
       view = createGraphView(host.current, { select: setSelected });
       view.add(
-        g.vertices.map((v) => ({ id: `v:${v.id}`, label: String(v.properties.name ?? v.properties.Name ?? v.id), kind: v.label })),
+        g.vertices.map((v) => ({
+          id: `v:${v.id}`,
+          label: String(v.properties.name ?? v.properties.Name ?? v.id),
+          kind: v.label,
+        })),
         g.edges.map((e) => ({ id: `e:${e.id}`, source: `v:${e.outV}`, target: `v:${e.inV}`, label: e.label })),
       );
       view.layout();

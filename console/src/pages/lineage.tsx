@@ -7,7 +7,16 @@ import { sagemaker } from '../api/client';
 import { ErrorBox, Json, Loading, SortableTable, describeError, useAsync } from '../components/ui';
 import type { GraphView } from '../graph/cy-view';
 import { pageOf, shortName } from '../lib/arn';
-import { type Direction, type Edge, type Vertex, describeEntity, labelOf, queryLineage, resolveStart, sourceArnOf } from '../lib/lineage';
+import {
+  type Direction,
+  type Edge,
+  type Vertex,
+  describeEntity,
+  labelOf,
+  queryLineage,
+  resolveStart,
+  sourceArnOf,
+} from '../lib/lineage';
 import { Link, setQuery, useLocation, withQuery } from '../router';
 import { mapLimit } from './registry';
 
@@ -44,7 +53,13 @@ export function LineagePage() {
           setQuery({ arn: text.trim(), selected: undefined });
         }}
       >
-        <input class="wide mono" name="arn" placeholder="ARN of an endpoint, model package, job or lineage entity, or an s3:// URI" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <input
+          class="wide mono"
+          name="arn"
+          placeholder="ARN of an endpoint, model package, job or lineage entity, or an s3:// URI"
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+        />
         <label>
           Direction{' '}
           <select name="direction" value={direction} onChange={(e) => setQuery({ direction: e.currentTarget.value })}>
@@ -63,17 +78,39 @@ export function LineagePage() {
         </label>
         <button type="submit">Show</button>
       </form>
-      {arn ? <LineageGraph key={`${arn}|${direction}|${depth}`} start={arn} direction={direction} depth={depth} selected={selected} view={view} /> : <Starters />}
+      {arn ? (
+        <LineageGraph
+          key={`${arn}|${direction}|${depth}`}
+          start={arn}
+          direction={direction}
+          depth={depth}
+          selected={selected}
+          view={view}
+        />
+      ) : (
+        <Starters />
+      )}
     </section>
   );
 }
 
 /** With no start yet: a few endpoints and model packages to start from. */
 function Starters() {
-  const eps = useAsync((s) => sagemaker<{ Endpoints: Record<string, string>[] }>('ListEndpoints', { MaxResults: 10, SortBy: 'CreationTime', SortOrder: 'Descending' }, s), []);
+  const eps = useAsync(
+    (s) =>
+      sagemaker<{ Endpoints: Record<string, string>[] }>(
+        'ListEndpoints',
+        { MaxResults: 10, SortBy: 'CreationTime', SortOrder: 'Descending' },
+        s,
+      ),
+    [],
+  );
   return (
     <div class="empty">
-      <p>Paste the ARN of an endpoint, a model package, a training job or a lineage entity above, or an s3:// URI of a data set.</p>
+      <p>
+        Paste the ARN of an endpoint, a model package, a training job or a lineage entity above, or an s3:// URI of a
+        data set.
+      </p>
       <ErrorBox error={eps.error} />
       {eps.data?.Endpoints.length ? (
         <>
@@ -81,7 +118,9 @@ function Starters() {
           <ul>
             {eps.data.Endpoints.map((e) => (
               <li key={e.EndpointArn}>
-                <Link to={withQuery('/lineage', { arn: e.EndpointArn, direction: 'Ascendants' })}>{e.EndpointName}</Link>
+                <Link to={withQuery('/lineage', { arn: e.EndpointArn, direction: 'Ascendants' })}>
+                  {e.EndpointName}
+                </Link>
               </li>
             ))}
           </ul>
@@ -112,8 +151,18 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
       }
     for (const e of edges) g.edges.set(edgeId(e), e);
     viewRef.current?.add(
-      fresh.map((v) => ({ id: v.Arn, label: g.labels.get(v.Arn) ?? `${v.Type ?? v.LineageType ?? ''} ${shortName(v.Arn)}`.trim(), kind: v.LineageType ?? 'Other', start: v.Arn === start })),
-      edges.map((e) => ({ id: edgeId(e), source: e.SourceArn, target: e.DestinationArn, label: e.AssociationType ?? '' })),
+      fresh.map((v) => ({
+        id: v.Arn,
+        label: g.labels.get(v.Arn) ?? `${v.Type ?? v.LineageType ?? ''} ${shortName(v.Arn)}`.trim(),
+        kind: v.LineageType ?? 'Other',
+        start: v.Arn === start,
+      })),
+      edges.map((e) => ({
+        id: edgeId(e),
+        source: e.SourceArn,
+        target: e.DestinationArn,
+        label: e.AssociationType ?? '',
+      })),
     );
     return fresh;
   };
@@ -167,7 +216,10 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
         select: (id) => setQuery({ selected: id }, true),
         expand: (id) => void expand(id),
       });
-      const startVertex: Vertex = page.vertices.find((v) => v.Arn === arn) ?? { Arn: arn, LineageType: lineageTypeOf(arn) };
+      const startVertex: Vertex = page.vertices.find((v) => v.Arn === arn) ?? {
+        Arn: arn,
+        LineageType: lineageTypeOf(arn),
+      };
       const fresh = addToGraph([startVertex, ...page.vertices], page.edges, arn);
       performance.measure('lineage:added', 'lineage:start');
       graph.current.next = page.next;
@@ -239,7 +291,9 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
     <div class="lineage-body">
       <div class="toolbar">
         <span class="lineage-summary" data-status={status}>
-          {status === 'loading' ? 'Reading lineage…' : `${g.vertices.size} entities, ${g.edges.size} associations${g.next ? ' (more exist)' : ''}`}
+          {status === 'loading'
+            ? 'Reading lineage…'
+            : `${g.vertices.size} entities, ${g.edges.size} associations${g.next ? ' (more exist)' : ''}`}
         </span>
         {g.next ? (
           <button type="button" disabled={busy} onClick={more}>
@@ -247,7 +301,11 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
           </button>
         ) : null}
         <span class="spacer" />
-        <button type="button" class={p.view === 'graph' ? 'on' : ''} onClick={() => setQuery({ view: undefined }, true)}>
+        <button
+          type="button"
+          class={p.view === 'graph' ? 'on' : ''}
+          onClick={() => setQuery({ view: undefined }, true)}
+        >
           Graph
         </button>
         <button type="button" class={p.view === 'table' ? 'on' : ''} onClick={() => setQuery({ view: 'table' }, true)}>
@@ -258,7 +316,10 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
         </button>
         <button
           type="button"
-          onClick={() => viewRef.current && download('lineage.svg', URL.createObjectURL(new Blob([viewRef.current.svg()], { type: 'image/svg+xml' })))}
+          onClick={() =>
+            viewRef.current &&
+            download('lineage.svg', URL.createObjectURL(new Blob([viewRef.current.svg()], { type: 'image/svg+xml' })))
+          }
         >
           Export SVG
         </button>
@@ -273,7 +334,24 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
               rowKey={(v) => v.Arn}
               rows={rows}
               columns={[
-                { key: 'label', label: 'Entity', value: (v) => g.labels.get(v.Arn) ?? shortName(v.Arn), render: (v) => <Link to={withQuery('/lineage', { arn: p.start, direction: p.direction, depth: p.depth, view: 'table', selected: v.Arn })}>{g.labels.get(v.Arn) ?? shortName(v.Arn)}</Link> },
+                {
+                  key: 'label',
+                  label: 'Entity',
+                  value: (v) => g.labels.get(v.Arn) ?? shortName(v.Arn),
+                  render: (v) => (
+                    <Link
+                      to={withQuery('/lineage', {
+                        arn: p.start,
+                        direction: p.direction,
+                        depth: p.depth,
+                        view: 'table',
+                        selected: v.Arn,
+                      })}
+                    >
+                      {g.labels.get(v.Arn) ?? shortName(v.Arn)}
+                    </Link>
+                  ),
+                },
                 { key: 'kind', label: 'Lineage type', value: (v) => v.LineageType },
                 { key: 'type', label: 'Type', value: (v) => v.Type },
                 { key: 'arn', label: 'ARN', value: (v) => v.Arn, class: 'mono small' },
@@ -283,7 +361,13 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
         ) : null}
         <aside class="details">
           {p.selected ? (
-            <EntityDetails arn={p.selected} onExpand={() => void expand(p.selected!)} busy={busy} direction={p.direction} depth={p.depth} />
+            <EntityDetails
+              arn={p.selected}
+              onExpand={() => void expand(p.selected!)}
+              busy={busy}
+              direction={p.direction}
+              depth={p.depth}
+            />
           ) : (
             <p class="muted">Click an entity to see its details; double-click to add its neighbours.</p>
           )}
@@ -296,7 +380,13 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
 
 function lineageTypeOf(arn: string): string {
   const kind = /:([a-z-]+)\//.exec(arn)?.[1];
-  return kind === 'artifact' ? 'Artifact' : kind === 'action' ? 'Action' : kind === 'context' ? 'Context' : 'TrialComponent';
+  return kind === 'artifact'
+    ? 'Artifact'
+    : kind === 'action'
+      ? 'Action'
+      : kind === 'context'
+        ? 'Context'
+        : 'TrialComponent';
 }
 
 function Legend() {
