@@ -1,5 +1,5 @@
 // Builds the web console (console/src) into dist/public/console: one esbuild bundle with code
-// splitting (the graph library loads only on the pages that draw graphs), content-hashed names,
+// splitting (the chart library loads only on the pages that draw charts), content-hashed names,
 // index.html pointing at them, and .br/.gz copies the server sends to clients that accept them.
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -48,11 +48,8 @@ for (const file of walk(out)) {
   if (!/\.(js|css|html|svg|json|txt)$/.test(file)) continue;
   const body = readFileSync(file);
   if (body.length < 512) continue;
-  // Quality 11 takes seconds on the graph library's chunk (loaded later, on graph pages only) for
-  // 2% less; 9 keeps the build fast there.
-  const quality = body.length > 200_000 ? 9 : 11;
   const br = brotliCompressSync(body, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
   });
   const gz = gzipSync(body, { level: 9 });
   if (br.length < body.length) writeFileSync(`${file}.br`, br);

@@ -220,17 +220,58 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByRole('link', { name: 'Lineage of this endpoint' }).click();
     await page.waitForURL(/\/lineage\?arn=.*endpoint.*direction=Ascendants/);
     await page.locator('.lineage-summary[data-status="ready"]').waitFor();
-    assert.match(await page.locator('.lineage-summary').innerText(), /^\d+ entities, \d+ associations/);
-    assert.ok((await page.locator('.graph-host canvas').count()) > 0, 'the graph is drawn');
-    // Labels come from Describe calls in the background; wait for the package to be named.
+    const summary = /^(\d+) entities, \d+ associations/.exec(await page.locator('.lineage-summary').innerText());
+    assert.ok(summary, 'the summary counts what was read');
+    const canvas = page.locator('.graph-host canvas');
+    // The view counts the entities it drew in its last frame: all of them, fitted.
+    await page.locator(`.graph-host canvas[data-drawn-nodes="${summary[1]}"]`).waitFor();
+    assert.match(await page.locator('.graph-legend').innerText(), /Artifact[\s\S]*Action[\s\S]*Context/);
+    // The picture holds the model package: picked from the entity list (named once its Describe
+    // call answers), the view centres it; there the canvas shows an Artifact's colour, pointing
+    // at it names it, and clicking it selects it.
+    const item = page.locator('.graph-entities button', { hasText: `${GROUP}/1` });
+    await item.waitFor({ state: 'attached' });
+    await item.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/selected=arn/);
+    type Canvas = {
+      width: number;
+      height: number;
+      getContext(t: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } };
+    };
+    const centre = await canvas.evaluate((c: Canvas) => {
+      const d = c.getContext('2d').getImageData(Math.floor(c.width / 2), Math.floor(c.height / 2), 1, 1).data;
+      return [d[0], d[1], d[2]];
+    });
+    assert.deepEqual(centre, [0x25, 0x63, 0xeb], 'the Artifact blue at the centre of the picture');
+    const box = (await canvas.boundingBox())!;
+    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+    await page.mouse.move(cx, cy);
+    await page.locator('.graph-tip', { hasText: `${GROUP}/1` }).waitFor();
+    await page.locator('.entity-details h2', { hasText: `${GROUP}/1` }).waitFor();
+    await shot('lineage-picked');
+    await page.mouse.click(box.x + 5, box.y + box.height - 5);
+    await page.waitForURL((u) => !u.search.includes('selected='));
+    await page.mouse.click(cx, cy);
+    await page.waitForURL(/selected=arn/);
+    await page.locator('.entity-details h2', { hasText: `${GROUP}/1` }).waitFor();
+    // The wheel zooms in at the pointer: fewer entities fit in the picture.
+    await page.mouse.wheel(0, -1200);
+    await page.waitForFunction(
+      `Number(document.querySelector('.graph-host canvas').dataset.drawnNodes) < ${summary[1]}`,
+    );
+    await page.getByRole('button', { name: 'Fit the picture' }).click();
+    await page.locator(`.graph-host canvas[data-drawn-nodes="${summary[1]}"]`).waitFor();
+    await shot('lineage');
+    const [png] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export PNG' }).click(),
+    ]);
+    assert.deepEqual([...readFileSync((await png.path())!).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG file');
     await page.getByRole('button', { name: 'Table' }).click();
     const pkgRow = page.locator('tbody tr', { hasText: `${GROUP}/1` });
     await pkgRow.waitFor();
     assert.match(await pkgRow.innerText(), /Artifact/);
-    await page.getByRole('button', { name: 'Graph' }).click();
-    await page.waitForTimeout(300);
-    await shot('lineage');
-    await page.getByRole('button', { name: 'Table' }).click();
     await pkgRow.getByRole('link').click();
     await page.locator('.entity-details h2', { hasText: `${GROUP}/1` }).waitFor();
     // Exports: an SVG of the picture holding the package's label.
@@ -246,6 +287,22 @@ describe('web console in Chromium', { skip }, () => {
     await page.locator('h1 .badge', { hasText: 'Approved' }).waitFor();
     await page.goBack();
     await page.locator('.entity-details').waitFor();
+  });
+
+  test('double-clicking an entity in the picture adds its neighbours', async () => {
+    const endpoint = `arn:aws:sagemaker:${REGION}:${ACCOUNT}:endpoint/abalone`;
+    await page.goto(url(`/lineage?arn=${encodeURIComponent(endpoint)}&direction=Ascendants&depth=1`));
+    await page.locator('.lineage-summary[data-status="ready"]').waitFor();
+    assert.match(await page.locator('.lineage-summary').innerText(), /^2 entities, 1 associations/);
+    const deploy = page.locator('.graph-entities button', { hasText: 'ModelDeployment' });
+    await deploy.waitFor({ state: 'attached' });
+    assert.equal(await page.locator('.graph-entities button', { hasText: `${GROUP}/1` }).count(), 0);
+    await deploy.focus();
+    await page.keyboard.press('Enter');
+    const box = (await page.locator('.graph-host canvas').boundingBox())!;
+    await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+    await page.locator('.graph-entities button', { hasText: `${GROUP}/1` }).waitFor({ state: 'attached' });
+    assert.match(await page.locator('.lineage-summary').innerText(), /^[3-9] entities/);
   });
 
   test('experiments: trial components side by side, sortable by a parameter', async () => {
@@ -298,7 +355,8 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Run' }).click();
     await page.waitForURL(/q=g\.E%28%29/);
     await page.getByText('2 vertices, 1 edges').waitFor();
-    await page.waitForTimeout(300);
+    await page.locator('.graph-host canvas[data-drawn-nodes="2"][data-drawn-edges="1"]').waitFor();
+    assert.match(await page.locator('.graph-legend').innerText(), /Artifact[\s\S]*Action/);
     await shot('graph');
     await page.getByRole('button', { name: 'Table' }).click();
     assert.match(await page.locator('.gremlin-results').innerText(), /ContributedTo/);

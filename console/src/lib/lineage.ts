@@ -76,7 +76,14 @@ export async function queryLineage(
   do {
     const r = await sagemaker<{ Vertices?: Vertex[]; Edges?: Edge[]; NextToken?: string }>(
       'QueryLineage',
-      { StartArns: [start], Direction: direction, MaxDepth: depth, IncludeEdges: true, MaxResults: 50, NextToken: next },
+      {
+        StartArns: [start],
+        Direction: direction,
+        MaxDepth: depth,
+        IncludeEdges: true,
+        MaxResults: 50,
+        NextToken: next,
+      },
       signal,
     );
     vertices.push(...(r.Vertices ?? []));
@@ -115,9 +122,11 @@ export async function describeEntity(arn: string, signal?: AbortSignal): Promise
 /** What a lineage entity is about: an artifact's source, a context's or action's name. */
 export function labelOf(described: Record<string, unknown>): string | undefined {
   const source = (described.Source as { SourceUri?: string } | undefined)?.SourceUri;
-  const name = (described.ArtifactName ?? described.ContextName ?? described.ActionName ?? described.DisplayName ?? described.TrialComponentName) as
-    | string
-    | undefined;
+  const name = (described.ArtifactName ??
+    described.ContextName ??
+    described.ActionName ??
+    described.DisplayName ??
+    described.TrialComponentName) as string | undefined;
   if (source && (!name || described.ArtifactArn)) return shortName(source);
   return name ?? (source ? shortName(source) : undefined);
 }
@@ -127,4 +136,51 @@ export function sourceArnOf(described: Record<string, unknown>): string | undefi
   const source = (described.Source as { SourceUri?: string; SourceArn?: string } | undefined) ?? {};
   const s = source.SourceUri ?? source.SourceArn;
   return s?.startsWith('arn:') ? s : undefined;
+}
+
+export interface LineageRead {
+  /** The lineage entity the read starts from. */
+  readonly start: Promise<string>;
+  /** Calls `onPage` with every page read so far, then with each one as it arrives; ends with the read. */
+  follow(onPage: (p: LineagePage) => void): Promise<LineagePage>;
+}
+
+/**
+ * Starts reading an entity's lineage now (a page starts it as it first renders, not after the
+ * browser has painted and run its effects), keeping the pages until someone follows them.
+ */
+export function readLineage(
+  input: string,
+  direction: Direction,
+  depth: number,
+  max: number,
+  signal: AbortSignal,
+): LineageRead {
+  const pages: LineagePage[] = [];
+  let listener: ((p: LineagePage) => void) | undefined;
+  const start = resolveStart(input, signal).then((s) => s.arn);
+  const done = start.then((arn) =>
+    queryLineage(
+      arn,
+      direction,
+      depth,
+      max,
+      undefined,
+      (p) => {
+        pages.push(p);
+        listener?.(p);
+      },
+      signal,
+    ),
+  );
+  // Whoever follows sees the failure; until then it is not an unhandled rejection.
+  done.catch(() => undefined);
+  return {
+    start,
+    follow(onPage) {
+      listener = onPage;
+      for (const p of pages) onPage(p);
+      return done;
+    },
+  };
 }

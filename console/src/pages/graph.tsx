@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gremlin, graphOrigin } from '../api/client';
 import { ErrorBox, Json, Loading, useAsync } from '../components/ui';
-import type { GraphView } from '../graph/cy-view';
+import { createGraphView } from '../graph/view';
 import { graphOf, plain } from '../lib/graphson';
 import { setQuery, useLocation } from '../router';
 
@@ -93,25 +93,18 @@ function ResultGraph({ results }: { results: unknown[] }) {
   const [selected, setSelected] = useState<string>();
   const g = graphOf(results);
   useEffect(() => {
-    let view: GraphView | undefined;
-    let disposed = false;
-    void import('../graph/cy-view').then(({ createGraphView }) => {
-      if (disposed || !host.current) return;
-      view = createGraphView(host.current, { select: setSelected });
-      view.add(
-        g.vertices.map((v) => ({
-          id: `v:${v.id}`,
-          label: String(v.properties.name ?? v.properties.Name ?? v.id),
-          kind: v.label,
-        })),
-        g.edges.map((e) => ({ id: `e:${e.id}`, source: `v:${e.outV}`, target: `v:${e.inV}`, label: e.label })),
-      );
-      view.layout();
-    });
-    return () => {
-      disposed = true;
-      view?.destroy();
-    };
+    if (!host.current) return;
+    const view = createGraphView(host.current, { select: setSelected });
+    view.add(
+      g.vertices.map((v) => ({
+        id: `v:${v.id}`,
+        label: String(v.properties.name ?? v.properties.Name ?? v.id),
+        kind: v.label,
+      })),
+      g.edges.map((e) => ({ id: `e:${e.id}`, source: `v:${e.outV}`, target: `v:${e.inV}`, label: e.label })),
+    );
+    view.layout();
+    return () => view.destroy();
   }, [results]);
   if (g.vertices.length === 0) return <p class="muted">The result holds no vertices or edges; see it as a table.</p>;
   const sel = selected?.startsWith('v:') ? g.vertices.find((v) => `v:${v.id}` === selected) : undefined;

@@ -1,11 +1,12 @@
 // Lineage: start from any entity (an endpoint, model package, data set, job or lineage entity
 // ARN) and see its lineage as an interactive graph read with QueryLineage: typed, coloured nodes,
 // edges labelled with the association type, expand a node's neighbours, direction and depth,
-// details of the selected entity, export as PNG or SVG. Path: /lineage?arn=&direction=&depth=&selected=
+// details of the selected entity, export as PNG or SVG. The picture is drawn as the pages arrive.
+// Path: /lineage?arn=&direction=&depth=&selected=&view=
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { sagemaker } from '../api/client';
 import { ErrorBox, Json, Loading, SortableTable, describeError, useAsync } from '../components/ui';
-import type { GraphView } from '../graph/cy-view';
+import { type GraphView, createGraphView } from '../graph/view';
 import { pageOf, shortName } from '../lib/arn';
 import {
   type Direction,
@@ -14,7 +15,7 @@ import {
   describeEntity,
   labelOf,
   queryLineage,
-  resolveStart,
+  readLineage,
   sourceArnOf,
 } from '../lib/lineage';
 import { Link, setQuery, useLocation, withQuery } from '../router';
@@ -24,6 +25,8 @@ import { mapLimit } from './registry';
 const BATCH = 1000;
 /** Labels are read (one Describe each) for at most this many vertices. */
 const LABELS = 300;
+/** While the pages of a read arrive, the picture and the count are updated at most this often. */
+const PROGRESS_MS = 250;
 
 interface Graph {
   vertices: Map<string, Vertex>;
@@ -33,6 +36,7 @@ interface Graph {
 }
 
 const edgeId = (e: Edge) => `${e.SourceArn}>${e.DestinationArn}`;
+const defaultLabel = (v: Vertex) => `${v.Type ?? v.LineageType ?? ''} ${shortName(v.Arn)}`.trim();
 
 export function LineagePage() {
   const { query } = useLocation();
@@ -144,16 +148,23 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
   const addToGraph = (vertices: readonly Vertex[], edges: readonly Edge[], start?: string) => {
     const g = graph.current;
     const fresh: Vertex[] = [];
-    for (const v of vertices)
-      if (!g.vertices.has(v.Arn)) {
+    const better = new Map<string, string>();
+    for (const v of vertices) {
+      const have = g.vertices.get(v.Arn);
+      if (!have) {
         g.vertices.set(v.Arn, v);
         fresh.push(v);
+      } else if (!have.Type && v.Type) {
+        // The start entity is drawn before QueryLineage describes it.
+        g.vertices.set(v.Arn, { ...have, ...v });
+        if (!g.labels.has(v.Arn)) better.set(v.Arn, defaultLabel({ ...have, ...v }));
       }
+    }
     for (const e of edges) g.edges.set(edgeId(e), e);
     viewRef.current?.add(
       fresh.map((v) => ({
         id: v.Arn,
-        label: g.labels.get(v.Arn) ?? `${v.Type ?? v.LineageType ?? ''} ${shortName(v.Arn)}`.trim(),
+        label: g.labels.get(v.Arn) ?? defaultLabel(v),
         kind: v.LineageType ?? 'Other',
         start: v.Arn === start,
       })),
@@ -164,6 +175,7 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
         label: e.AssociationType ?? '',
       })),
     );
+    if (better.size > 0) viewRef.current?.relabel(better);
     return fresh;
   };
 
@@ -199,33 +211,47 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
     );
   };
 
-  useEffect(() => {
+  // The read starts as the component first renders; the picture follows it once mounted.
+  const [reading] = useState(() => {
+    performance.mark('lineage:start');
     const ctl = new AbortController();
+    return { ctl, read: readLineage(p.start, p.direction, p.depth, BATCH, ctl.signal) };
+  });
+
+  useEffect(() => {
+    const { ctl, read } = reading;
+    let complete = false;
+    const view = createGraphView(host.current!, {
+      select: (id) => setQuery({ selected: id }, true),
+      expand: (id) => void expand(id),
+      drawn: (_, total) => {
+        if (!complete || total < graph.current.vertices.size) return;
+        complete = false;
+        performance.measure('lineage:drawn', 'lineage:start');
+      },
+    });
+    viewRef.current = view;
     (async () => {
-      performance.mark('lineage:start');
-      // The graph library loads while the lineage is read.
-      const library = import('../graph/cy-view');
-      const data = resolveStart(p.start, ctl.signal).then(async ({ arn }) => {
-        setStartArn(arn);
-        return { arn, page: await queryLineage(arn, p.direction, p.depth, BATCH, undefined, undefined, ctl.signal) };
+      const arn = await read.start;
+      if (ctl.signal.aborted) return;
+      setStartArn(arn);
+      // The start is drawn at once, then what has arrived every PROGRESS_MS: drawing after every
+      // page (50 entities) would hold up the next one's request behind the frame.
+      const fresh = addToGraph([{ Arn: arn, LineageType: lineageTypeOf(arn) }], [], arn);
+      view.layout();
+      let shown = performance.now();
+      const page = await read.follow((pg) => {
+        if (ctl.signal.aborted) return;
+        fresh.push(...addToGraph(pg.vertices, pg.edges));
+        if (performance.now() - shown < PROGRESS_MS) return;
+        shown = performance.now();
+        view.layout();
+        bump();
       });
-      const [{ createGraphView }, { arn, page }] = await Promise.all([library, data]);
       performance.measure('lineage:read', 'lineage:start');
-      if (ctl.signal.aborted || !host.current) return;
-      viewRef.current = createGraphView(host.current, {
-        select: (id) => setQuery({ selected: id }, true),
-        expand: (id) => void expand(id),
-      });
-      const startVertex: Vertex = page.vertices.find((v) => v.Arn === arn) ?? {
-        Arn: arn,
-        LineageType: lineageTypeOf(arn),
-      };
-      const fresh = addToGraph([startVertex, ...page.vertices], page.edges, arn);
-      performance.measure('lineage:added', 'lineage:start');
+      complete = true;
+      view.layout();
       graph.current.next = page.next;
-      viewRef.current.layout();
-      performance.measure('lineage:drawn', 'lineage:start');
-      if (p.selected) viewRef.current.select(p.selected);
       setStatus('ready');
       bump();
       label(fresh, ctl.signal);
@@ -237,7 +263,7 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
     });
     return () => {
       ctl.abort();
-      viewRef.current?.destroy();
+      view.destroy();
       viewRef.current = undefined;
     };
   }, []);
@@ -250,7 +276,7 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
     try {
       const page = await queryLineage(arn, 'Both', 1, BATCH);
       const fresh = addToGraph([{ Arn: arn }, ...page.vertices], page.edges);
-      viewRef.current?.layout();
+      viewRef.current?.layout(arn);
       bump();
       label(fresh, new AbortController().signal);
     } catch (err) {
@@ -292,7 +318,7 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
       <div class="toolbar">
         <span class="lineage-summary" data-status={status}>
           {status === 'loading'
-            ? 'Reading lineage…'
+            ? `Reading lineage…${g.vertices.size > 1 ? ` ${g.vertices.size} entities so far` : ''}`
             : `${g.vertices.size} entities, ${g.edges.size} associations${g.next ? ' (more exist)' : ''}`}
         </span>
         {g.next ? (
@@ -325,7 +351,6 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
         </button>
       </div>
       <ErrorBox error={error} />
-      <Legend />
       <div class="lineage-main">
         <div class="graph-host" ref={host} hidden={p.view === 'table'} />
         {p.view === 'table' ? (
@@ -387,23 +412,6 @@ function lineageTypeOf(arn: string): string {
       : kind === 'context'
         ? 'Context'
         : 'TrialComponent';
-}
-
-function Legend() {
-  return (
-    <div class="legend">
-      {[
-        ['Artifact', '#2563eb'],
-        ['Action', '#d97706'],
-        ['Context', '#059669'],
-        ['TrialComponent', '#7c3aed'],
-      ].map(([k, c]) => (
-        <span key={k}>
-          <i style={{ background: c }} /> {k}
-        </span>
-      ))}
-    </div>
-  );
 }
 
 function EntityDetails(p: { arn: string; onExpand(): void; busy: boolean; direction: Direction; depth: number }) {
