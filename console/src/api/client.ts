@@ -85,8 +85,9 @@ export async function send(url: string, o: SendOptions = {}): Promise<Response> 
     body: o.body as BodyInit | undefined,
     signal: o.signal,
   };
-  let request = new Request(url, init);
-  if (o.service && canSign()) request = await signer(o.service).sign(request);
+  // Signed from the URL and init, not from a Request: aws4fetch would read a Request's body back
+  // through a stream, an extra round trip through the browser for every call.
+  const request = o.service && canSign() ? await signer(o.service).sign(url, init) : new Request(url, init);
   try {
     return await fetch(request);
   } catch (err) {
