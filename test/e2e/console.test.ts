@@ -222,9 +222,9 @@ describe('web console in Chromium', { skip }, () => {
     await page.locator('.lineage-summary[data-status="ready"]').waitFor();
     const summary = /^(\d+) entities, \d+ associations/.exec(await page.locator('.lineage-summary').innerText());
     assert.ok(summary, 'the summary counts what was read');
-    const canvas = page.locator('.graph-host canvas');
+    const canvas = page.locator('.graph-host canvas.graph-picture');
     // The view counts the entities it drew in its last frame: all of them, fitted.
-    await page.locator(`.graph-host canvas[data-drawn-nodes="${summary[1]}"]`).waitFor();
+    await page.locator(`.graph-host canvas.graph-picture[data-drawn-nodes="${summary[1]}"]`).waitFor();
     assert.match(await page.locator('.graph-legend').innerText(), /Artifact[\s\S]*Action[\s\S]*Context/);
     // The picture holds the model package: picked from the entity list (named once its Describe
     // call answers), the view centres it; there the canvas shows an Artifact's colour, pointing
@@ -258,10 +258,10 @@ describe('web console in Chromium', { skip }, () => {
     // The wheel zooms in at the pointer: fewer entities fit in the picture.
     await page.mouse.wheel(0, -1200);
     await page.waitForFunction(
-      `Number(document.querySelector('.graph-host canvas').dataset.drawnNodes) < ${summary[1]}`,
+      `Number(document.querySelector('.graph-host canvas.graph-picture').dataset.drawnNodes) < ${summary[1]}`,
     );
     await page.getByRole('button', { name: 'Fit the picture' }).click();
-    await page.locator(`.graph-host canvas[data-drawn-nodes="${summary[1]}"]`).waitFor();
+    await page.locator(`.graph-host canvas.graph-picture[data-drawn-nodes="${summary[1]}"]`).waitFor();
     await shot('lineage');
     const [png] = await Promise.all([
       page.waitForEvent('download'),
@@ -299,7 +299,7 @@ describe('web console in Chromium', { skip }, () => {
     assert.equal(await page.locator('.graph-entities button', { hasText: `${GROUP}/1` }).count(), 0);
     await deploy.focus();
     await page.keyboard.press('Enter');
-    const box = (await page.locator('.graph-host canvas').boundingBox())!;
+    const box = (await page.locator('.graph-host canvas.graph-picture').boundingBox())!;
     await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
     await page.locator('.graph-entities button', { hasText: `${GROUP}/1` }).waitFor({ state: 'attached' });
     assert.match(await page.locator('.lineage-summary').innerText(), /^[3-9] entities/);
@@ -355,7 +355,7 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Run' }).click();
     await page.waitForURL(/q=g\.E%28%29/);
     await page.getByText('2 vertices, 1 edges').waitFor();
-    await page.locator('.graph-host canvas[data-drawn-nodes="2"][data-drawn-edges="1"]').waitFor();
+    await page.locator('.graph-host canvas.graph-picture[data-drawn-nodes="2"][data-drawn-edges="1"]').waitFor();
     assert.match(await page.locator('.graph-legend').innerText(), /Artifact[\s\S]*Action/);
     await shot('graph');
     await page.getByRole('button', { name: 'Table' }).click();

@@ -74,6 +74,12 @@ test('an edge that arrives before one of its ends is drawn once both are there',
     s.edges().map((e) => [e.source.id, e.target.id, e.label]),
     [['model', 'deploy', 'ContributedTo']],
   );
+  assert.deepEqual(
+    s.edgesOf('deploy').map((e) => e.id),
+    ['model>deploy'],
+    'an entity knows its edges (the focus layer draws them)',
+  );
+  assert.equal(s.edge('model>deploy')?.label, 'ContributedTo');
   // Adding the same things again changes nothing.
   s.add([node('model'), node('deploy', 'Action')], [edge('model', 'deploy')]);
   assert.equal(s.nodes.size, 2);

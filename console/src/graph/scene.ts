@@ -83,6 +83,9 @@ export class Scene {
   private readonly edgeDefs = new Map<string, GraphEdge>();
   /** Edges whose two ends are both in the picture (an edge may arrive before one of its ends). */
   private linked: SceneEdge[] | undefined;
+  /** The linked edges by id and by the nodes they touch. */
+  private byId = new Map<string, SceneEdge>();
+  private touching = new Map<string, SceneEdge[]>();
   private grid = new Map<number, SceneNode[]>();
 
   /** Adds what is new; returns the nodes added. A node already there can only become the start. */
@@ -133,13 +136,36 @@ export class Scene {
   edges(): readonly SceneEdge[] {
     if (!this.linked) {
       this.linked = [];
-      for (const e of this.edgeDefs.values()) {
-        const source = this.nodes.get(e.source);
-        const target = this.nodes.get(e.target);
-        if (source && target) this.linked.push({ id: e.id, source, target, label: e.label });
+      this.byId = new Map();
+      this.touching = new Map();
+      const touch = (id: string, e: SceneEdge) => {
+        const l = this.touching.get(id);
+        if (l) l.push(e);
+        else this.touching.set(id, [e]);
+      };
+      for (const d of this.edgeDefs.values()) {
+        const source = this.nodes.get(d.source);
+        const target = this.nodes.get(d.target);
+        if (!source || !target) continue;
+        const e = { id: d.id, source, target, label: d.label };
+        this.linked.push(e);
+        this.byId.set(e.id, e);
+        touch(source.id, e);
+        if (target !== source) touch(target.id, e);
       }
     }
     return this.linked;
+  }
+
+  edge(id: string): SceneEdge | undefined {
+    this.edges();
+    return this.byId.get(id);
+  }
+
+  /** The edges into and out of a node. */
+  edgesOf(id: string): readonly SceneEdge[] {
+    this.edges();
+    return this.touching.get(id) ?? [];
   }
 
   /** The first start node, or the first node. */

@@ -1,12 +1,13 @@
-// The interactive graph picture, shared by the lineage and Gremlin pages: a canvas drawn in one pass
-// per animation frame (draw.ts), only when something changed. Wheel zooms at the pointer, dragging
+// The interactive graph picture, shared by the lineage and Gremlin pages: canvases drawn at the next
+// animation frame, only when something changed (surface.ts, draw.ts). Wheel zooms at the pointer, dragging
 // the background pans and dragging a node moves it, a click selects, a double click expands, the
 // pointer over a node or an edge shows its whole name or association type. A legend of the kinds
 // and zoom/fit buttons sit on the picture; the entities are also a list of buttons for keyboards
 // and screen readers. Exports: PNG (the same drawing, every name) and SVG (svg.ts).
-import { type Drawn, NAMES_FROM_ZOOM, drawLegend, drawScene, type Viewport } from './draw.js';
+import { type Drawn, NAMES_FROM_ZOOM, type Viewport, drawLegend, drawScene } from './draw.js';
 import { layered } from './layered.js';
 import { type GraphEdge, type GraphNode, Scene, type SceneNode, exportFrame, legendEntries } from './scene.js';
+import { Surface } from './surface.js';
 import { svgShape, toSvg } from './svg.js';
 
 export type { GraphEdge, GraphNode } from './scene.js';
@@ -25,7 +26,8 @@ export interface GraphView {
   /** Selects an entity (undefined: none), bringing it into view if it is outside. */
   select(id: string | undefined): void;
   size(): { nodes: number; edges: number };
-  png(): string;
+  /** The whole picture with every name, twice its size where browsers allow a canvas that large. */
+  png(): Promise<Blob>;
   svg(): string;
   destroy(): void;
 }
@@ -33,7 +35,7 @@ export interface GraphView {
 export interface GraphEvents {
   select(id: string | undefined): void;
   expand?(id: string): void;
-  /** After each frame: what was drawn, of how many nodes in the picture. */
+  /** After each frame that drew the picture: what was drawn, of how many nodes in the picture. */
   drawn?(d: Drawn, total: number): void;
 }
 
@@ -46,9 +48,11 @@ const HIT = 6;
 /** Exported PNGs: twice the picture's size, within what browsers allocate for a canvas. */
 const PNG_SCALE = 2;
 const PNG_MAX_SIDE = 8192;
-const PNG_MAX_PIXELS = 40e6;
+const PNG_MAX_PIXELS = 16e6;
 /** The entity list (for keyboards and screen readers) is built this long after the last addition. */
 const LIST_AFTER = 300;
+/** A pan or zoom is over when the pointer or the wheel has been still this long (ms). */
+const SETTLE = 150;
 
 export function createGraphView(container: HTMLElement, on: GraphEvents): GraphView {
   const scene = new Scene();
@@ -61,9 +65,10 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
     if (parent === container) created.push(e);
     return e;
   };
-  const canvas = make('canvas', 'graph-canvas');
+  const canvas = make('canvas', 'graph-canvas graph-picture');
   canvas.tabIndex = 0;
   canvas.setAttribute('role', 'img');
+  const surface = new Surface(canvas, make('canvas', 'graph-canvas graph-focus'));
   const legend = make('div', 'graph-legend');
   const controls = make('div', 'graph-controls');
   const hint = make('div', 'graph-hint');
@@ -85,12 +90,26 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
   let layoutWanted = false;
   let layoutFocus: string | undefined;
   let raf = 0;
+  /** A pan or zoom is under way (see Surface): until it settles the picture may be moved as an image. */
+  let moving = false;
+  let settle: ReturnType<typeof setTimeout> | undefined;
   let names: boolean | undefined;
   let kinds = '';
   let destroyed = false;
 
   const invalidate = () => {
     if (!raf && !destroyed) raf = requestAnimationFrame(frame);
+  };
+
+  /** The viewport is changing under the user's hand. */
+  const motion = () => {
+    moving = true;
+    touched = true;
+    clearTimeout(settle);
+    settle = setTimeout(() => {
+      moving = false;
+      invalidate();
+    }, SETTLE);
   };
 
   function frame() {
@@ -100,6 +119,7 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
       const start = scene.start();
       const edges = scene.edges().map((e) => ({ source: e.source.id, target: e.target.id }));
       scene.place(layered([...scene.nodes.keys()], edges, start?.id ?? ''));
+      surface.invalidate();
       const focus = layoutFocus === undefined ? undefined : scene.nodes.get(layoutFocus);
       layoutFocus = undefined;
       if (!touched) fitWanted = true;
@@ -108,17 +128,8 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
     // Hidden (the table is shown): drawn again when the size observer sees it back.
     if (width === 0 || height === 0) return;
     if (fitWanted) fitNow();
-    const dpr = globalThis.devicePixelRatio || 1;
-    const [bw, bh] = [Math.round(width * dpr), Math.round(height * dpr)];
-    if (canvas.width !== bw || canvas.height !== bh) {
-      canvas.width = bw;
-      canvas.height = bh;
-    }
-    const ctx = canvas.getContext('2d')!;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, bw, bh);
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const d = drawScene(ctx, scene, vp, { width, height, selected, hovered, hoveredEdge });
+    const d = surface.render(scene, vp, { width, height }, { selected, hovered, hoveredEdge }, moving);
+    if (!d) return;
     canvas.dataset.drawnNodes = String(d.nodes);
     canvas.dataset.drawnEdges = String(d.edges);
     canvas.setAttribute('aria-label', `Graph of ${scene.nodes.size} entities and ${scene.edges().length} associations`);
@@ -162,12 +173,12 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
     const zoom = Math.max(MIN_ZOOM, Math.min(MAX_ZOOM, vp.zoom * factor));
     const k = zoom / vp.zoom;
     vp = { zoom, x: sx - (sx - vp.x) * k, y: sy - (sy - vp.y) * k };
-    touched = true;
+    motion();
     invalidate();
   };
   const panBy = (dx: number, dy: number) => {
     vp = { ...vp, x: vp.x + dx, y: vp.y + dy };
-    touched = true;
+    motion();
     invalidate();
   };
   const toPicture = (sx: number, sy: number) => [(sx - vp.x) / vp.zoom, (sy - vp.y) / vp.zoom] as const;
@@ -259,12 +270,12 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
         if (drag.node) {
           drag.node.x = drag.nx + dx / vp.zoom;
           drag.node.y = drag.ny + dy / vp.zoom;
-          invalidate();
+          surface.invalidate();
         } else {
           vp = { ...vp, x: drag.vx + dx, y: drag.vy + dy };
-          touched = true;
-          invalidate();
+          motion();
         }
+        invalidate();
       },
     ],
     [
@@ -419,7 +430,9 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
         const b = items.get(n.id);
         if (b) b.textContent = `${n.full} (${n.kind})`;
       }
-      if (changed.length > 0) invalidate();
+      if (changed.length === 0) return;
+      surface.invalidate();
+      invalidate();
     },
     layout(focus) {
       layoutWanted = true;
@@ -455,12 +468,18 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
       ctx.fillRect(0, 0, fr.width, fr.height);
       drawLegend(ctx, legendEntries(scene), 20, fr.legendY);
       drawScene(ctx, scene, { zoom: 1, x: fr.dx, y: fr.dy }, { width: fr.width, height: fr.height, text: 'all' });
-      return c.toDataURL('image/png');
+      return new Promise((resolve, reject) =>
+        c.toBlob(
+          (b) => (b ? resolve(b) : reject(new Error('The browser could not encode the picture as PNG.'))),
+          'image/png',
+        ),
+      );
     },
     svg: () => toSvg(scene),
     destroy() {
       destroyed = true;
       clearTimeout(listTimer);
+      clearTimeout(settle);
       cancelAnimationFrame(raf);
       resize.disconnect();
       for (const [target, type, fn] of listeners) target.removeEventListener(type, fn as EventListener);

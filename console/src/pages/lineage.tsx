@@ -304,11 +304,12 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
     }
   };
 
-  const download = (name: string, href: string) => {
+  const download = (name: string, file: Blob) => {
     const a = document.createElement('a');
-    a.href = href;
+    a.href = URL.createObjectURL(file);
     a.download = name;
     a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
   };
 
   const g = graph.current;
@@ -337,14 +338,21 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
         <button type="button" class={p.view === 'table' ? 'on' : ''} onClick={() => setQuery({ view: 'table' }, true)}>
           Table
         </button>
-        <button type="button" onClick={() => viewRef.current && download('lineage.png', viewRef.current.png())}>
+        <button
+          type="button"
+          onClick={() =>
+            void viewRef.current
+              ?.png()
+              .then((png) => download('lineage.png', png))
+              .catch(setError)
+          }
+        >
           Export PNG
         </button>
         <button
           type="button"
           onClick={() =>
-            viewRef.current &&
-            download('lineage.svg', URL.createObjectURL(new Blob([viewRef.current.svg()], { type: 'image/svg+xml' })))
+            viewRef.current && download('lineage.svg', new Blob([viewRef.current.svg()], { type: 'image/svg+xml' }))
           }
         >
           Export SVG
