@@ -25,8 +25,11 @@ import { mapLimit } from './registry';
 const BATCH = 1000;
 /** Labels are read (one Describe each) for at most this many vertices. */
 const LABELS = 300;
-/** While the pages of a read arrive, the picture and the count are updated at most this often. */
-const PROGRESS_MS = 250;
+/**
+ * While the pages of a read arrive, the picture and the count are updated at most this often: a
+ * long read (thousands of entities) shows its progress; a short one is drawn once, at its end.
+ */
+const PROGRESS_MS = 1000;
 
 interface Graph {
   vertices: Map<string, Vertex>;
@@ -235,8 +238,8 @@ function LineageGraph(p: { start: string; direction: Direction; depth: number; s
       const arn = await read.start;
       if (ctl.signal.aborted) return;
       setStartArn(arn);
-      // The start is drawn at once, then what has arrived every PROGRESS_MS: drawing after every
-      // page (50 entities) would hold up the next one's request behind the frame.
+      // The start is drawn at once, then what has arrived every PROGRESS_MS: a frame between two
+      // pages (50 entities each) holds up the next request.
       const fresh = addToGraph([{ Arn: arn, LineageType: lineageTypeOf(arn) }], [], arn);
       view.layout();
       let shown = performance.now();
