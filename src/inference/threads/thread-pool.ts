@@ -6,9 +6,8 @@
 
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { InvocationResult } from '../engine.js';
 import { ContainerFailure, type FailureKind } from '../failure.js';
-import type { FromWorker, ThreadLoadArgs, ToWorker } from './protocol.js';
+import type { FromWorker, ToWorker } from './protocol.js';
 
 const ENTRY = new URL('./worker-entry.js', import.meta.url);
 

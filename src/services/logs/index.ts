@@ -6,7 +6,6 @@ import { parseArn } from '../../domain/arn.js';
 import { InvalidParameterException, ResourceNotFoundException } from '../../generated/logs/errors.js';
 import type { LogsHandlers } from '../../generated/logs/handlers.js';
 import type { LogGroup, LogStream } from '../../generated/logs/shapes.js';
-import type { RequestContext } from '../../protocol/context.js';
 import type { Queryable } from '../../storage/db/types.js';
 import type { LogLine, LogStreamRow } from '../../storage/repositories/log-events.js';
 import type { ServiceDeps } from '../common/deps.js';
