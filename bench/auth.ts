@@ -346,11 +346,14 @@ try {
       `throughput ratio on/off, both servers loaded at once, 3 rounds: DescribeEndpoint ${(totals.describe.on / totals.describe.off).toFixed(2)}, InvokeEndpoint ${(totals.invoke.on / totals.invoke.off).toFixed(2)}`,
     );
 
-  // 3. Forged signatures against the verifying server.
+  // 3. Forged signatures against the verifying server. RSS is read before and after each fifth:
+  // the first steps are the heap growing back to what this load needs (it shrinks while the
+  // server idles), a leak would keep climbing after.
   const n = Number(values.bad);
-  const rssBefore = rssMB(on.child.pid!);
+  const rss = [rssMB(on.child.pid!)];
   const statuses = new Map<number, number>();
   let sent = 0;
+  let answered = 0;
   const worker = async () => {
     while (sent < n) {
       sent++;
@@ -358,6 +361,7 @@ try {
       const res = await fetch(url, init);
       await res.arrayBuffer();
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (++answered % Math.ceil(n / 5) === 0) rss.push(rssMB(on.child.pid!));
     }
   };
   const started = performance.now();
@@ -367,7 +371,7 @@ try {
   const alive =
     on.child.exitCode === null && (await fetch(`http://127.0.0.1:${on.port}/_slipway/health`)).status === 200;
   report(
-    `${n} forged requests in ${(ms / 1000).toFixed(1)} s: statuses ${JSON.stringify(Object.fromEntries(statuses))}; accepted or 5xx ${accepted}; server alive ${alive}; RSS ${rssBefore} MB → ${rssMB(on.child.pid!)} MB`,
+    `${n} forged requests in ${(ms / 1000).toFixed(1)} s: statuses ${JSON.stringify(Object.fromEntries(statuses))}; accepted or 5xx ${accepted}; server alive ${alive}; RSS before and after each fifth ${rss.join(' → ')} MB`,
   );
   await on.stop();
 } finally {

@@ -2,6 +2,9 @@
 // so canonicalization mistakes on either side cannot cancel out.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
@@ -285,4 +288,108 @@ test("the request gate reads the caller's address for a SourceIp condition, and 
   const plain = gateAt(authz, '192.168.0.9');
   plain.gate.operation('DescribeEndpoint', { EndpointName: 'e' });
   assert.equal(plain.reads(), 0);
+});
+
+test('a remembered Authorization prefix lets through only the signature that matches', async () => {
+  const body = JSON.stringify({ EndpointName: 'my-endpoint' });
+  const req = new HttpRequest({
+    method: 'POST',
+    hostname: '127.0.0.1',
+    path: '/',
+    headers: { host: '127.0.0.1', 'x-amz-target': 'SageMaker.DescribeEndpoint' },
+    body,
+  });
+  const signed = asReceived((await signer('sagemaker').sign(req)) as HttpRequest);
+  const auth = signed.headers.authorization!;
+  const signature = auth.slice(-64);
+  const prefix = auth.slice(0, -64);
+  const withSignature = (s: string) => ({ ...signed, headers: { ...signed.headers, authorization: `${prefix}${s}` } });
+  const reason = (s: string) => {
+    const r = authz.authenticate(withSignature(s), { body: Buffer.from(body) });
+    return ok(r) ? 'ok' : r.reason;
+  };
+  assert.equal(reason(signature), 'ok');
+  // The prefix is now remembered: other signatures after it are still checked, each on its own.
+  assert.equal(reason(signature.replace(/.$/, (c) => (c === '0' ? '1' : '0'))), 'signature');
+  assert.equal(reason('0'.repeat(64)), 'signature');
+  assert.equal(reason(signature), 'ok');
+  // Written otherwise than the SDKs write it, the header is read as before: upper-case hex is
+  // still the signature, and text that splits into other fields is what those fields say.
+  assert.equal(reason(signature.toUpperCase()), 'ok');
+  assert.equal(reason('z'.repeat(64)), 'signature');
+  const split = `abc, Credential=AKIANOBODY0000000000/${'9'.repeat(64)}`.slice(0, 64);
+  assert.equal(reason(split), 'malformed');
+  // A refusal reports the canonical request and the string to sign that it was checked against.
+  const failure = authz.authenticate(withSignature('0'.repeat(64)), { body: Buffer.from(body) });
+  assert.ok(!ok(failure) && failure.reason === 'signature');
+  const amzDate = signed.headers['x-amz-date']!;
+  assert.equal(
+    failure.stringToSign,
+    `AWS4-HMAC-SHA256\n${amzDate}\n${amzDate.slice(0, 8)}/us-west-2/sagemaker/aws4_request\n${createHash('sha256').update(failure.canonicalRequest).digest('hex')}`,
+  );
+  assert.equal(failure.signatureProvided, '0'.repeat(64));
+});
+
+test('after a reload (SIGHUP) remembered keys and decisions follow the new file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-authz-'));
+  try {
+    const file = join(dir, 'credentials.json');
+    const write = (secret: string, actions: string[]) =>
+      writeFileSync(
+        file,
+        JSON.stringify({
+          principals: [
+            {
+              accessKeyId: KEY,
+              secretAccessKey: secret,
+              arn: 'arn:aws:iam::111122223333:user/alice',
+              policy: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: actions, Resource: '*' }] },
+            },
+          ],
+        }),
+      );
+    write(SECRET, ['sagemaker:*']);
+    const a = Authorizer.fromFile(file);
+    const body = JSON.stringify({ EndpointName: 'e' });
+    const req = new HttpRequest({
+      method: 'POST',
+      hostname: '127.0.0.1',
+      path: '/',
+      headers: { host: '127.0.0.1', 'x-amz-target': 'SageMaker.DescribeEndpoint' },
+      body,
+    });
+    const partition = { accountId: '111122223333', region: 'us-west-2' };
+    const describe = async (secret: string) => {
+      const signed = asReceived((await signer('sagemaker', secret).sign(req)) as HttpRequest);
+      const r = a.authenticate(signed, { body: Buffer.from(body) });
+      if (!ok(r)) return r.reason;
+      try {
+        gateFor('sagemaker', a, r, partition, {}).operation('DescribeEndpoint', { EndpointName: 'e' });
+        return 'allowed';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    // Twice, so that the second answer comes from what was remembered.
+    assert.equal(await describe(SECRET), 'allowed');
+    assert.equal(await describe(SECRET), 'allowed');
+    // The Allow is narrowed: the remembered decision must not outlive it.
+    write(SECRET, ['sagemaker:ListModels']);
+    a.reload();
+    assert.match(await describe(SECRET), /is not authorized to perform: sagemaker:DescribeEndpoint/);
+    write(SECRET, ['sagemaker:*']);
+    a.reload();
+    assert.equal(await describe(SECRET), 'allowed');
+    // The secret is rotated: the remembered signing key must not outlive it.
+    write('rotated-secret-access-key', ['sagemaker:*']);
+    a.reload();
+    assert.equal(await describe(SECRET), 'signature');
+    assert.equal(await describe('rotated-secret-access-key'), 'allowed');
+    // The key is removed.
+    writeFileSync(file, JSON.stringify({ principals: [] }));
+    a.reload();
+    assert.equal(await describe('rotated-secret-access-key'), 'unknown-key');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -8,10 +8,14 @@ import {
   amzDateMs,
   canonicalRequest,
   chunkStringToSign,
+  HeaderCredentials,
+  isSdkSignature,
+  type ParseResult,
+  parseSignature,
+  type SignatureCredential,
   type SignedParts,
   type SigningKey,
   SigningKeys,
-  parseSignature,
   sameSignature,
   sha256Hex,
   stringToSign,
@@ -93,8 +97,37 @@ export function deniedMessage(
 /** The facts a condition-free policy is evaluated with: it reads none of them. */
 const NO_FACTS = { region: '', now: new Date(0) };
 
+/** Who a credential names in one credentials file, and the key their signatures are made with. */
+interface Signer {
+  readonly credentials: Credentials;
+  readonly principal: Principal | undefined;
+  readonly key: SigningKey | undefined;
+}
+
+const HEX_SHA256 = /^[0-9a-f]{64}$/i;
+
+/**
+ * Whether a body is what its declared x-amz-content-sha256 says: a hex digest must be the body's
+ * own; any other value (UNSIGNED-PAYLOAD) declares nothing to check.
+ */
+function declaredHashHolds(body: Buffer, declared: string): boolean {
+  if (declared.length !== 64) return true;
+  const actual = sha256Hex(body);
+  return actual === declared || !HEX_SHA256.test(declared) || actual === declared.toLowerCase();
+}
+
 export class Authorizer {
   private readonly keys = new SigningKeys();
+  /** SDK-layout Authorization headers parsed once per credential and signed headers. */
+  private readonly headerCredentials = new HeaderCredentials();
+  /**
+   * Principal and signing key per credential (the header ones are shared by a client's requests),
+   * worked out again when the credentials file was reloaded.
+   */
+  private readonly signers = new WeakMap<SignatureCredential, Signer>();
+  /** The last X-Amz-Date read and its time: a client's requests within one second share it. */
+  private lastAmzDate = '';
+  private lastAmzMs = 0;
 
   private constructor(
     private credentials: Credentials | undefined,
@@ -138,13 +171,29 @@ export class Authorizer {
     const q = url.indexOf('?');
     const rawPath = q < 0 ? url : url.slice(0, q);
     const rawQuery = q < 0 ? '' : url.slice(q + 1);
-    const parsed = parseSignature(req.headers, rawQuery);
+    const parsed = parseSignature(req.headers, rawQuery, this.headerCredentials);
+    const r = this.verify(req, opts, rawPath, rawQuery, creds, parsed);
+    // An SDK-layout header whose signature is not as the SDKs write it: read as it always was.
+    if ('reason' in r && parsed.kind === 'ok' && parsed.sdk && !isSdkSignature(parsed.signature))
+      return this.verify(req, opts, rawPath, rawQuery, creds, parseSignature(req.headers, rawQuery));
+    return r;
+  }
+
+  private verify(
+    req: SignedRequest,
+    opts: AuthenticateOptions,
+    rawPath: string,
+    rawQuery: string,
+    creds: Credentials,
+    parsed: ParseResult,
+  ): Authenticated | AuthFailure {
     if (parsed.kind === 'none') return { reason: 'missing' };
     if (parsed.kind === 'malformed') return { reason: 'malformed', message: parsed.message };
     const now = opts.now ?? Date.now();
-    const principal = creds.byAccessKey.get(parsed.accessKeyId);
-    if (!principal) return { reason: 'unknown-key', accessKeyId: parsed.accessKeyId };
-    const signedAt = amzDateMs(parsed.amzDate);
+    const credential = parsed.credential;
+    const { principal, key } = this.signerOf(creds, credential);
+    if (!principal || !key) return { reason: 'unknown-key', accessKeyId: credential.accessKeyId };
+    const signedAt = this.timeOf(parsed.amzDate);
     if (parsed.presigned) {
       const seconds = parsed.expires ?? MAX_PRESIGNED_SECONDS;
       if (seconds > MAX_PRESIGNED_SECONDS) return { reason: 'expires-too-long' };
@@ -174,39 +223,57 @@ export class Authorizer {
       rawPath,
       rawQuery,
       headers: req.headers,
-      signedHeaders: parsed.signedHeaders,
+      signedHeaders: credential.signedHeaders,
+      signedHeaderList: credential.signedHeaderList,
       payloadHash,
       s3: opts.s3 === true,
     });
-    const toSign = stringToSign(parsed.amzDate, parsed.scope, canonical);
-    const key = this.keys.get(
-      principal.accessKeyId,
-      principal.secretAccessKey,
-      parsed.date,
-      parsed.region,
-      parsed.service,
-    );
-    const expected = key.sign(toSign);
-    // A JSON body whose declared hash is not its own was not what was signed.
-    const bodyMatches =
-      opts.body === undefined ||
-      typeof declared !== 'string' ||
-      !/^[0-9a-f]{64}$/i.test(declared) ||
-      sha256Hex(opts.body) === declared.toLowerCase();
+    const canonicalHash = sha256Hex(canonical);
+    const expected = key.signRequest(parsed.amzDate, credential.scope, canonicalHash);
     if (
-      !sameSignature(expected, parsed.signature.toLowerCase()) ||
-      !parsed.signedHeaders.includes('host') ||
-      !bodyMatches
+      // The SDK layout's signature as written (see parseSignature), any other in either case.
+      !sameSignature(expected, parsed.sdk ? parsed.signature : parsed.signature.toLowerCase()) ||
+      !credential.signedHeaders.includes('host') ||
+      // A JSON body whose declared hash is not its own was not what was signed.
+      (opts.body !== undefined && typeof declared === 'string' && !declaredHashHolds(opts.body, declared))
     ) {
       return {
         reason: 'signature',
-        accessKeyId: parsed.accessKeyId,
+        accessKeyId: credential.accessKeyId,
         canonicalRequest: canonical,
-        stringToSign: toSign,
+        stringToSign: stringToSign(parsed.amzDate, credential.scope, canonicalHash),
         signatureProvided: parsed.signature,
       };
     }
     return { principal, parts: parsed, signingKey: key, payloadHash };
+  }
+
+  private signerOf(creds: Credentials, credential: SignatureCredential): Signer {
+    let s = this.signers.get(credential);
+    if (s === undefined || s.credentials !== creds) {
+      const principal = creds.byAccessKey.get(credential.accessKeyId);
+      const key = principal
+        ? this.keys.get(
+            principal.accessKeyId,
+            principal.secretAccessKey,
+            credential.date,
+            credential.region,
+            credential.service,
+          )
+        : undefined;
+      s = { credentials: creds, principal, key };
+      this.signers.set(credential, s);
+    }
+    return s;
+  }
+
+  /** Epoch ms of a checked X-Amz-Date. */
+  private timeOf(amzDate: string): number {
+    if (amzDate !== this.lastAmzDate) {
+      this.lastAmzMs = amzDateMs(amzDate);
+      this.lastAmzDate = amzDate;
+    }
+    return this.lastAmzMs;
   }
 
   /**
@@ -282,7 +349,8 @@ export class Authorizer {
    */
   chunkVerifier(auth: Authenticated): ChunkVerifier {
     let previous = auth.parts.signature.toLowerCase();
-    const { amzDate, scope } = auth.parts;
+    const { amzDate } = auth.parts;
+    const { scope } = auth.parts.credential;
     return {
       chunk(signature, chunkHash) {
         const expected = auth.signingKey.sign(chunkStringToSign(amzDate, scope, previous, chunkHash));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { SigningKey, SigningKeys } from './sigv4.js';
+import { HeaderCredentials, parseSignature, SigningKey, SigningKeys, sameSignature, stringToSign } from './sigv4.js';
 
 test('SigningKey.sign is HMAC-SHA256, for ASCII and for other strings', () => {
   const raw = createHmac('sha256', 'AWS4secret').update('20261124').digest();
@@ -27,4 +27,68 @@ test('SigningKeys derives the SigV4 key once and anew when the secret changes', 
   const b = keys.get('AKID', 'rotated', '20261124', 'us-east-1', 'sagemaker');
   assert.notEqual(b, a);
   assert.notEqual(b.sign('m'), a.sign('m'));
+});
+
+test('SigningKey.signRequest is the HMAC of the string to sign, in its own scope and outside it', () => {
+  const keys = new SigningKeys();
+  const key = keys.get('AKID', 'secret', '20261124', 'us-east-1', 'sagemaker');
+  const h = (k: Buffer | string, d: string) => createHmac('sha256', k).update(d).digest();
+  const raw = h(h(h(h('AWS4secret', '20261124'), 'us-east-1'), 'sagemaker'), 'aws4_request');
+  const hmacOf = (data: string) => createHmac('sha256', raw).update(data).digest('hex');
+  const scope = '20261124/us-east-1/sagemaker/aws4_request';
+  // Each call rewrites the key's buffers: answers must not leak from one call into the next.
+  for (const [amzDate, hash] of [
+    ['20261124T160000Z', 'ab'.repeat(32)],
+    ['20261124T235959Z', '0123456789abcdef'.repeat(4)],
+    ['20261124T160000Z', 'ab'.repeat(32)],
+  ] as const) {
+    assert.equal(key.signRequest(amzDate, scope, hash), hmacOf(stringToSign(amzDate, scope, hash)));
+  }
+  // Another scope, or fields of unexpected lengths, take the general path and are still right.
+  const other = '20261124/eu-west-1/sagemaker/aws4_request';
+  assert.equal(
+    key.signRequest('20261124T160000Z', other, 'cd'.repeat(32)),
+    hmacOf(stringToSign('20261124T160000Z', other, 'cd'.repeat(32))),
+  );
+  assert.equal(key.signRequest('2026', scope, 'cd'), hmacOf(stringToSign('2026', scope, 'cd')));
+  // A region with characters outside ASCII has no fixed layout.
+  const odd = new SigningKey(raw, '20261124/région/sagemaker/aws4_request');
+  const oddScope = '20261124/région/sagemaker/aws4_request';
+  assert.equal(
+    odd.signRequest('20261124T160000Z', oddScope, 'ef'.repeat(32)),
+    hmacOf(stringToSign('20261124T160000Z', oddScope, 'ef'.repeat(32))),
+  );
+});
+
+test('HeaderCredentials reads an SDK-layout header as the general parse does, and stays within its limit', () => {
+  const header = (key: string, signed = 'host;x-amz-date') =>
+    `AWS4-HMAC-SHA256 Credential=${key}/20261124/us-east-1/sagemaker/aws4_request, SignedHeaders=${signed}, Signature=${'ab'.repeat(32)}`;
+  const known = new HeaderCredentials(3);
+  const headers = { authorization: header('AKIDONE'), 'x-amz-date': '20261124T160000Z' };
+  const cached = parseSignature(headers, '', known);
+  const general = parseSignature(headers, '');
+  assert.equal(cached.kind, 'ok');
+  assert.equal(general.kind, 'ok');
+  if (cached.kind !== 'ok' || general.kind !== 'ok') return;
+  assert.equal(cached.sdk, true);
+  assert.equal(general.sdk, false);
+  assert.deepEqual({ ...cached, sdk: false }, general);
+  // The same prefix is the same credential; a different one is its own.
+  assert.equal(known.of(header('AKIDONE').replace(/ab/g, 'cd')), cached.credential);
+  assert.notEqual(known.of(header('AKIDONE', 'host')), cached.credential);
+  assert.deepEqual(known.of(header('AKIDONE', 'host'))?.signedHeaders, ['host']);
+  for (let i = 0; i < 100; i++) assert.equal(known.of(header(`AKIDMADEUP${i}`))?.accessKeyId, `AKIDMADEUP${i}`);
+  assert.ok(known.size <= 3, `${known.size} entries`);
+  // Not the SDK layout, or not a credential: nothing is remembered.
+  assert.equal(known.of('AWS4-HMAC-SHA256 Credential=x'), undefined);
+  assert.equal(known.of(header('AKID/bad')), undefined);
+});
+
+test('sameSignature compares exactly, whatever the inputs', () => {
+  const a = 'ab'.repeat(32);
+  assert.equal(sameSignature(a, `${a}`), true);
+  assert.equal(sameSignature(a, a.toUpperCase()), false);
+  assert.equal(sameSignature(a, `${a.slice(0, 63)}c`), false);
+  assert.equal(sameSignature(a, a.slice(1)), false);
+  assert.equal(sameSignature(a, `${a}0`), false);
 });

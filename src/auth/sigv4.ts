@@ -15,8 +15,12 @@ export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca49
 /** One-shot SHA-256 (crypto.hash: a third of createHash's cost for the short strings signed here). */
 export const sha256Hex = (data: string | Buffer): string => hash('sha256', data, 'hex');
 
-/** What a request says about its signature, from the Authorization header or the query (presigned). */
-export interface SignedParts {
+/**
+ * What a signature says before the signature itself: the credential (key and scope) and the
+ * signed headers. Every request a client signs with one key, on one day, for one service and one
+ * set of headers says the same, so the header form is parsed once per such prefix (HeaderCredentials).
+ */
+export interface SignatureCredential {
   readonly accessKeyId: string;
   /** `yyyymmdd` of the credential scope. */
   readonly date: string;
@@ -25,6 +29,13 @@ export interface SignedParts {
   /** `<date>/<region>/<service>/aws4_request`. */
   readonly scope: string;
   readonly signedHeaders: readonly string[];
+  /** The signed headers joined by `;`, as the canonical request ends its header part. */
+  readonly signedHeaderList: string;
+}
+
+/** What a request says about its signature, from the Authorization header or the query (presigned). */
+export interface SignedParts {
+  readonly credential: SignatureCredential;
   readonly signature: string;
   /** `yyyymmddThhmmssZ` from X-Amz-Date (or Date). */
   readonly amzDate: string;
@@ -33,11 +44,18 @@ export interface SignedParts {
   readonly presigned: boolean;
 }
 
-export type ParseResult = { kind: 'none' } | { kind: 'malformed'; message: string } | ({ kind: 'ok' } & SignedParts);
+export type ParseResult =
+  | { kind: 'none' }
+  | { kind: 'malformed'; message: string }
+  /** `sdk`: read from a remembered SDK-layout prefix, the signature not yet checked (see parseSignature). */
+  | ({ kind: 'ok'; sdk: boolean } & SignedParts);
 
 const AUTH_HEADER = /^AWS4-HMAC-SHA256\s+(.*)$/;
-/** The layout every SDK writes: one regex instead of splitting (the general parse handles the rest). */
-const AUTH_HEADER_SDK = /^AWS4-HMAC-SHA256 Credential=([^,\s]+), ?SignedHeaders=([^,\s]+), ?Signature=([0-9a-f]{64})$/;
+/**
+ * The layout every SDK writes, up to the signature (64 lower-case hex digits that follow): one
+ * regex instead of splitting (the general parse handles the rest).
+ */
+const AUTH_HEADER_SDK_PREFIX = /^AWS4-HMAC-SHA256 Credential=([^,\s]+), ?SignedHeaders=([^,\s]+), ?Signature=$/;
 const CREDENTIAL = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/;
 const AMZ_DATE = /^\d{8}T\d{6}Z$/;
 
@@ -46,22 +64,104 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(v) ? v.join(',') : v;
 }
 
-/** Reads the SigV4 fields of a request; `none` when it carries no signature at all. */
-export function parseSignature(headers: IncomingHttpHeaders, rawQuery: string): ParseResult {
+const SIGNATURE_LENGTH = 64;
+
+/** Whether a signature is written as the SDKs write it: 64 lower-case hex digits. */
+export function isSdkSignature(s: string): boolean {
+  if (s.length !== SIGNATURE_LENGTH) return false;
+  for (let i = 0; i < SIGNATURE_LENGTH; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
+}
+
+function credentialOf(credential: string, signedHeaders: readonly string[]): SignatureCredential | undefined {
+  const c = CREDENTIAL.exec(credential);
+  if (!c) return undefined;
+  return {
+    accessKeyId: c[1]!,
+    date: c[2]!,
+    region: c[3]!,
+    service: c[4]!,
+    scope: `${c[2]}/${c[3]}/${c[4]}/aws4_request`,
+    signedHeaders,
+    signedHeaderList: signedHeaders.join(';'),
+  };
+}
+
+/**
+ * Credentials of Authorization headers in the SDK layout, by the text before the signature (the
+ * last 64 characters, read as the signature whatever they are: see `parseSignature`). The value is
+ * what parsing that text gives, nothing else (no key, no verdict), so a hit answers exactly as
+ * parsing would. Bounded: past `limit` distinct prefixes (made-up keys, say) it starts afresh,
+ * which costs parsing and nothing more.
+ */
+export class HeaderCredentials {
+  private readonly byPrefix = new Map<string, SignatureCredential>();
+  /** The last prefix found, compared first (cheaper than hashing it): a client's requests come in runs. */
+  private lastPrefix = '';
+  private last: SignatureCredential | undefined;
+
+  constructor(private readonly limit = 1024) {}
+
+  /** The credential of an SDK-layout Authorization header; undefined for any other text. */
+  of(authorization: string): SignatureCredential | undefined {
+    const cut = authorization.length - SIGNATURE_LENGTH;
+    if (cut < 1 || authorization.charCodeAt(cut - 1) !== 0x3d /* = */) return undefined;
+    const prefix = authorization.slice(0, cut);
+    if (prefix === this.lastPrefix) return this.last;
+    let credential = this.byPrefix.get(prefix);
+    if (!credential) {
+      const m = AUTH_HEADER_SDK_PREFIX.exec(prefix);
+      // The SDKs write the signed headers lower-case and without spaces: used as they are.
+      credential = m ? credentialOf(m[1]!, m[2]!.split(';')) : undefined;
+      if (!credential) return undefined;
+      if (this.byPrefix.size >= this.limit) this.byPrefix.clear();
+      this.byPrefix.set(prefix, credential);
+    }
+    this.lastPrefix = prefix;
+    this.last = credential;
+    return credential;
+  }
+
+  get size(): number {
+    return this.byPrefix.size;
+  }
+}
+
+/**
+ * Reads the SigV4 fields of a request; `none` when it carries no signature at all.
+ *
+ * With `known`, an Authorization header in the SDK layout is read from its remembered prefix and
+ * its last 64 characters are the signature, not checked here (`sdk: true`). The caller compares
+ * such a signature exactly as written, so only the 64 lower-case hex digits the SDKs write can
+ * match, and reads a header whose signature is anything else again without `known`: the general
+ * parse, which splits the header at its commas and compares in either case, answers it as before.
+ */
+export function parseSignature(headers: IncomingHttpHeaders, rawQuery: string, known?: HeaderCredentials): ParseResult {
   const auth = header(headers, 'authorization');
+  const sdk = auth === undefined || known === undefined ? undefined : known.of(auth);
+  if (sdk) {
+    const amzDate = header(headers, 'x-amz-date') ?? isoBasic(header(headers, 'date'));
+    if (!amzDate || !AMZ_DATE.test(amzDate)) return MISSING_DATE;
+    return {
+      kind: 'ok',
+      sdk: true,
+      credential: sdk,
+      signature: auth!.slice(auth!.length - SIGNATURE_LENGTH),
+      amzDate,
+      presigned: false,
+      expires: undefined,
+    };
+  }
   let credential: string | undefined;
   let signed: string | undefined;
   let signature: string | undefined;
   let amzDate: string | undefined;
   let expires: number | undefined;
   let presigned = false;
-  const sdk = auth === undefined ? null : AUTH_HEADER_SDK.exec(auth);
-  if (sdk) {
-    credential = sdk[1];
-    signed = sdk[2];
-    signature = sdk[3];
-    amzDate = header(headers, 'x-amz-date') ?? isoBasic(header(headers, 'date'));
-  } else if (auth !== undefined) {
+  if (auth !== undefined) {
     const m = AUTH_HEADER.exec(auth.trim());
     if (!m) return { kind: 'malformed', message: `Unsupported Authorization Type` };
     for (const part of m[1]!.split(',')) {
@@ -99,28 +199,19 @@ export function parseSignature(headers: IncomingHttpHeaders, rawQuery: string): 
       kind: 'malformed',
       message: `Authorization header requires ${missing.map((m) => `'${m}'`).join(', ')} parameter.`,
     };
-  const c = CREDENTIAL.exec(credential!);
+  const c = credentialOf(
+    credential!,
+    signed!.split(';').map((h) => h.trim().toLowerCase()),
+  );
   if (!c) return { kind: 'malformed', message: `Credential should be scoped to a valid region.` };
-  if (!amzDate || !AMZ_DATE.test(amzDate))
-    return {
-      kind: 'malformed',
-      message: `Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.`,
-    };
-  return {
-    kind: 'ok',
-    accessKeyId: c[1]!,
-    date: c[2]!,
-    region: c[3]!,
-    service: c[4]!,
-    scope: `${c[2]}/${c[3]}/${c[4]}/aws4_request`,
-    // The SDKs write them lower-case and without spaces; anything else is normalised.
-    signedHeaders: sdk ? signed!.split(';') : signed!.split(';').map((h) => h.trim().toLowerCase()),
-    signature: signature!,
-    amzDate,
-    presigned,
-    expires,
-  };
+  if (!amzDate || !AMZ_DATE.test(amzDate)) return MISSING_DATE;
+  return { kind: 'ok', sdk: false, credential: c, signature: signature!, amzDate, presigned, expires };
 }
+
+const MISSING_DATE: ParseResult = {
+  kind: 'malformed',
+  message: `Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.`,
+};
 
 /** `Tue, 24 Nov 2026 13:20:32 GMT` → `20261124T132032Z` (a Date header in place of X-Amz-Date). */
 function isoBasic(httpDate: string | undefined): string | undefined {
@@ -201,6 +292,8 @@ export interface CanonicalInput {
   readonly rawQuery: string;
   readonly headers: IncomingHttpHeaders;
   readonly signedHeaders: readonly string[];
+  /** `signedHeaders` joined by `;`. */
+  readonly signedHeaderList: string;
   readonly payloadHash: string;
   readonly s3: boolean;
 }
@@ -214,26 +307,39 @@ export function canonicalRequest(i: CanonicalInput): string {
     // Runs of spaces fold to one; a value without any (nearly all) is used as it is.
     headers += `${name}:${RUNS_OF_SPACE.test(v) ? v.replace(/\s+/g, ' ') : v}\n`;
   }
-  return `${i.method}\n${canonicalUri(i.rawPath, i.s3)}\n${canonicalQuery(i.rawQuery)}\n${headers}\n${i.signedHeaders.join(';')}\n${i.payloadHash}`;
+  return `${i.method}\n${canonicalUri(i.rawPath, i.s3)}\n${canonicalQuery(i.rawQuery)}\n${headers}\n${i.signedHeaderList}\n${i.payloadHash}`;
 }
 
-export function stringToSign(amzDate: string, scope: string, canonical: string): string {
-  return `${ALGORITHM}\n${amzDate}\n${scope}\n${sha256Hex(canonical)}`;
+/** The string to sign of a request whose canonical request hashes (SHA-256, hex) to `canonicalHash`. */
+export function stringToSign(amzDate: string, scope: string, canonicalHash: string): string {
+  return `${ALGORITHM}\n${amzDate}\n${scope}\n${canonicalHash}`;
 }
 
 const hmac = (key: Buffer | string, data: string): Buffer => createHmac('sha256', key).update(data).digest();
 
+const ASCII = /^[\x20-\x7e]*$/;
+
 /**
  * A derived signing key, kept as its two HMAC pads (RFC 2104: H(K^opad || H(K^ipad || m))). With
- * them an HMAC is two one-shot `crypto.hash` calls over latin1 strings, about a third of what a
- * `createHmac` object costs per request; Node offers no one-shot HMAC. Strings to sign are ASCII
- * (dates, scopes, hex digests); one that is not (a region with other characters) takes createHmac.
+ * them an HMAC is two one-shot `crypto.hash` calls, about a third of what a `createHmac` object
+ * costs per request; Node offers no one-shot HMAC.
+ *
+ * A key belongs to one credential scope, so every request's string to sign has the same layout:
+ * `AWS4-HMAC-SHA256\n<amzDate>\n<scope>\n<canonical request hash>`, where only the date (16
+ * characters) and the hash (64) change. The key keeps both HMAC inputs as buffers with the pads and
+ * the fixed text in place and writes only those two fields per request: no string or buffer is
+ * built. (JavaScript runs one call at a time, so the buffers are never shared by two.)
  */
 export class SigningKey {
   private readonly innerPad: string;
   private readonly outerPad: string;
+  /** `ipad | AWS4-HMAC-SHA256\n | amzDate | \n<scope>\n | hash` and `opad | inner digest`. */
+  private readonly request: { readonly inner: Buffer; readonly outer: Buffer } | undefined;
 
-  constructor(private readonly raw: Buffer) {
+  constructor(
+    private readonly raw: Buffer,
+    readonly scope?: string,
+  ) {
     const inner = Buffer.alloc(64, 0x36);
     const outer = Buffer.alloc(64, 0x5c);
     for (let i = 0; i < raw.length; i++) {
@@ -242,6 +348,13 @@ export class SigningKey {
     }
     this.innerPad = inner.toString('latin1');
     this.outerPad = outer.toString('latin1');
+    this.request =
+      scope !== undefined && ASCII.test(scope)
+        ? {
+            inner: Buffer.concat([inner, Buffer.from(`${ALGORITHM}\n${'0'.repeat(16)}\n${scope}\n${'0'.repeat(64)}`)]),
+            outer: Buffer.concat([outer, Buffer.alloc(32)]),
+          }
+        : undefined;
   }
 
   /** HMAC-SHA256 of `data` with this key, hex. */
@@ -249,6 +362,21 @@ export class SigningKey {
     if (Buffer.byteLength(data) !== data.length) return createHmac('sha256', this.raw).update(data).digest('hex');
     const inner = hash('sha256', Buffer.from(this.innerPad + data, 'latin1'), 'binary');
     return hash('sha256', Buffer.from(this.outerPad + inner, 'latin1'), 'hex');
+  }
+
+  /**
+   * The signature of a request: HMAC of stringToSign(amzDate, scope, canonicalHash), hex. `amzDate`
+   * is a checked `yyyymmddThhmmssZ`, `canonicalHash` a SHA-256 hex digest.
+   */
+  signRequest(amzDate: string, scope: string, canonicalHash: string): string {
+    const r = this.request;
+    if (r === undefined || scope !== this.scope || amzDate.length !== 16 || canonicalHash.length !== 64)
+      return this.sign(stringToSign(amzDate, scope, canonicalHash));
+    const { inner, outer } = r;
+    inner.write(amzDate, 64 + ALGORITHM.length + 1, 'latin1');
+    inner.write(canonicalHash, inner.length - 64, 'latin1');
+    outer.write(hash('sha256', inner, 'binary'), 64, 'latin1');
+    return hash('sha256', outer, 'hex');
   }
 }
 
@@ -263,7 +391,10 @@ export class SigningKeys {
     const id = `${accessKeyId}/${date}/${region}/${service}`;
     const hit = this.cache.get(id);
     if (hit && hit.secret === secret) return hit.key;
-    const key = new SigningKey(hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request'));
+    const key = new SigningKey(
+      hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request'),
+      `${date}/${region}/${service}/aws4_request`,
+    );
     // Bounded: a client cycling regions or services (or an attacker with a valid key id) cannot grow it forever.
     if (this.cache.size >= 4096) this.cache.clear();
     this.cache.set(id, { secret, key });
@@ -271,11 +402,11 @@ export class SigningKeys {
   }
 }
 
-/** Comparison of two hex signatures in time independent of where they differ. */
-export function sameSignature(a: string, b: string): boolean {
-  if (a.length !== 64 || b.length !== 64) return false;
+/** Whether `provided` is exactly the hex signature `expected`, in time independent of where they differ. */
+export function sameSignature(expected: string, provided: string): boolean {
+  if (expected.length !== 64 || provided.length !== 64) return false;
   let diff = 0;
-  for (let i = 0; i < 64; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  for (let i = 0; i < 64; i++) diff |= expected.charCodeAt(i) ^ provided.charCodeAt(i);
   return diff === 0;
 }
 
