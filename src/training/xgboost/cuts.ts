@@ -4,6 +4,7 @@
 import { Sketch, Summary } from './sketch.js';
 
 const f = Math.fround;
+const KF = 8; // kFactor
 
 /** Histogram cut points (HistogramCuts): per feature [ptr[f], ptr[f+1]) into values; minValues. */
 export interface Cuts {
@@ -25,71 +26,142 @@ export function makeCuts(
   sorted: boolean,
   colsSorted?: { ptr: Int32Array; rows: Int32Array; values: Float32Array },
 ): Cuts {
-  const KF = 8; // kFactor
+  if (!sorted) {
+    // one feature at a time through one cutter, its buffers reused
+    const cutter = new ColumnCutter();
+    const values = new Float32Array(numCols * maxBins);
+    const counts = new Int32Array(numCols);
+    const minValues = new Float32Array(numCols);
+    for (let c = 0; c < numCols; c++) {
+      const out = values.subarray(c * maxBins, (c + 1) * maxBins);
+      counts[c] = cutter.column(data, numRows, numCols, c, maxBins, weights, out);
+      minValues[c] = cutter.minValue;
+    }
+    return assembleCuts(numCols, maxBins, values, counts, minValues);
+  }
   const colSize = new Float64Array(numCols);
   for (let r = 0; r < numRows; r++) {
     const b = r * numCols;
     for (let c = 0; c < numCols; c++) if (!Number.isNaN(data[b + c])) colSize[c]++;
   }
-  const summaries: Summary[] = [];
-  const reduce = (sk: Sketch, c: number) => {
-    const out = new Summary(0);
-    if (colSize[c] === 0) return out;
-    sk.getSummary(out);
-    const red = new Summary(0);
-    const inter = Math.min(colSize[c], maxBins * KF);
-    if (sorted) red.setPruneX(out, inter);
-    else red.setPrune(out, inter);
-    return red;
-  };
-  if (!sorted) {
-    // one feature at a time through one sketch, its buffers reused
-    const sk = new Sketch(false);
-    for (let c = 0; c < numCols; c++) {
-      const nb = Math.max(Math.min(maxBins, colSize[c]), 1);
-      sk.init(colSize[c], 1 / f(nb * KF));
-      sk.resizeQueue(sk.limitSize * 2);
-      for (let r = 0, at = c; r < numRows; r++, at += numCols) {
-        const v = data[at];
-        if (!Number.isNaN(v)) sk.push(v, weights ? weights[r] : 1);
-      }
-      summaries.push(reduce(sk, c));
-    }
-  } else {
-    if (!colsSorted) throw new Error('sorted sketch needs sorted columns');
-    for (let c = 0; c < numCols; c++) {
-      const sk = new Sketch(true);
-      sk.init(colSize[c], 2 / maxBins);
-      pushSortedColumn(sk, colsSorted, c, weights, maxBins);
-      summaries.push(reduce(sk, c));
-    }
-  }
-  const ptr = new Int32Array(numCols + 1);
-  const values: number[] = [];
+  if (!colsSorted) throw new Error('sorted sketch needs sorted columns');
+  const values = new Float32Array(numCols * maxBins);
+  const counts = new Int32Array(numCols);
   const minValues = new Float32Array(numCols);
+  const out = new Summary(0);
+  const red = new Summary(0);
+  const final = new Summary(0);
   for (let c = 0; c < numCols; c++) {
-    const numCuts = colSize[c] === 0 ? 0 : Math.min(colSize[c], maxBins * KF);
-    const maxNumBins = Math.min(numCuts, maxBins);
-    const a = new Summary(0);
-    if (numCuts !== 0) {
-      if (sorted) a.setPruneX(summaries[c], maxNumBins + 1);
-      else a.setPrune(summaries[c], maxNumBins + 1);
-      const mval = a.value[0];
-      minValues[c] = f(f(mval - Math.abs(mval)) - f(1e-5));
-    } else {
-      minValues[c] = f(1e-5);
+    const sk = new Sketch(true);
+    sk.init(colSize[c], 2 / maxBins);
+    pushSortedColumn(sk, colsSorted, c, weights, maxBins);
+    red.size = 0;
+    if (colSize[c] !== 0) {
+      sk.getSummary(out);
+      red.setPruneX(out, Math.min(colSize[c], maxBins * KF));
     }
-    // AddCutPoint
-    const required = Math.min(a.size, maxNumBins);
-    for (let i = 1; i < required; i++) {
-      const cpt = a.value[i];
-      if (i === 1 || cpt > values[values.length - 1]) values.push(cpt);
-    }
-    const cpt = a.size > 0 ? a.value[a.size - 1] : minValues[c];
-    values.push(f(cpt + f(Math.abs(cpt) + f(1e-5))));
-    ptr[c + 1] = values.length;
+    counts[c] = addCutPoints(red, colSize[c], maxBins, true, final, values.subarray(c * maxBins));
+    minValues[c] = cutMin;
   }
-  return { ptr, values: Float32Array.from(values), minValues };
+  return assembleCuts(numCols, maxBins, values, counts, minValues);
+}
+
+/** the minimum value addCutPoints found for its feature */
+let cutMin = 0;
+
+/**
+ * The end of MakeCuts for one feature with summary `s` of colSize values: the prune to the bins,
+ * the feature's minimum value (in cutMin), AddCutPoint. Writes the cut values into out; returns
+ * how many (at most maxBins).
+ */
+function addCutPoints(
+  s: Summary,
+  colSize: number,
+  maxBins: number,
+  sorted: boolean,
+  a: Summary,
+  out: Float32Array,
+): number {
+  const numCuts = colSize === 0 ? 0 : Math.min(colSize, maxBins * KF);
+  const maxNumBins = Math.min(numCuts, maxBins);
+  a.size = 0;
+  if (numCuts !== 0) {
+    if (sorted) a.setPruneX(s, maxNumBins + 1);
+    else a.setPrune(s, maxNumBins + 1);
+    const mval = a.value[0];
+    cutMin = f(f(mval - Math.abs(mval)) - f(1e-5));
+  } else {
+    cutMin = f(1e-5);
+  }
+  let n = 0;
+  const required = Math.min(a.size, maxNumBins);
+  for (let i = 1; i < required; i++) {
+    const cpt = a.value[i];
+    if (i === 1 || cpt > out[n - 1]) out[n++] = cpt;
+  }
+  const cpt = a.size > 0 ? a.value[a.size - 1] : cutMin;
+  out[n++] = f(cpt + f(Math.abs(cpt) + f(1e-5)));
+  return n;
+}
+
+/** Cuts from each feature's cut values (values[c * maxBins ..], counts[c] of them) and minimum. */
+export function assembleCuts(
+  numCols: number,
+  maxBins: number,
+  values: Float32Array,
+  counts: Int32Array,
+  minValues: Float32Array,
+): Cuts {
+  const ptr = new Int32Array(numCols + 1);
+  for (let c = 0; c < numCols; c++) ptr[c + 1] = ptr[c] + counts[c];
+  const all = new Float32Array(ptr[numCols]);
+  for (let c = 0; c < numCols; c++) all.set(values.subarray(c * maxBins, c * maxBins + counts[c]), ptr[c]);
+  return { ptr, values: all, minValues: Float32Array.from(minValues) };
+}
+
+/**
+ * The cut values of one feature at a time (WQuantileSketch, the unsorted container), its sketch
+ * and summaries reused from feature to feature.
+ */
+export class ColumnCutter {
+  private readonly sketch = new Sketch(false);
+  private readonly out = new Summary(0);
+  private readonly red = new Summary(0);
+  private readonly final = new Summary(0);
+  /** the last feature's minimum value and number of present values */
+  minValue = 0;
+  colSize = 0;
+
+  /** Feature c of the row-major data: writes its cut values into out, returns how many. */
+  column(
+    data: Float32Array,
+    numRows: number,
+    numCols: number,
+    c: number,
+    maxBins: number,
+    weights: Float32Array | undefined,
+    out: Float32Array,
+  ): number {
+    let size = 0;
+    for (let r = 0, at = c; r < numRows; r++, at += numCols) if (!Number.isNaN(data[at])) size++;
+    const sk = this.sketch;
+    const nb = Math.max(Math.min(maxBins, size), 1);
+    sk.init(size, 1 / f(nb * KF));
+    sk.resizeQueue(sk.limitSize * 2);
+    for (let r = 0, at = c; r < numRows; r++, at += numCols) {
+      const v = data[at];
+      if (!Number.isNaN(v)) sk.push(v, weights ? weights[r] : 1);
+    }
+    this.red.size = 0;
+    if (size !== 0) {
+      sk.getSummary(this.out);
+      this.red.setPrune(this.out, Math.min(size, maxBins * KF));
+    }
+    const n = addCutPoints(this.red, size, maxBins, false, this.final, out);
+    this.minValue = cutMin;
+    this.colSize = size;
+    return n;
+  }
 }
 
 /** SortedSketchContainer::PushColPage for one column (values ascending). */

@@ -3,8 +3,9 @@
 // round with the configured tree method, evaluation lines, early stopping, and the JSON model.
 
 import { ExactGrower, sortColumns, type SortedColumns } from './exact.js';
-import { type BinMatrix, growHist, type HistBuilder, localHistBuilder, quantize, RootCache } from './hist.js';
-import { HistPool } from './hist-pool.js';
+import { growHist, HistScratch } from './hist.js';
+import { binMatrix, type HistMatrix, sketchCuts } from './hist-data.js';
+import { Team } from './hist-team.js';
 import { type Metric, makeMetric } from './metrics.js';
 import { floatParam, makeObjective, type ObjectiveImpl } from './objectives.js';
 import { ColumnSampler, Rng } from './sampler.js';
@@ -22,6 +23,8 @@ export interface TrainOptions {
    * metric, else the last eval_metric) and whether larger is better; default: xgboost's own rule.
    */
   earlyStopping?: { metric?: string; maximize?: boolean };
+  /** tree_method hist/approx: the JavaScript histogram kernels instead of WebAssembly (tests) */
+  jsKernels?: boolean;
 }
 
 export interface TrainResult {
@@ -60,6 +63,11 @@ function maximizes(metric: string): boolean {
     metric !== 'mape' &&
     ['auc', 'aucpr', 'map', 'ndcg', 'auc@', 'aucpr@', 'map@', 'ndcg@'].some((p) => metric.startsWith(p))
   );
+}
+
+function hasMissing(data: Float32Array): boolean {
+  for (let i = 0; i < data.length; i++) if (Number.isNaN(data[i])) return true;
+  return false;
 }
 
 function checkMatrix(d: DMatrix, numCols: number, what: string): void {
@@ -148,14 +156,13 @@ export async function train(
   let cols: SortedColumns | undefined;
   let exact: ExactGrower | undefined;
   const active = method === 'exact' && params.subsample < 1 ? new Uint8Array(n) : undefined;
-  let binned: BinMatrix | undefined;
-  const rowIdx = new Int32Array(method === 'exact' ? 0 : n);
+  let binned: HistMatrix | undefined;
+  let scratch: HistScratch | undefined;
+  let dense: boolean | undefined;
   const nthread = params.nthread > 0 ? params.nthread : (await import('node:os')).availableParallelism();
-  let pool: HistPool | undefined;
-  // threads pay off from a few tens of thousands of cells; below that the messages cost more
+  // threads pay off from a few tens of thousands of cells; below that the hand-offs cost more
   const threaded = nthread > 1 && method !== 'exact' && n * nc >= 1 << 16;
-  let builder: HistBuilder | undefined;
-  const rootCache = new RootCache();
+  let team: Team | undefined;
   const constHess = obj.name === 'reg:squarederror';
   const lossguide = params.grow_policy === 'lossguide';
 
@@ -164,15 +171,12 @@ export async function train(
   let stopped = false;
   try {
     if (method === 'exact' || method === 'approx') cols = sortColumns(dtrain.data, n, nc);
-    if (method === 'hist') {
-      binned = quantize(
-        dtrain.data,
-        n,
-        nc,
-        makeCuts(dtrain.data, n, nc, params.max_bin, dtrain.weights, false),
-        undefined,
-        threaded,
-      );
+    if (method !== 'exact') {
+      team = new Team(threaded ? Math.min(nthread, nc) : 1, dtrain.data, dtrain.weights, opts.jsKernels === true);
+      if (method === 'hist') {
+        const sk = await sketchCuts(team, n, nc, params.max_bin);
+        binned = await binMatrix(team, n, nc, sk.cuts, sk.dense, params.max_bin, sp);
+      }
     }
     for (let iter = 0; iter < params.num_round && !stopped; iter++) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
@@ -202,41 +206,29 @@ export async function train(
               }
             }
           }
+          const tm = team as Team;
           if (method === 'approx' && (binned === undefined || !constHess)) {
             // GHistIndexMatrix built from the hessian-weighted sketch (once for a constant hessian)
             const w = new Float32Array(n);
             for (let r = 0; r < n; r++) w[r] = dtrain.weights ? gHess[r] * dtrain.weights[r] : gHess[r];
             const cuts = makeCuts(dtrain.data, n, nc, params.max_bin, w, !constHess, cols);
-            binned = quantize(dtrain.data, n, nc, cuts, binned, threaded);
-            builder = undefined;
+            dense ??= !hasMissing(dtrain.data);
+            binned = await binMatrix(tm, n, nc, cuts, dense, params.max_bin, sp, binned);
           }
-          const bm = binned as BinMatrix;
-          if (builder === undefined) {
-            if (threaded) {
-              pool ??= new HistPool(nthread, n);
-              builder = pool.builder(bm);
-            } else
-              builder = localHistBuilder(
-                bm,
-                () => pool?.rowIdx ?? rowIdx,
-                () => gGrad,
-                () => gHess,
-              );
-          }
-          if (pool) pool.setGradients(gGrad, gHess);
+          const bm = binned as HistMatrix;
+          scratch ??= new HistScratch(tm, bm.histBytes);
           const grown = await growHist(
+            tm,
             bm,
+            scratch,
             gGrad,
             gHess,
-            pool?.rowIdx ?? rowIdx,
-            builder,
             {
               p: sp,
               maxDepth: params.max_depth,
               maxLeaves: params.max_leaves,
               lossguide,
               rootFromGradients: method === 'approx',
-              cache: rootCache,
             },
             sampler,
           );
@@ -280,7 +272,7 @@ export async function train(
       }
     }
   } finally {
-    await pool?.close();
+    await team?.close();
   }
 
   const attributes: Record<string, string> = {};

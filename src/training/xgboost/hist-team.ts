@@ -1,0 +1,218 @@
+// The threads of one hist/approx training (nthread, the main thread included) and the shared
+// arena they work in: one WebAssembly memory (./hist-kernels.ts reads it) holding the quantized
+// matrix, the rows, the gradients, the histograms and the tasks. The main thread writes a task
+// (./hist-tasks.ts) into the arena, releases the workers through a generation counter, does its own
+// part and waits for theirs.
+//
+// Workers spin between tasks rather than sleep: a sleeping thread takes about a millisecond to wake
+// on a virtual machine, longer than most tasks (a tree level at 200k rows is ~2 ms), so with
+// futex/postMessage hand-offs two threads were no faster than one. After SPIN_MS without a task a
+// worker sleeps (Atomics.wait) until the next one.
+// https://nodejs.org/docs/latest-v20.x/api/worker_threads.html
+
+import { Worker } from 'node:worker_threads';
+import { jsKernels, kernelModule, WASM_MAX_PAGES, wasmKernels } from './hist-kernels.js';
+import { runTask, Task, type TeamThread } from './hist-tasks.js';
+
+const ENTRY = new URL('./hist-worker.js', import.meta.url);
+
+/** ctrl (Int32Array) layout: hot counters a cache line apart */
+export const C = {
+  GEN: 0,
+  TASK: 1,
+  TASK_LEN: 2,
+  ERR: 3,
+  /** the arena's size in 64 KiB pages when the task was posted */
+  PAGES: 4,
+  NEXT: 16,
+  /** worker w (1..) acknowledges generation g at ACK + 16 w */
+  ACK: 32,
+  LINE: 16,
+} as const;
+
+/** how long a worker spins for the next task before it sleeps, and the main thread for the workers */
+export const SPIN_MS = 50;
+const MAIN_SPIN_MS = 200;
+
+export const PAGE = 65536;
+
+/** a growable SharedArrayBuffer (ES2024; Node 20 has it, the project's ES2023 library does not declare it) */
+type GrowableSab = new (bytes: number, options: { maxByteLength: number }) => SharedArrayBuffer;
+
+/** What a worker starts with (its workerData). */
+export interface WorkerSetup {
+  index: number;
+  size: number;
+  ctrl: Int32Array;
+  memory?: WebAssembly.Memory;
+  module?: WebAssembly.Module;
+  /** without WebAssembly: a growable SharedArrayBuffer and JavaScript kernels */
+  sab?: SharedArrayBuffer;
+  data?: Float32Array;
+  weights?: Float32Array;
+}
+
+function shared(a: Float32Array | undefined): Float32Array | undefined {
+  if (a === undefined || a.buffer instanceof SharedArrayBuffer) return a;
+  const copy = new Float32Array(new SharedArrayBuffer(a.byteLength));
+  copy.set(a);
+  return copy;
+}
+
+export class Team {
+  /** the main thread's part (index 0) */
+  readonly thread: TeamThread;
+  private readonly workers: Worker[] = [];
+  private readonly ctrl: Int32Array;
+  private readonly memory: WebAssembly.Memory | undefined;
+  private readonly sab: SharedArrayBuffer | undefined;
+  private top = 0;
+  private taskOffset = 0;
+  private taskLength = 0;
+  private failure: Error | undefined;
+  private workerMessage: string | undefined;
+
+  /**
+   * `threads` threads (at most the number of features); `data` (row-major) and `weights` are what the
+   * sketch and binning read; `js` forces the JavaScript kernels (tests).
+   */
+  constructor(
+    readonly size: number,
+    data: Float32Array,
+    weights: Float32Array | undefined,
+    js = false,
+  ) {
+    const module = js ? null : kernelModule();
+    this.ctrl = new Int32Array(new SharedArrayBuffer((C.ACK + C.LINE * size) * 4));
+    if (module) this.memory = new WebAssembly.Memory({ initial: 1, maximum: WASM_MAX_PAGES, shared: true });
+    else this.sab = new (SharedArrayBuffer as GrowableSab)(PAGE, { maxByteLength: 2 ** 36 });
+    const memory = this.memory;
+    const sab = this.sab;
+    const buffer = memory ? () => memory.buffer : () => sab as SharedArrayBuffer;
+    const sharedData = size > 1 ? shared(data) : data;
+    const sharedWeights = size > 1 ? shared(weights) : weights;
+    this.thread = {
+      index: 0,
+      size,
+      buffer,
+      kernels: module && memory ? wasmKernels(module, memory) : jsKernels(buffer),
+      ctrl: this.ctrl,
+      next: C.NEXT,
+      data,
+      weights,
+      scratch: new Map(),
+    };
+    this.top = 64;
+    for (let i = 1; i < size; i++) {
+      const setup: WorkerSetup = {
+        index: i,
+        size,
+        ctrl: this.ctrl,
+        memory,
+        module: module ?? undefined,
+        sab,
+        data: sharedData,
+        weights: sharedWeights,
+      };
+      const w = new Worker(ENTRY, { workerData: setup });
+      w.on('message', (m: { error?: string }) => {
+        if (m.error !== undefined) this.workerMessage = m.error;
+      });
+      w.on('error', (err) => {
+        this.failure = err;
+      });
+      w.on('exit', (code) => {
+        this.failure ??= new Error(`a histogram thread exited (code ${code})`);
+      });
+      this.workers.push(w);
+    }
+  }
+
+  buffer(): ArrayBufferLike {
+    return this.thread.buffer();
+  }
+
+  /** `bytes` of the arena, 64-byte aligned, zeroed (the arena only grows). */
+  alloc(bytes: number): number {
+    const at = this.top;
+    const end = at + Math.ceil(bytes / 64) * 64;
+    const have = this.buffer().byteLength;
+    if (end > have) {
+      const pages = Math.ceil((end - have) / PAGE);
+      if (this.memory) {
+        if (have / PAGE + pages > WASM_MAX_PAGES)
+          throw new Error(
+            `tree_method hist: the training needs more than ${WASM_MAX_PAGES / 16384} GiB of histogram memory`,
+          );
+        this.memory.grow(pages);
+      } else (this.sab as unknown as { grow(bytes: number): void }).grow(have + pages * PAGE);
+    }
+    this.top = end;
+    return at;
+  }
+
+  /** The task block, at least `doubles` long (a new one when the last is too short). */
+  task(doubles: number): Float64Array {
+    if (doubles > this.taskLength) {
+      this.taskLength = Math.max(doubles, 1024);
+      this.taskOffset = this.alloc(this.taskLength * 8);
+    }
+    return new Float64Array(this.buffer(), this.taskOffset, this.taskLength);
+  }
+
+  /** Runs the task block on every thread; resolves when all are done. */
+  async run(): Promise<void> {
+    const ctrl = this.ctrl;
+    Atomics.store(ctrl, C.NEXT, 0);
+    if (this.workers.length === 0) {
+      runTask(this.thread, this.taskOffset, this.taskLength);
+      return;
+    }
+    if (this.failure) throw this.failure;
+    ctrl[C.TASK] = this.taskOffset;
+    ctrl[C.TASK_LEN] = this.taskLength;
+    ctrl[C.PAGES] = this.buffer().byteLength / PAGE;
+    const gen = Atomics.add(ctrl, C.GEN, 1) + 1;
+    Atomics.notify(ctrl, C.GEN);
+    let own: unknown;
+    try {
+      runTask(this.thread, this.taskOffset, this.taskLength);
+    } catch (e) {
+      own = e;
+    }
+    await this.waitFor(gen);
+    if (own !== undefined) throw own;
+    if (Atomics.load(ctrl, C.ERR) !== 0) {
+      // the worker posted its error before acknowledging: it arrives with the next turns of the loop
+      for (let i = 0; i < 100 && this.workerMessage === undefined; i++) await new Promise((r) => setTimeout(r, 1));
+      throw new Error(`histogram thread: ${this.workerMessage ?? 'failed'}`);
+    }
+  }
+
+  private async waitFor(gen: number): Promise<void> {
+    const ctrl = this.ctrl;
+    const t0 = performance.now();
+    for (let w = 1; w < this.size; w++) {
+      const at = C.ACK + C.LINE * w;
+      let spins = 0;
+      for (;;) {
+        const seen = Atomics.load(ctrl, at);
+        if (seen === gen) break;
+        if ((++spins & 1023) !== 0 || performance.now() - t0 < MAIN_SPIN_MS) continue;
+        // a slow or dead worker: sleep a little, and let the event loop report an exit
+        if (Atomics.wait(ctrl, at, seen, 20) === 'timed-out') await new Promise((r) => setImmediate(r));
+        if (this.failure) throw this.failure;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.workers.length > 0 && this.failure === undefined) {
+      const P = this.task(1);
+      P[0] = Task.Exit;
+      await this.run().catch(() => undefined);
+    }
+    this.failure ??= new Error('closed');
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
