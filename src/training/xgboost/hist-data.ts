@@ -17,10 +17,9 @@ export interface HistMatrix {
   cuts: Cuts;
   /** no missing value at all (DMatrix::IsDense) */
   dense: boolean;
-  /** byte offsets: the descriptor (hist-tasks.ts D), the rows, the gradient pairs */
+  /** byte offsets: the descriptor (hist-tasks.ts D), the rows */
   desc: number;
   rows: number;
-  gh: number;
   /** bytes of one histogram: 16 per bin of every feature at its most bins, whatever this round's cuts */
   histBytes: number;
 }
@@ -152,17 +151,19 @@ export function transposeBins(th: TeamThread, buf: ArrayBufferLike, d: Float64Ar
 
 // ---- main thread ----
 
-/** A descriptor and the sketch's output regions; the sketch's cuts (hist's own, weighted by the instance weights). */
+function identity(a: Int32Array): void {
+  for (let i = 0; i < a.length; i++) a[i] = i;
+}
+
+/** The sketch's cuts (hist's own, weighted by the instance weights), features shared among the threads. */
 export async function sketchCuts(
   team: Team,
   numRows: number,
   numCols: number,
   maxBins: number,
 ): Promise<{ cuts: Cuts; dense: boolean }> {
-  const desc = team.alloc(D.SIZE * 8);
+  const desc = team.desc;
   const d = new Float64Array(team.buffer(), desc, D.SIZE);
-  d[D.numRows] = numRows;
-  d[D.numCols] = numCols;
   d[D.maxBins] = maxBins;
   d[D.sketchValues] = team.alloc(numCols * maxBins * 4);
   d[D.sketchCounts] = team.alloc(numCols * 4);
@@ -208,18 +209,15 @@ export async function binMatrix(
   // a byte per cell, feature-local, when dense with ≤ 256 bins a feature: more rows in cache
   const width = dense && maxLocal <= 0x100 ? 1 : total >= 0xffff ? 4 : 2;
   const cells = numRows * numCols;
-  const desc = prev?.desc ?? team.alloc(D.SIZE * 8);
+  const desc = team.desc;
   const d = new Float64Array(team.buffer(), desc, D.SIZE);
   if (prev === undefined) {
-    d[D.numRows] = numRows;
-    d[D.numCols] = numCols;
     d[D.maxBins] = maxBins;
     d[D.ptr] = team.alloc((numCols + 1) * 4);
     d[D.cutValues] = team.alloc(numCols * maxBins * 4);
     d[D.rows] = team.alloc(numRows * 4);
     d[D.tmpL] = team.size > 1 ? team.alloc(numRows * 4) : 0;
     d[D.tmpR] = team.alloc(numRows * 4);
-    d[D.gh] = team.alloc(numRows * 16);
     d[D.lambda] = p.lambda;
     d[D.alpha] = p.alpha;
     d[D.minChildWeight] = p.minChildWeight;
@@ -233,6 +231,8 @@ export async function binMatrix(
   d[D.colMissing] = dense ? -1 : colsWidth === 1 ? 0xff : colsWidth === 2 ? 0xffff : 0xffffffff;
   d[D.dense] = dense ? 1 : 0;
   const buf = team.buffer();
+  // the rows in order; after each tree Task.Leaves puts them back in order
+  if (prev === undefined) identity(new Int32Array(buf, d[D.rows], numRows));
   new Int32Array(buf, d[D.ptr], numCols + 1).set(ptr);
   new Float32Array(buf, d[D.cutValues], total).set(cuts.values);
   const P = team.task(2);
@@ -248,7 +248,6 @@ export async function binMatrix(
     dense,
     desc,
     rows: d[D.rows],
-    gh: d[D.gh],
     histBytes: numCols * maxBins * 16,
   };
 }

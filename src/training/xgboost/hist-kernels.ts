@@ -1,6 +1,6 @@
 // The histogram kernels of tree_method hist/approx over the shared arena (./hist-arena.ts): for
-// rows rowIdx[begin..end), add each row's gradient pair (two doubles, gh[2r], gh[2r+1]) to the bin
-// of each feature c0..c1-1 (xgboost's RowsWiseBuildHistKernel). Rows go four at a time feature by
+// rows rowIdx[begin..end), add each row's gradient pair (two floats, as doubles) to the bin of each
+// feature c0..c1-1 (xgboost's RowsWiseBuildHistKernel). Rows go four at a time feature by
 // feature, so a bin still receives its rows in row order: the same sequence of double additions as
 // xgboost's, whatever the unrolling or the thread that runs a feature.
 //
@@ -20,7 +20,8 @@ export interface BinFormat {
 
 /**
  * Byte addresses in the arena a build reads: bins, offsets (Int32 per feature, width 1 only),
- * rows (Int32 row indices), gh (two doubles per row); hist is the output histogram.
+ * rows (Int32 row indices), grad and hess (Float32, row r's at r × stride bytes); hist is the
+ * output histogram.
  */
 export type BuildFn = (
   bins: number,
@@ -31,7 +32,9 @@ export type BuildFn = (
   rows: number,
   begin: number,
   end: number,
-  gh: number,
+  grad: number,
+  hess: number,
+  stride: number,
   hist: number,
 ) => void;
 
@@ -74,21 +77,23 @@ const C1 = 4;
 const ROWS = 5;
 const BEGIN = 6;
 const END = 7;
-const GH = 8;
-const HIST = 9;
-const I = 10;
-const STOP = 11;
-const C = 12;
-const HB = 13;
-const K = 14;
-const J = 15; // J..J+3: the rows' first bin addresses
-const G = 19; // G..G+3: the rows' gradient pairs (v128)
+const GRAD = 8;
+const HESS = 9;
+const STRIDE = 10;
+const HIST = 11;
+const I = 12;
+const STOP = 13;
+const C = 14;
+const HB = 15;
+const K = 16;
+const J = 17; // J..J+3: the rows' first bin addresses
+const G = 21; // G..G+3: the rows' gradient pairs (v128)
 
 function buildKernel(name: string, width: 1 | 2 | 4, sparse: boolean): Func {
   const shift = width === 1 ? 0 : width === 2 ? 1 : 2;
   const load = width === 1 ? op.load8() : width === 2 ? op.load16() : op.load32();
   const missing = width === 2 ? 0xffff : -1;
-  /** row u of the group: its gradient pair and the address of its first bin */
+  /** row u of the group: its gradient pair (two floats as doubles) and the address of its first bin */
   const row = (u: number): Bytes => [
     ...op.get(ROWS),
     ...op.get(I),
@@ -97,11 +102,20 @@ function buildKernel(name: string, width: 1 | 2 | 4, sparse: boolean): Func {
     ...op.add,
     ...op.load32(u * 4),
     ...op.tee(K),
-    ...op.i32(4),
-    ...op.shl,
-    ...op.get(GH),
+    ...op.get(STRIDE),
+    ...op.mul,
+    ...op.tee(HB),
+    ...op.get(GRAD),
     ...op.add,
-    ...op.v128load(),
+    ...op.f32load(),
+    ...op.f64promote,
+    ...op.f64x2splat,
+    ...op.get(HB),
+    ...op.get(HESS),
+    ...op.add,
+    ...op.f32load(),
+    ...op.f64promote,
+    ...op.f64x2replaceLane(1),
     ...op.set(G + u),
     ...op.get(K),
     ...op.get(NC),
@@ -111,7 +125,7 @@ function buildKernel(name: string, width: 1 | 2 | 4, sparse: boolean): Func {
     ...op.add,
     ...op.set(J + u),
   ];
-  /** hist[bin] += gh of row u, bin read at J+u + C (C counts bytes for global bins) */
+  /** hist[bin] += the gradient pair of row u, bin read at J+u + C (C counts bytes for global bins) */
   const cell = (u: number): Bytes => {
     const add: Bytes = [
       ...op.tee(K),
@@ -228,7 +242,7 @@ function buildKernel(name: string, width: 1 | 2 | 4, sparse: boolean): Func {
     ...rowLoop(4, STOP),
     ...rowLoop(1, END),
   ];
-  return { name, params: 10, i32Locals: 9, v128Locals: 4, body };
+  return { name, params: 12, i32Locals: 9, v128Locals: 4, body };
 }
 
 function subKernel(): Func {
@@ -426,7 +440,7 @@ export function wasmKernels(module: WebAssembly.Module, memory: WebAssembly.Memo
 /** The same kernels in JavaScript over views of the arena's current buffer. */
 export function jsKernels(buffer: () => ArrayBufferLike): Kernels {
   return {
-    build: (f) => (bins, offsets, nc, c0, c1, rows, begin, end, gh, hist) => {
+    build: (f) => (bins, offsets, nc, c0, c1, rows, begin, end, grad, hess, stride, hist) => {
       const buf = buffer();
       const b =
         f.width === 1
@@ -446,7 +460,9 @@ export function jsKernels(buffer: () => ArrayBufferLike): Kernels {
         new Int32Array(buf, rows),
         begin,
         end,
-        new Float64Array(buf, gh),
+        new Float32Array(buf, grad),
+        new Float32Array(buf, hess),
+        stride / 4,
         new Float64Array(buf, hist),
       );
     },
@@ -520,13 +536,15 @@ function jsBuild(
   rowIdx: Int32Array,
   begin: number,
   end: number,
-  gh: Float64Array,
+  grad: Float32Array,
+  hess: Float32Array,
+  stride: number,
   hist: Float64Array,
 ): void {
   for (let i = begin; i < end; i++) {
     const r = rowIdx[i];
-    const g = gh[2 * r];
-    const h = gh[2 * r + 1];
+    const g = grad[r * stride];
+    const h = hess[r * stride];
     const j = r * nc;
     for (let c = c0; c < c1; c++) {
       const b = bins[j + c];

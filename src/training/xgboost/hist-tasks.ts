@@ -11,6 +11,8 @@
 
 import type { Kernels } from './hist-kernels.js';
 import { cutColumns, quantizeColumns, transposeBins } from './hist-data.js';
+import { gradientsTask, leavesTask } from './hist-rows.js';
+import type { ObjectiveImpl } from './objectives.js';
 import { calcSplitGain, SplitEntry, type SplitParams } from './split.js';
 
 const f = Math.fround;
@@ -24,6 +26,8 @@ export const Task = {
   Partition1: 5,
   Partition2: 6,
   Level: 7,
+  Gradients: 8,
+  Leaves: 9,
 } as const;
 
 /**
@@ -48,8 +52,8 @@ export const D = {
   rows: 10,
   tmpL: 11,
   tmpR: 12,
-  /** Float64 2 × numRows: gradient, hessian per row */
-  gh: 13,
+  /** this tree's gradients and hessians: Float32, row r's at byte r × stride */
+  grad: 13,
   lambda: 14,
   alpha: 15,
   minChildWeight: 16,
@@ -62,7 +66,9 @@ export const D = {
   sketchCounts: 21,
   sketchMins: 22,
   colSizes: 23,
-  SIZE: 24,
+  hess: 24,
+  stride: 25,
+  SIZE: 26,
 } as const;
 
 /** Where a task's jobs start in its block */
@@ -84,6 +90,8 @@ export interface TeamThread {
   weights?: Float32Array;
   /** this thread's scratch of column tasks */
   scratch: Map<string, unknown>;
+  /** the training's objective, for Task.Gradients */
+  objective(): ObjectiveImpl;
 }
 
 /** Thread t's features of numCols: a contiguous range. */
@@ -119,6 +127,12 @@ export function runTask(th: TeamThread, taskOffset: number, taskLength: number):
       break;
     case Task.Transpose:
       transposeBins(th, buf, d);
+      break;
+    case Task.Gradients:
+      gradientsTask(th, buf, P, d);
+      break;
+    case Task.Leaves:
+      leavesTask(th, buf, P, d);
       break;
   }
 }
@@ -163,7 +177,7 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     for (let j = 0; j < nb; j++, at += 3) {
       const slot = P[at];
       new Float64Array(buf, slot + b0 * 16, (b1 - b0) * 2).fill(0);
-      build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], P[at + 1], P[at + 2], d[D.gh], slot);
+      build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], P[at + 1], P[at + 2], d[D.grad], d[D.hess], d[D.stride], slot);
     }
   }
   for (let j = 0; j < ns; j++, at += 2) th.kernels.sub(P[at] + b0 * 16, P[at + 1] + b0 * 16, (b1 - b0) * 16);

@@ -12,7 +12,9 @@
 
 import { Worker } from 'node:worker_threads';
 import { jsKernels, kernelModule, WASM_MAX_PAGES, wasmKernels } from './hist-kernels.js';
-import { runTask, Task, type TeamThread } from './hist-tasks.js';
+import { D, runTask, Task, type TeamThread } from './hist-tasks.js';
+import type { ObjectiveImpl } from './objectives.js';
+import type { TrainParams } from './types.js';
 
 const ENTRY = new URL('./hist-worker.js', import.meta.url);
 
@@ -50,6 +52,8 @@ export interface WorkerSetup {
   sab?: SharedArrayBuffer;
   data?: Float32Array;
   weights?: Float32Array;
+  /** the training's parameters, for the objective of Task.Gradients */
+  params?: TrainParams;
 }
 
 function shared(a: Float32Array | undefined): Float32Array | undefined {
@@ -62,6 +66,8 @@ function shared(a: Float32Array | undefined): Float32Array | undefined {
 export class Team {
   /** the main thread's part (index 0) */
   readonly thread: TeamThread;
+  /** the descriptor every task points to (hist-tasks.ts D) */
+  readonly desc: number;
   private readonly workers: Worker[] = [];
   private readonly ctrl: Int32Array;
   private readonly memory: WebAssembly.Memory | undefined;
@@ -70,16 +76,22 @@ export class Team {
   private taskOffset = 0;
   private taskLength = 0;
   private failure: Error | undefined;
-  private workerMessage: string | undefined;
+  /** the messages of the errors workers hit in the last task, by thread index */
+  private readonly workerErrors = new Map<number, string>();
 
   /**
    * `threads` threads (at most the number of features); `data` (row-major) and `weights` are what the
-   * sketch and binning read; `js` forces the JavaScript kernels (tests).
+   * sketch and binning read, `objective` (made from `params` on the workers) what gives gradients;
+   * `js` forces the JavaScript kernels (tests).
    */
   constructor(
     readonly size: number,
+    numRows: number,
+    numCols: number,
     data: Float32Array,
     weights: Float32Array | undefined,
+    objective: ObjectiveImpl,
+    params: TrainParams,
     js = false,
   ) {
     const module = js ? null : kernelModule();
@@ -101,8 +113,13 @@ export class Team {
       data,
       weights,
       scratch: new Map(),
+      objective: () => objective,
     };
     this.top = 64;
+    this.desc = this.alloc(D.SIZE * 8);
+    const d = new Float64Array(buffer(), this.desc, D.SIZE);
+    d[D.numRows] = numRows;
+    d[D.numCols] = numCols;
     for (let i = 1; i < size; i++) {
       const setup: WorkerSetup = {
         index: i,
@@ -113,10 +130,11 @@ export class Team {
         sab,
         data: sharedData,
         weights: sharedWeights,
+        params,
       };
       const w = new Worker(ENTRY, { workerData: setup });
-      w.on('message', (m: { error?: string }) => {
-        if (m.error !== undefined) this.workerMessage = m.error;
+      w.on('message', (m: { error?: string; index: number }) => {
+        if (m.error !== undefined) this.workerErrors.set(m.index, m.error);
       });
       w.on('error', (err) => {
         this.failure = err;
@@ -172,6 +190,8 @@ export class Team {
     ctrl[C.TASK] = this.taskOffset;
     ctrl[C.TASK_LEN] = this.taskLength;
     ctrl[C.PAGES] = this.buffer().byteLength / PAGE;
+    ctrl[C.ERR] = 0;
+    this.workerErrors.clear();
     const gen = Atomics.add(ctrl, C.GEN, 1) + 1;
     Atomics.notify(ctrl, C.GEN);
     let own: unknown;
@@ -182,10 +202,14 @@ export class Team {
     }
     await this.waitFor(gen);
     if (own !== undefined) throw own;
-    if (Atomics.load(ctrl, C.ERR) !== 0) {
-      // the worker posted its error before acknowledging: it arrives with the next turns of the loop
-      for (let i = 0; i < 100 && this.workerMessage === undefined; i++) await new Promise((r) => setTimeout(r, 1));
-      throw new Error(`histogram thread: ${this.workerMessage ?? 'failed'}`);
+    const failed = Atomics.load(ctrl, C.ERR);
+    if (failed !== 0) {
+      // each failed worker posted its error before acknowledging: they arrive with the next turns of
+      // the loop. The first thread's error is the one a single thread would have met first (the
+      // objective's check of the first bad label).
+      for (let i = 0; i < 1000 && this.workerErrors.size < failed; i++) await new Promise((r) => setTimeout(r, 1));
+      const first = [...this.workerErrors.keys()].sort((a, b) => a - b)[0];
+      throw new Error(this.workerErrors.get(first) ?? 'a histogram thread failed');
     }
   }
 

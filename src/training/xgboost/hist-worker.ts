@@ -6,8 +6,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { jsKernels, wasmKernels } from './hist-kernels.js';
 import { runTask, Task, type TeamThread } from './hist-tasks.js';
 import { C, PAGE, SPIN_MS, type WorkerSetup } from './hist-team.js';
+import { makeObjective, type ObjectiveImpl } from './objectives.js';
+import type { TrainParams } from './types.js';
 
 const setup = workerData as WorkerSetup;
+let objective: ObjectiveImpl | undefined;
 const { memory, sab, ctrl } = setup;
 // A memory the main thread grew reaches this thread's buffer (and its WebAssembly instance) through
 // an interrupt V8 may not have handled yet when the task arrives; growing by nothing refreshes both.
@@ -27,6 +30,10 @@ const th: TeamThread = {
   data: setup.data,
   weights: setup.weights,
   scratch: new Map(),
+  objective: () => {
+    objective ??= makeObjective(setup.params as TrainParams);
+    return objective;
+  },
 };
 const ack = C.ACK + C.LINE * setup.index;
 
@@ -47,8 +54,8 @@ function loop(): void {
       try {
         runTask(th, offset, length);
       } catch (e) {
-        Atomics.store(ctrl, C.ERR, 1);
-        parentPort?.postMessage({ error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+        parentPort?.postMessage({ index: setup.index, error: e instanceof Error ? e.message : String(e) });
+        Atomics.add(ctrl, C.ERR, 1);
       }
     }
     Atomics.store(ctrl, ack, gen);

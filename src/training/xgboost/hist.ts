@@ -6,7 +6,7 @@
 // one task per step of a level whatever the number of nodes in it.
 
 import type { HistMatrix } from './hist-data.js';
-import { HEAD, levelHeader, partitionHeader, RESULT, Task } from './hist-tasks.js';
+import { D, HEAD, levelHeader, partitionHeader, RESULT, Task } from './hist-tasks.js';
 import type { Team } from './hist-team.js';
 import type { ColumnSampler } from './sampler.js';
 import { calcGain, calcWeight, RT_EPS, SplitEntry, type SplitParams } from './split.js';
@@ -66,15 +66,6 @@ interface Node {
 // The loops of a tree's bookkeeping, as small functions of typed arrays (optimized once, early,
 // instead of running unoptimized inside the grower's large async body).
 
-/** the rows in order, and each row's gradient pair as two doubles */
-function initRows(rows: Int32Array, gh: Float64Array, grad: Float32Array, hess: Float32Array): void {
-  for (let i = 0; i < rows.length; i++) {
-    rows[i] = i;
-    gh[2 * i] = grad[i];
-    gh[2 * i + 1] = hess[i];
-  }
-}
-
 /** the sums of a histogram's bins [b0, b1): [grad, hess] */
 function sumPairs(hist: Float64Array, b0: number, b1: number): [number, number] {
   let g = 0;
@@ -86,33 +77,44 @@ function sumPairs(hist: Float64Array, b0: number, b1: number): [number, number] 
   return [g, h];
 }
 
-function sumFloats(a: Float32Array, n: number): number {
+/** the sum of a[g], a[g + k], a[g + 2k], ... (n of them) */
+function sumFloats(a: Float32Array, n: number, k: number, g: number): number {
   let s = 0;
-  for (let i = 0; i < n; i++) s += a[i];
+  for (let i = 0; i < n; i++) s += a[i * k + g];
   return s;
 }
 
+/** One output group's gradient pairs: grad[r × groups + group], arrays in the team's arena. */
+export interface GroupGradients {
+  grad: Float32Array;
+  hess: Float32Array;
+  groups: number;
+  group: number;
+}
+
 /**
- * Grows one tree on the team's matrix m. grad/hess are contiguous per row (sampled rows already
- * zeroed). Returns the tree and, per row, the leaf value to add to the prediction
- * (UpdatePredictionCache).
+ * Grows one tree on the team's matrix m from one group's gradient pairs (sampled rows already
+ * zeroed). Returns the tree and its leaves as (begin, end, value) over the final partition of the
+ * rows, for the prediction cache (RowState.addLeaves, which also puts the rows back in order).
  */
 export async function growHist(
   team: Team,
   m: HistMatrix,
   scratch: HistScratch,
-  grad: Float32Array,
-  hess: Float32Array,
+  gp: GroupGradients,
   o: HistOptions,
   sampler: ColumnSampler,
-): Promise<{ tree: RegTree; addLeaves: (margins: Float32Array, stride: number, offset: number) => void }> {
+): Promise<{ tree: RegTree; leaves: number[] }> {
   const { p } = o;
   const n = m.numRows;
   const nc = m.numCols;
   const cuts = m.cuts;
   const T = team.size;
   const tree = new RegTree(nc);
-  initRows(new Int32Array(team.buffer(), m.rows, n), new Float64Array(team.buffer(), m.gh, 2 * n), grad, hess);
+  const desc = new Float64Array(team.buffer(), m.desc, D.SIZE);
+  desc[D.grad] = gp.grad.byteOffset + gp.group * 4;
+  desc[D.hess] = gp.hess.byteOffset + gp.group * 4;
+  desc[D.stride] = gp.groups * 4;
   const nodes: Node[] = [{ g: 0, h: 0, rootGain: 0, begin: 0, end: n }];
   /** the histogram slot of each node still to be evaluated or split, by node id */
   const hists: number[] = [];
@@ -175,7 +177,7 @@ export async function growHist(
   const [rg, rh] =
     m.dense && !o.rootFromGradients
       ? sumPairs(new Float64Array(team.buffer(), hists[0], m.histBytes / 8), cuts.ptr[0], cuts.ptr[1])
-      : [sumFloats(grad, n), sumFloats(hess, n)];
+      : [sumFloats(gp.grad, n, gp.groups, gp.group), sumFloats(gp.hess, n, gp.groups, gp.group)];
   nodes[0].g = rg;
   nodes[0].h = rh;
   nodes[0].rootGain = calcGain(p, rg, rh);
@@ -317,17 +319,9 @@ export async function growHist(
   }
 
   for (const h of hists) if (h !== undefined && h >= 0) scratch.release(h);
-  const rows = new Int32Array(team.buffer(), m.rows, n);
-  return {
-    tree,
-    // UpdatePredictionCache: each leaf's rows get its value, from the final partition
-    addLeaves(margins, stride, offset) {
-      for (let nid = 0; nid < tree.numNodes; nid++) {
-        if (!tree.isLeaf(nid)) continue;
-        const node = nodes[nid];
-        const v = tree.cond[nid];
-        for (let i = node.begin; i < node.end; i++) margins[rows[i] * stride + offset] += v;
-      }
-    },
-  };
+  const leaves: number[] = [];
+  for (let nid = 0; nid < tree.numNodes; nid++) {
+    if (tree.isLeaf(nid) && nodes[nid] !== undefined) leaves.push(nodes[nid].begin, nodes[nid].end, tree.cond[nid]);
+  }
+  return { tree, leaves };
 }

@@ -5,6 +5,7 @@
 import { ExactGrower, sortColumns, type SortedColumns } from './exact.js';
 import { growHist, HistScratch } from './hist.js';
 import { binMatrix, type HistMatrix, sketchCuts } from './hist-data.js';
+import { RowState } from './hist-rows.js';
 import { Team } from './hist-team.js';
 import { type Metric, makeMetric } from './metrics.js';
 import { floatParam, makeObjective, type ObjectiveImpl } from './objectives.js';
@@ -106,6 +107,16 @@ function groupGradients(
   }
 }
 
+/** hist/approx row sampling: group g's pairs of the rows not drawn (or with a negative hessian) zeroed. */
+function sampleOut(rng: Rng, subsample: number, grad: Float32Array, hess: Float32Array, k: number, g: number): void {
+  for (let at = g; at < hess.length; at += k) {
+    if (!(hess[at] >= 0 && rng.next() < subsample)) {
+      grad[at] = 0;
+      hess[at] = 0;
+    }
+  }
+}
+
 /** Bernoulli row sampling for the exact updater; rows with a negative hessian draw nothing. */
 function sampleRows(rng: Rng, subsample: number, hess: Float32Array, active: Uint8Array): void {
   for (let r = 0; r < active.length; r++) active[r] = hess[r] >= 0 && rng.next() < subsample ? 1 : 0;
@@ -140,49 +151,48 @@ export async function train(
     throw new Error('grow_policy=lossguide needs tree_method hist or approx');
   }
 
-  const trainMargins = new Float32Array(n * k).fill(baseMargin);
-  const evalMargins = evals.map((e) =>
-    e.data === dtrain ? trainMargins : new Float32Array(e.data.numRows * k).fill(baseMargin),
-  );
-  const grad = new Float32Array(n * k);
-  const hess = new Float32Array(n * k);
-  const gGrad = new Float32Array(n);
-  const gHess = new Float32Array(n);
+  const nthread = params.nthread > 0 ? params.nthread : (await import('node:os')).availableParallelism();
+  // threads pay off from a few tens of thousands of cells; below that the hand-offs cost more
+  const threaded = nthread > 1 && method !== 'exact' && n * nc >= 1 << 16;
+  // hist/approx: the rows' state lives in the arena of a team of threads (hist-team.ts)
+  const team =
+    method === 'exact'
+      ? undefined
+      : new Team(threaded ? Math.min(nthread, nc) : 1, n, nc, dtrain.data, dtrain.weights, obj, params, opts.jsKernels);
+  let best: { iter: number; score: number } | undefined;
+  let sinceBest = 0;
+  let stopped = false;
   const trees: RegTree[] = [];
   const treeGroups: number[] = [];
   const history: EvalResult[][] = [];
   const lines: string[] = [];
-
-  let cols: SortedColumns | undefined;
-  let exact: ExactGrower | undefined;
-  const active = method === 'exact' && params.subsample < 1 ? new Uint8Array(n) : undefined;
-  let binned: HistMatrix | undefined;
-  let scratch: HistScratch | undefined;
-  let dense: boolean | undefined;
-  const nthread = params.nthread > 0 ? params.nthread : (await import('node:os')).availableParallelism();
-  // threads pay off from a few tens of thousands of cells; below that the hand-offs cost more
-  const threaded = nthread > 1 && method !== 'exact' && n * nc >= 1 << 16;
-  let team: Team | undefined;
-  const constHess = obj.name === 'reg:squarederror';
-  const lossguide = params.grow_policy === 'lossguide';
-
-  let best: { iter: number; score: number } | undefined;
-  let sinceBest = 0;
-  let stopped = false;
   try {
-    if (method === 'exact' || method === 'approx') cols = sortColumns(dtrain.data, n, nc);
-    if (method !== 'exact') {
-      team = new Team(threaded ? Math.min(nthread, nc) : 1, dtrain.data, dtrain.weights, opts.jsKernels === true);
-      if (method === 'hist') {
-        const sk = await sketchCuts(team, n, nc, params.max_bin);
-        binned = await binMatrix(team, n, nc, sk.cuts, sk.dense, params.max_bin, sp);
-      }
+    const rows = team ? new RowState(team, n, k, dtrain.labels, dtrain.weights, baseMargin) : undefined;
+    const trainMargins = rows?.margins ?? new Float32Array(n * k).fill(baseMargin);
+    const evalMargins = evals.map((e) =>
+      e.data === dtrain ? trainMargins : new Float32Array(e.data.numRows * k).fill(baseMargin),
+    );
+    const grad = rows?.grad ?? new Float32Array(n * k);
+    const hess = rows?.hess ?? new Float32Array(n * k);
+    const gGrad = new Float32Array(team ? 0 : n);
+    const gHess = new Float32Array(team ? 0 : n);
+    const cols = method === 'exact' || method === 'approx' ? sortColumns(dtrain.data, n, nc) : undefined;
+    let exact: ExactGrower | undefined;
+    const active = method === 'exact' && params.subsample < 1 ? new Uint8Array(n) : undefined;
+    let binned: HistMatrix | undefined;
+    let scratch: HistScratch | undefined;
+    let dense: boolean | undefined;
+    const constHess = obj.name === 'reg:squarederror';
+    const lossguide = params.grow_policy === 'lossguide';
+    if (team && method === 'hist') {
+      const sk = await sketchCuts(team, n, nc, params.max_bin);
+      binned = await binMatrix(team, n, nc, sk.cuts, sk.dense, params.max_bin, sp);
     }
     for (let iter = 0; iter < params.num_round && !stopped; iter++) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-      obj.gradients(trainMargins, dtrain.labels, dtrain.weights, grad, hess);
+      if (rows) await rows.gradients();
+      else obj.gradients(trainMargins, dtrain.labels, dtrain.weights, grad, hess);
       for (let g = 0; g < k; g++) {
-        groupGradients(grad, hess, k, g, gGrad, gHess);
         const sampler = new ColumnSampler(
           rng,
           nc,
@@ -191,38 +201,31 @@ export async function train(
           params.colsample_bytree,
         );
         let tree: RegTree;
-        if (method === 'exact') {
+        if (!team || !rows) {
+          groupGradients(grad, hess, k, g, gGrad, gHess);
           if (active !== undefined) sampleRows(rng, params.subsample, gHess, active);
           exact ??= new ExactGrower(cols as SortedColumns, dtrain.data, sp, params.max_depth);
           tree = exact.grow(gGrad, gHess, active, sampler);
           // the prediction cache from the rows' final positions
           exact.addLeafValues(tree, trainMargins, k, g);
         } else {
-          if (params.subsample < 1) {
-            for (let r = 0; r < n; r++) {
-              if (!(gHess[r] >= 0 && rng.next() < params.subsample)) {
-                gGrad[r] = 0;
-                gHess[r] = 0;
-              }
-            }
-          }
-          const tm = team as Team;
+          // group g's pairs are grad[r × k + g]; sampled-out rows are zeroed there
+          if (params.subsample < 1) sampleOut(rng, params.subsample, grad, hess, k, g);
           if (method === 'approx' && (binned === undefined || !constHess)) {
             // GHistIndexMatrix built from the hessian-weighted sketch (once for a constant hessian)
             const w = new Float32Array(n);
-            for (let r = 0; r < n; r++) w[r] = dtrain.weights ? gHess[r] * dtrain.weights[r] : gHess[r];
+            for (let r = 0; r < n; r++) w[r] = dtrain.weights ? hess[r * k + g] * dtrain.weights[r] : hess[r * k + g];
             const cuts = makeCuts(dtrain.data, n, nc, params.max_bin, w, !constHess, cols);
             dense ??= !hasMissing(dtrain.data);
-            binned = await binMatrix(tm, n, nc, cuts, dense, params.max_bin, sp, binned);
+            binned = await binMatrix(team, n, nc, cuts, dense, params.max_bin, sp, binned);
           }
           const bm = binned as HistMatrix;
-          scratch ??= new HistScratch(tm, bm.histBytes);
+          scratch ??= new HistScratch(team, bm.histBytes);
           const grown = await growHist(
-            tm,
+            team,
             bm,
             scratch,
-            gGrad,
-            gHess,
+            { grad, hess, groups: k, group: g },
             {
               p: sp,
               maxDepth: params.max_depth,
@@ -233,7 +236,7 @@ export async function train(
             sampler,
           );
           tree = grown.tree;
-          grown.addLeaves(trainMargins, k, g);
+          await rows.addLeaves(grown.leaves, g);
         }
         trees.push(tree);
         treeGroups.push(g);
