@@ -8,6 +8,7 @@
 // (a JavaScript kernel needs two of each plus bounds checks). The JavaScript kernels below do the
 // same additions for when WebAssembly is not available.
 
+import { type ScanFn, scanKernel } from './hist-scan.js';
 import { type Bytes, encodeModule, type Func, op } from './wasm.js';
 
 /** How the row-major bins are stored (BinMatrix): bytes per cell and whether they are feature-local. */
@@ -66,6 +67,8 @@ export interface Kernels {
   partition(width: 1 | 2 | 4, dense: boolean): PartitionFn;
   /** memmove of `bytes` bytes */
   copy(dst: number, src: number, bytes: number): void;
+  /** the split scans of plain gains (./hist-scan.ts), when in WebAssembly */
+  scan?: { forward: ScanFn; backward: ScanFn };
 }
 
 // parameters of a build kernel, then its locals
@@ -412,6 +415,8 @@ export function kernelModule(): WebAssembly.Module | null {
           partitionKernel('p2s', 2, false),
           partitionKernel('p4s', 4, false),
           copyKernel,
+          scanKernel('sf', true),
+          scanKernel('sb', false),
         ],
         WASM_MAX_PAGES,
       ),
@@ -425,7 +430,8 @@ export function kernelModule(): WebAssembly.Module | null {
 /** The WebAssembly kernels bound to a shared memory. */
 export function wasmKernels(module: WebAssembly.Module, memory: WebAssembly.Memory): Kernels {
   const e = new WebAssembly.Instance(module, { e: { m: memory } }).exports as Record<string, BuildFn> &
-    Record<string, PartitionFn> & {
+    Record<string, PartitionFn> &
+    Record<string, ScanFn> & {
       sub(dst: number, src: number, bytes: number): void;
       copy(dst: number, src: number, bytes: number): void;
     };
@@ -434,6 +440,7 @@ export function wasmKernels(module: WebAssembly.Module, memory: WebAssembly.Memo
     sub: e.sub,
     partition: (w, dense) => e[`p${w}${dense ? '' : 's'}`],
     copy: e.copy,
+    scan: { forward: e.sf, backward: e.sb },
   };
 }
 

@@ -13,9 +13,8 @@ import type { Kernels } from './hist-kernels.js';
 import { cutColumns, quantizeColumns, transposeBins } from './hist-data.js';
 import { gradientsTask, leavesTask } from './hist-rows.js';
 import type { ObjectiveImpl } from './objectives.js';
-import { calcSplitGain, SplitEntry, type SplitParams } from './split.js';
-
-const f = Math.fround;
+import { enumerateFeature, type ScanContext } from './hist-scan.js';
+import { SplitEntry, type SplitParams } from './split.js';
 
 export const Task = {
   Exit: -1,
@@ -138,7 +137,7 @@ export function runTask(th: TeamThread, taskOffset: number, taskLength: number):
 }
 
 // Level: P[2] builds, P[3] subtractions, P[4] scans, P[5] results (byte offset), P[6] histogram
-// bytes; from HEAD builds (slot, begin, end), subtractions (parent slot, built slot), scans (slot,
+// bytes, P[7] the threads' scan scratch (64 bytes each); from HEAD builds (slot, begin, end), subtractions (parent slot, built slot), scans (slot,
 // grad sum, hess sum, root gain, feature set index in P or -1 for all, its length).
 
 /** writes a level task's header; returns where its jobs start */
@@ -150,6 +149,7 @@ export function levelHeader(
   scans: number,
   results: number,
   histBytes: number,
+  scanScratch: number,
 ): number {
   P[0] = Task.Level;
   P[1] = desc;
@@ -158,6 +158,7 @@ export function levelHeader(
   P[4] = scans;
   P[5] = results;
   P[6] = histBytes;
+  P[7] = scanScratch;
   return HEAD;
 }
 
@@ -190,12 +191,23 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     minChildWeight: d[D.minChildWeight],
     maxDeltaStep: d[D.maxDeltaStep],
   };
-  const plain = p.alpha === 0 && p.maxDeltaStep === 0;
   const results = new Float64Array(buf, P[5], nscan * th.size * RESULT);
   const histLen = P[6] / 8;
+  const outAddr = P[7] + th.index * 64;
+  const s: ScanContext = {
+    hist: results,
+    histAddr: 0,
+    p,
+    plain: p.alpha === 0 && p.maxDeltaStep === 0,
+    forward: th.kernels.scan?.forward,
+    backward: th.kernels.scan?.backward,
+    outAddr,
+    out: new Float64Array(buf, outAddr, 3),
+  };
   const best = new SplitEntry();
   for (let j = 0; j < nscan; j++, at += 6) {
-    const hist = new Float64Array(buf, P[at], histLen);
+    s.histAddr = P[at];
+    s.hist = new Float64Array(buf, P[at], histLen);
     const ng = P[at + 1];
     const nh = P[at + 2];
     const rootGain = P[at + 3];
@@ -205,12 +217,11 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     best.feature = 0;
     let found = false;
     if (fs < 0) {
-      for (let fid = c0; fid < c1; fid++)
-        found = enumerateFeature(hist, ptr, fid, ng, nh, rootGain, p, plain, best) || found;
+      for (let fid = c0; fid < c1; fid++) found = enumerateFeature(s, ptr, fid, ng, nh, rootGain, best) || found;
     } else {
       for (let k = fs; k < fs + fsLen; k++) {
         const fid = P[k];
-        if (fid >= c0 && fid < c1) found = enumerateFeature(hist, ptr, fid, ng, nh, rootGain, p, plain, best) || found;
+        if (fid >= c0 && fid < c1) found = enumerateFeature(s, ptr, fid, ng, nh, rootGain, best) || found;
       }
     }
     const r = (j * th.size + th.index) * RESULT;
@@ -221,118 +232,6 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     results[r + 4] = best.lg;
     results[r + 5] = best.lh;
   }
-}
-
-/** scan's results: the best loss, then the scan's final grad and hess sums */
-const scanBest = new Float64Array(3);
-
-/**
- * One direction of a feature's split enumeration over bins from..to (exclusive, step ±1): the bins
- * summed so far go to the left (forward) or right (backward) child. Returns the bin of the first
- * best gain above `floor` (or -1), the gain in scanBest[0]. A bin that adds nothing leaves the sums,
- * so the gain, as they were: it cannot beat its predecessor, and is skipped.
- */
-function scan(
-  hist: Float64Array,
-  from: number,
-  to: number,
-  step: number,
-  ng: number,
-  nh: number,
-  rootGain: number,
-  floor: number,
-  p: SplitParams,
-  plain: boolean,
-): number {
-  const mcw = p.minChildWeight;
-  const lambda = p.lambda;
-  let bestLoss = floor;
-  let at = -1;
-  let sg = 0;
-  let sh = 0;
-  for (let i = from; i !== to; i += step) {
-    const dg = hist[2 * i];
-    const dh = hist[2 * i + 1];
-    if (dg === 0 && dh === 0 && i !== from) continue;
-    sg += dg;
-    sh += dh;
-    const os = nh - sh;
-    if (sh >= mcw && os >= mcw) {
-      const og = ng - sg;
-      // the scanned side is the left child forward, the right child backward
-      const gl = step > 0 ? sg : og;
-      const hl = step > 0 ? sh : os;
-      const gr = step > 0 ? og : sg;
-      const hr = step > 0 ? os : sh;
-      let gain: number;
-      if (plain) {
-        // calcSplitGain without alpha and max_delta_step, operation by operation
-        const tl = gl > 0 || gl < 0 ? gl : 0;
-        const tr = gr > 0 || gr < 0 ? gr : 0;
-        const a = hl <= 0 ? 0 : f(f(tl * tl) / f(hl + lambda));
-        const b = hr <= 0 ? 0 : f(f(tr * tr) / f(hr + lambda));
-        gain = f(a + b);
-      } else gain = calcSplitGain(p, gl, hl, gr, hr);
-      const loss = f(gain - rootGain);
-      if (loss > bestLoss && loss !== Number.POSITIVE_INFINITY) {
-        bestLoss = loss;
-        at = i;
-      }
-    }
-  }
-  scanBest[0] = bestLoss;
-  scanBest[1] = sg;
-  scanBest[2] = sh;
-  return at;
-}
-
-/**
- * The best split of one feature: scans forward (missing right), then backward (missing left);
- * within a feature a candidate replaces the best only with a larger finite gain (NeedReplace).
- * Offers it to `best` (bin: the global bin; defaultLeft: backward; lg/lh: the scanned sums);
- * returns whether it was taken.
- */
-function enumerateFeature(
-  hist: Float64Array,
-  ptr: Int32Array,
-  fid: number,
-  ng: number,
-  nh: number,
-  rootGain: number,
-  p: SplitParams,
-  plain: boolean,
-  best: SplitEntry,
-): boolean {
-  const b0 = ptr[fid];
-  const b1 = ptr[fid + 1];
-  let at = scan(hist, b0, b1, 1, ng, nh, rootGain, 0, p, plain);
-  let bestLoss = scanBest[0];
-  let back = false;
-  // SplitContainsMissingValues: the backward scan only when some rows miss this feature
-  if (scanBest[1] !== ng || scanBest[2] !== nh) {
-    const b = scan(hist, b1 - 1, b0 - 1, -1, ng, nh, rootGain, bestLoss, p, plain);
-    if (b >= 0) {
-      at = b;
-      bestLoss = scanBest[0];
-      back = true;
-    }
-  }
-  if (at < 0) return false;
-  // the winner's sums, summed again in the scan's order
-  let sg = 0;
-  let sh = 0;
-  if (!back) {
-    for (let i = b0; i <= at; i++) {
-      sg += hist[2 * i];
-      sh += hist[2 * i + 1];
-    }
-  } else {
-    for (let i = b1 - 1; i >= at; i--) {
-      sg += hist[2 * i];
-      sh += hist[2 * i + 1];
-    }
-  }
-  return best.update(bestLoss, fid, 0, back, sg, sh, 0, 0, at);
 }
 
 // Partition: P[2] nodes, P[5] counts (Int32, nodes × threads: left rows of each chunk); from HEAD

@@ -31,6 +31,7 @@ export class HistScratch {
   private readonly free: number[] = [];
   readonly results: number;
   readonly counts: number;
+  readonly scanOut: number;
 
   constructor(
     private readonly team: Team,
@@ -38,6 +39,7 @@ export class HistScratch {
   ) {
     this.results = team.alloc(2 * MAX_BATCH * team.size * RESULT * 8);
     this.counts = team.alloc(MAX_BATCH * team.size * 4);
+    this.scanOut = team.alloc(team.size * 64);
   }
 
   slot(): number {
@@ -126,7 +128,9 @@ export async function growHist(
     let size = HEAD + builds.length + subs.length + entries.length * 6;
     if (!all) for (const s of sets) size += s.length;
     const P = team.task(size);
-    let at = levelHeader(P, m.desc, builds.length / 3, subs.length / 2, entries.length, scratch.results, m.histBytes);
+    const nb = builds.length / 3;
+    const ns = subs.length / 2;
+    let at = levelHeader(P, m.desc, nb, ns, entries.length, scratch.results, m.histBytes, scratch.scanOut);
     for (const v of builds) P[at++] = v;
     for (const v of subs) P[at++] = v;
     let fsAt = at + entries.length * 6;

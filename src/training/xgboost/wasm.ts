@@ -1,5 +1,5 @@
 // A minimal WebAssembly binary encoder, enough for the trainer's hand-written kernels
-// (./hist-kernels.ts): i32 parameters and locals, v128 locals, one imported shared memory.
+// (./hist-kernels.ts): numeric and v128 locals, one imported shared memory.
 // https://webassembly.github.io/spec/core/binary/index.html
 
 export type Bytes = number[];
@@ -35,7 +35,20 @@ const vec = (items: Bytes[]): Bytes => [...uleb(items.length), ...items.flat()];
 const section = (id: number, body: Bytes): Bytes => [id, ...uleb(body.length), ...body];
 
 const I32 = 0x7f;
+const F32 = 0x7d;
+const F64 = 0x7c;
 const V128 = 0x7b;
+
+/** value types of parameters and results */
+export const t = { i32: I32, f32: F32, f64: F64 } as const;
+
+function f64Bytes(x: number): Bytes {
+  return [...new Uint8Array(new Float64Array([x]).buffer)];
+}
+
+function f32Bytes(x: number): Bytes {
+  return [...new Uint8Array(new Float32Array([x]).buffer)];
+}
 
 /** The instructions the kernels use; each returns its encoding. */
 export const op = {
@@ -68,9 +81,32 @@ export const op = {
   v128store: (offset = 0): Bytes => [0xfd, 0x0b, 4, ...uleb(offset)],
   f64x2add: [0xfd, ...uleb(240)] as Bytes,
   f64x2sub: [0xfd, ...uleb(241)] as Bytes,
+  or: [0x72] as Bytes,
+  and: [0x71] as Bytes,
+  f64: (x: number): Bytes => [0x44, ...f64Bytes(x)],
+  f32: (x: number): Bytes => [0x43, ...f32Bytes(x)],
+  f64load: (offset = 0): Bytes => [0x2b, 3, ...uleb(offset)],
+  f64store: (offset = 0): Bytes => [0x39, 3, ...uleb(offset)],
+  f64add: [0xa0] as Bytes,
+  f64sub: [0xa1] as Bytes,
+  f64mul: [0xa2] as Bytes,
+  f64eq: [0x61] as Bytes,
+  f64lt: [0x63] as Bytes,
+  f64gt: [0x64] as Bytes,
+  f64le: [0x65] as Bytes,
+  f64ge: [0x66] as Bytes,
+  f32add: [0x92] as Bytes,
+  f32sub: [0x93] as Bytes,
+  f32div: [0x95] as Bytes,
+  f32ne: [0x5c] as Bytes,
+  f32gt: [0x5e] as Bytes,
+  f32demote: [0xb6] as Bytes,
   block: [0x02, 0x40] as Bytes,
   loop: [0x03, 0x40] as Bytes,
   if: [0x04, 0x40] as Bytes,
+  /** an if whose branches leave an f32 */
+  ifF32: [0x04, F32] as Bytes,
+  else: [0x05] as Bytes,
   end: [0x0b] as Bytes,
   br: (depth: number): Bytes => [0x0c, depth],
   brIf: (depth: number): Bytes => [0x0d, depth],
@@ -78,12 +114,14 @@ export const op = {
 
 export interface Func {
   name: string;
-  /** number of i32 parameters */
-  params: number;
+  /** the parameters' types, or how many i32 parameters */
+  params: number | number[];
   /** whether it returns an i32 (the value left on the stack) */
   result?: boolean;
-  /** extra i32 and v128 locals, numbered after the parameters (i32 first) */
+  /** extra locals, numbered after the parameters: i32, then f32, f64, v128 */
   i32Locals: number;
+  f32Locals?: number;
+  f64Locals?: number;
   v128Locals: number;
   body: Bytes;
 }
@@ -95,13 +133,15 @@ export interface Func {
 export function encodeModule(funcs: Func[], maxPages: number): Uint8Array {
   const types = funcs.map((f) => [
     0x60,
-    ...vec(Array.from({ length: f.params }, () => [I32])),
+    ...vec((typeof f.params === 'number' ? Array.from({ length: f.params }, () => I32) : f.params).map((v) => [v])),
     ...(f.result ? [1, I32] : [0]),
   ]);
   const memory = [...name('e'), ...name('m'), 0x02, 0x03, ...uleb(1), ...uleb(maxPages)];
   const bodies = funcs.map((f) => {
     const locals: Bytes[] = [];
     if (f.i32Locals > 0) locals.push([...uleb(f.i32Locals), I32]);
+    if (f.f32Locals) locals.push([...uleb(f.f32Locals), F32]);
+    if (f.f64Locals) locals.push([...uleb(f.f64Locals), F64]);
     if (f.v128Locals > 0) locals.push([...uleb(f.v128Locals), V128]);
     const code = [...vec(locals), ...f.body, ...op.end];
     return [...uleb(code.length), ...code];
