@@ -27,15 +27,19 @@ export function makeCuts(
   colsSorted?: { ptr: Int32Array; rows: Int32Array; values: Float32Array },
 ): Cuts {
   if (!sorted) {
-    // one feature at a time through one cutter, its buffers reused
+    // a block of features at a time through one cutter, its buffers reused
     const cutter = new ColumnCutter();
     const values = new Float32Array(numCols * maxBins);
     const counts = new Int32Array(numCols);
     const minValues = new Float32Array(numCols);
-    for (let c = 0; c < numCols; c++) {
-      const out = values.subarray(c * maxBins, (c + 1) * maxBins);
-      counts[c] = cutter.column(data, numRows, numCols, c, maxBins, weights, out);
-      minValues[c] = cutter.minValue;
+    for (let c0 = 0; c0 < numCols; c0 += CUT_BLOCK) {
+      const c1 = Math.min(c0 + CUT_BLOCK, numCols);
+      cutter.gather(data, numRows, numCols, c0, c1, weights);
+      for (let c = c0; c < c1; c++) {
+        const out = values.subarray(c * maxBins, (c + 1) * maxBins);
+        counts[c] = cutter.column(c - c0, maxBins, weights !== undefined, out);
+        minValues[c] = cutter.minValue;
+      }
     }
     return assembleCuts(numCols, maxBins, values, counts, minValues);
   }
@@ -119,39 +123,51 @@ export function assembleCuts(
   return { ptr, values: all, minValues: Float32Array.from(minValues) };
 }
 
+/** features gathered together: one pass over the row-major values reads each cache line once for them */
+export const CUT_BLOCK = 4;
+
 /**
  * The cut values of one feature at a time (WQuantileSketch, the unsorted container), its sketch
- * and summaries reused from feature to feature.
+ * and summaries reused from feature to feature. A block of features is first gathered out of the
+ * row-major matrix in one pass (present values only, with their rows' weights).
  */
 export class ColumnCutter {
   private readonly sketch = new Sketch(false);
   private readonly out = new Summary(0);
   private readonly red = new Summary(0);
   private readonly final = new Summary(0);
+  private values: Float32Array[] = [];
+  private weights: Float32Array[] = [];
+  private readonly sizes = new Int32Array(CUT_BLOCK);
   /** the last feature's minimum value and number of present values */
   minValue = 0;
   colSize = 0;
 
-  /** Feature c of the row-major data: writes its cut values into out, returns how many. */
-  column(
-    data: Float32Array,
-    numRows: number,
-    numCols: number,
-    c: number,
-    maxBins: number,
-    weights: Float32Array | undefined,
-    out: Float32Array,
-  ): number {
-    let size = 0;
-    for (let r = 0, at = c; r < numRows; r++, at += numCols) if (!Number.isNaN(data[at])) size++;
+  /** Gathers features c0..c1-1 (at most CUT_BLOCK) of the row-major data. */
+  gather(data: Float32Array, numRows: number, numCols: number, c0: number, c1: number, weights?: Float32Array): void {
+    for (let k = 0; k < c1 - c0; k++) {
+      if (this.values[k] === undefined || this.values[k].length < numRows) {
+        this.values[k] = new Float32Array(numRows);
+        if (weights) this.weights[k] = new Float32Array(numRows);
+      }
+      if (weights && (this.weights[k] === undefined || this.weights[k].length < numRows))
+        this.weights[k] = new Float32Array(numRows);
+    }
+    this.sizes.fill(0);
+    gatherColumns(data, numRows, numCols, c0, c1, weights, this.values, this.weights, this.sizes);
+  }
+
+  /** Gathered feature k: writes its cut values into out, returns how many. */
+  column(k: number, maxBins: number, weighted: boolean, out: Float32Array): number {
+    const size = this.sizes[k];
+    const values = this.values[k];
+    const w = this.weights[k];
     const sk = this.sketch;
     const nb = Math.max(Math.min(maxBins, size), 1);
     sk.init(size, 1 / f(nb * KF));
     sk.resizeQueue(sk.limitSize * 2);
-    for (let r = 0, at = c; r < numRows; r++, at += numCols) {
-      const v = data[at];
-      if (!Number.isNaN(v)) sk.push(v, weights ? weights[r] : 1);
-    }
+    if (weighted) for (let i = 0; i < size; i++) sk.push(values[i], w[i]);
+    else for (let i = 0; i < size; i++) sk.push(values[i], 1);
     this.red.size = 0;
     if (size !== 0) {
       sk.getSummary(this.out);
@@ -161,6 +177,37 @@ export class ColumnCutter {
     this.minValue = cutMin;
     this.colSize = size;
     return n;
+  }
+}
+
+function gatherColumns(
+  data: Float32Array,
+  numRows: number,
+  numCols: number,
+  c0: number,
+  c1: number,
+  weights: Float32Array | undefined,
+  values: Float32Array[],
+  ws: Float32Array[],
+  sizes: Int32Array,
+): void {
+  // chunks of rows, the block's columns one after the other in each: a chunk's cache lines are
+  // read from memory once for all of them
+  for (let r0 = 0; r0 < numRows; r0 += 2048) {
+    const r1 = Math.min(r0 + 2048, numRows);
+    for (let c = c0; c < c1; c++) {
+      const k = c - c0;
+      const out = values[k];
+      const wout = ws[k];
+      let size = sizes[k];
+      for (let r = r0, at = r0 * numCols + c; r < r1; r++, at += numCols) {
+        const v = data[at];
+        if (Number.isNaN(v)) continue;
+        if (weights) wout[size] = weights[r];
+        out[size++] = v;
+      }
+      sizes[k] = size;
+    }
   }
 }
 

@@ -5,7 +5,7 @@
 // one at a time by whichever thread is free (a shared counter); the row-major copy is written by
 // row chunks, so no two threads write the same cache line.
 
-import { assembleCuts, ColumnCutter, type Cuts } from './cuts.js';
+import { assembleCuts, CUT_BLOCK, ColumnCutter, type Cuts } from './cuts.js';
 import { D, rowChunk, Task, type TeamThread } from './hist-tasks.js';
 import type { Team } from './hist-team.js';
 import type { SplitParams } from './split.js';
@@ -28,7 +28,7 @@ const KEY_BITS = 16;
 
 // ---- tasks (any thread) ----
 
-/** Task.Sketch: the cut values of features claimed one by one. */
+/** Task.Sketch: the cut values of blocks of features claimed one by one. */
 export function cutColumns(th: TeamThread, buf: ArrayBufferLike, d: Float64Array): void {
   const n = d[D.numRows];
   const nc = d[D.numCols];
@@ -43,12 +43,23 @@ export function cutColumns(th: TeamThread, buf: ArrayBufferLike, d: Float64Array
     th.scratch.set('cutter', cutter);
   }
   const data = th.data as Float32Array;
+  const blocks = Math.ceil(nc / CUT_BLOCK);
   for (;;) {
-    const c = Atomics.add(th.ctrl, th.next, 1);
-    if (c >= nc) return;
-    counts[c] = cutter.column(data, n, nc, c, maxBins, th.weights, values.subarray(c * maxBins, (c + 1) * maxBins));
-    mins[c] = cutter.minValue;
-    sizes[c] = cutter.colSize;
+    const blk = Atomics.add(th.ctrl, th.next, 1);
+    if (blk >= blocks) return;
+    const c0 = blk * CUT_BLOCK;
+    const c1 = Math.min(c0 + CUT_BLOCK, nc);
+    cutter.gather(data, n, nc, c0, c1, th.weights);
+    for (let c = c0; c < c1; c++) {
+      counts[c] = cutter.column(
+        c - c0,
+        maxBins,
+        th.weights !== undefined,
+        values.subarray(c * maxBins, (c + 1) * maxBins),
+      );
+      mins[c] = cutter.minValue;
+      sizes[c] = cutter.colSize;
+    }
   }
 }
 
@@ -62,11 +73,14 @@ function colsView(buf: ArrayBufferLike, d: Float64Array): Uint8Array | Uint16Arr
       : new Uint32Array(buf, d[D.cols], cells);
 }
 
+/** features binned together: one pass over the row-major values reads each cache line once for them */
+const QUANTIZE_BLOCK = 4;
+
 /**
- * Task.QuantizeCols: each claimed feature's bin of every row (HistogramCuts::SearchBin: the first
- * cut above the value, the last bin for values beyond it), column-major and feature-local. A table
- * over the top 16 bits of the value's order-preserving key gives the first bin the value can fall
- * in; a short forward scan over the cuts finishes the search.
+ * Task.QuantizeCols: the bin of every row (HistogramCuts::SearchBin: the first cut above the value,
+ * the last bin for values beyond it) of each claimed block of features, column-major and
+ * feature-local. A table over the top 16 bits of the value's order-preserving key gives the first
+ * bin the value can fall in; a short forward scan over the cuts finishes the search.
  */
 export function quantizeColumns(th: TeamThread, buf: ArrayBufferLike, d: Float64Array): void {
   const n = d[D.numRows];
@@ -77,40 +91,66 @@ export function quantizeColumns(th: TeamThread, buf: ArrayBufferLike, d: Float64
   const colMissing = d[D.colMissing];
   const data = th.data as Float32Array;
   const keys = new Uint32Array(data.buffer, data.byteOffset, data.length);
-  let table = th.scratch.get('table') as Int32Array | undefined;
-  if (table === undefined) {
-    table = new Int32Array(1 << KEY_BITS);
-    th.scratch.set('table', table);
+  let tables = th.scratch.get('tables') as Int32Array | undefined;
+  if (tables === undefined) {
+    tables = new Int32Array(QUANTIZE_BLOCK << KEY_BITS);
+    th.scratch.set('tables', tables);
   }
-  const key = new Uint32Array(1);
-  const least = new Float32Array(key.buffer);
+  const blocks = Math.ceil(nc / QUANTIZE_BLOCK);
   for (;;) {
-    const c = Atomics.add(th.ctrl, th.next, 1);
-    if (c >= nc) return;
-    const lo = ptr[c];
-    const hi = ptr[c + 1];
-    const last = hi - 1;
-    // table[p]: the first cut above the smallest value whose key starts with p
-    let b = lo;
-    for (let p = 0; p < 1 << KEY_BITS; p++) {
-      const k = (p << (32 - KEY_BITS)) >>> 0;
-      key[0] = k & 0x80000000 ? k & 0x7fffffff : ~k;
-      while (b < hi && cv[b] <= least[0]) b++;
-      table[p] = b;
-    }
-    const base = c * n;
-    for (let r = 0, at = c; r < n; r++, at += nc) {
+    const blk = Atomics.add(th.ctrl, th.next, 1);
+    if (blk >= blocks) return;
+    const c0 = blk * QUANTIZE_BLOCK;
+    const c1 = Math.min(c0 + QUANTIZE_BLOCK, nc);
+    for (let c = c0; c < c1; c++) searchTable(cv, ptr[c], ptr[c + 1], tables.subarray((c - c0) << KEY_BITS));
+    binColumns(data, keys, n, nc, c0, c1, ptr, cv, tables, cols, colMissing);
+  }
+}
+
+const key = new Uint32Array(1);
+const least = new Float32Array(key.buffer);
+
+/** table[p]: the first cut in [lo, hi) above the smallest value whose key starts with p */
+function searchTable(cv: Float32Array, lo: number, hi: number, table: Int32Array): void {
+  let b = lo;
+  for (let p = 0; p < 1 << KEY_BITS; p++) {
+    const k = (p << (32 - KEY_BITS)) >>> 0;
+    key[0] = k & 0x80000000 ? k & 0x7fffffff : ~k;
+    while (b < hi && cv[b] <= least[0]) b++;
+    table[p] = b;
+  }
+}
+
+/** Features c0..c1-1's local bin of every row into cols[c × n ..], row by row. */
+function binColumns(
+  data: Float32Array,
+  keys: Uint32Array,
+  n: number,
+  nc: number,
+  c0: number,
+  c1: number,
+  ptr: Int32Array,
+  cv: Float32Array,
+  tables: Int32Array,
+  cols: Uint8Array | Uint16Array | Uint32Array,
+  colMissing: number,
+): void {
+  for (let r = 0; r < n; r++) {
+    for (let c = c0, at = r * nc + c0; c < c1; c++, at++) {
       const v = data[at];
+      const out = c * n + r;
       if (Number.isNaN(v)) {
-        cols[base + r] = colMissing;
+        cols[out] = colMissing;
         continue;
       }
+      const lo = ptr[c];
+      const hi = ptr[c + 1];
       const u = keys[at];
       const ok = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
-      let k = table[ok >>> (32 - KEY_BITS)];
+      let k = tables[((c - c0) << KEY_BITS) + (ok >>> (32 - KEY_BITS))];
       while (k < hi && cv[k] <= v) k++;
-      if (k > last) k = last;
-      cols[base + r] = k - lo;
+      if (k === hi) k = hi - 1;
+      cols[out] = k - lo;
     }
   }
 }

@@ -10,7 +10,10 @@ import { type Bytes, type Func, op, t } from './wasm.js';
 
 const f = Math.fround;
 
-/** A WebAssembly scan: (hist, from, to, ng, nh, rootGain, floor, mcw, lambda, out) → bin or -1; out: best loss, sums. */
+/**
+ * A WebAssembly scan: (hist, from, to, ng, nh, rootGain, floor, mcw, lambda, out) → bin or -1;
+ * out: five doubles as scanBest below.
+ */
 export type ScanFn = (
   hist: number,
   from: number,
@@ -31,15 +34,18 @@ export interface ScanContext {
   histAddr: number;
   p: SplitParams;
   plain: boolean;
-  /** WebAssembly forward and backward scans (plain gains only), and their 3 doubles of output */
+  /** WebAssembly forward and backward scans (plain gains only), and their 5 doubles of output */
   forward?: ScanFn;
   backward?: ScanFn;
   outAddr: number;
   out: Float64Array;
 }
 
-/** scan's results: the best loss, then the scan's final grad and hess sums */
-const scanBest = new Float64Array(3);
+/**
+ * scan's results: the best loss, the scan's final grad and hess sums, then its sums at the best bin
+ * (a skipped bin adds nothing, so these are the bins' sums in the scan's order up to that bin)
+ */
+const scanBest = new Float64Array(5);
 
 /**
  * One direction of a feature's split enumeration over bins from..to (exclusive, step ±1): the bins
@@ -65,6 +71,8 @@ function scan(
   let at = -1;
   let sg = 0;
   let sh = 0;
+  let bg = 0;
+  let bh = 0;
   for (let i = from; i !== to; i += step) {
     const dg = hist[2 * i];
     const dh = hist[2 * i + 1];
@@ -92,12 +100,16 @@ function scan(
       if (loss > bestLoss && loss !== Number.POSITIVE_INFINITY) {
         bestLoss = loss;
         at = i;
+        bg = sg;
+        bh = sh;
       }
     }
   }
   scanBest[0] = bestLoss;
   scanBest[1] = sg;
   scanBest[2] = sh;
+  scanBest[3] = bg;
+  scanBest[4] = bh;
   return at;
 }
 
@@ -114,9 +126,7 @@ function scanEither(
   const fn = step > 0 ? s.forward : s.backward;
   if (fn === undefined || !s.plain) return scan(s.hist, from, to, step, ng, nh, rootGain, floor, s.p, s.plain);
   const at = fn(s.histAddr, from, to, ng, nh, rootGain, floor, s.p.minChildWeight, s.p.lambda, s.outAddr);
-  scanBest[0] = s.out[0];
-  scanBest[1] = s.out[1];
-  scanBest[2] = s.out[2];
+  scanBest.set(s.out);
   return at;
 }
 
@@ -135,11 +145,13 @@ export function enumerateFeature(
   rootGain: number,
   best: SplitEntry,
 ): boolean {
-  const hist = s.hist;
   const b0 = ptr[fid];
   const b1 = ptr[fid + 1];
   let at = scanEither(s, b0, b1, 1, ng, nh, rootGain, 0);
   let bestLoss = scanBest[0];
+  // the winner's sums, the bins' sums in the scan's order up to it
+  let sg = scanBest[3];
+  let sh = scanBest[4];
   let back = false;
   // SplitContainsMissingValues: the backward scan only when some rows miss this feature
   if (scanBest[1] !== ng || scanBest[2] !== nh) {
@@ -147,24 +159,12 @@ export function enumerateFeature(
     if (b >= 0) {
       at = b;
       bestLoss = scanBest[0];
+      sg = scanBest[3];
+      sh = scanBest[4];
       back = true;
     }
   }
   if (at < 0) return false;
-  // the winner's sums, summed again in the scan's order
-  let sg = 0;
-  let sh = 0;
-  if (!back) {
-    for (let i = b0; i <= at; i++) {
-      sg += hist[2 * i];
-      sh += hist[2 * i + 1];
-    }
-  } else {
-    for (let i = b1 - 1; i >= at; i--) {
-      sg += hist[2 * i];
-      sh += hist[2 * i + 1];
-    }
-  }
   return best.update(bestLoss, fid, 0, back, sg, sh, 0, 0, at);
 }
 
@@ -173,7 +173,7 @@ export function scanKernel(name: string, forward: boolean): Func {
   const [HIST, FROM, TO, NG, NH, ROOT, FLOOR, MCW, LAMBDA, OUT] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
   const [I, ADDR, AT] = [10, 11, 12];
   const [A, B, LOSS, BEST] = [13, 14, 15, 16];
-  const [SG, SH, DG, DH, OS, OG, TL, TR] = [17, 18, 19, 20, 21, 22, 23, 24];
+  const [SG, SH, DG, DH, OS, OG, TL, TR, BG, BH] = [17, 18, 19, 20, 21, 22, 23, 24, 25, 26];
   const step = forward ? 1 : -1;
   const [GL, HL, GR, HR] = forward ? [SG, SH, OG, OS] : [OG, OS, SG, SH];
   /** x unless it is ±0 or NaN, then +0 (thresholdL1 without alpha) */
@@ -217,7 +217,7 @@ export function scanKernel(name: string, forward: boolean): Func {
     result: true,
     i32Locals: 3,
     f32Locals: 4,
-    f64Locals: 8,
+    f64Locals: 10,
     v128Locals: 0,
     body: [
       ...op.get(FLOOR),
@@ -304,6 +304,10 @@ export function scanKernel(name: string, forward: boolean): Func {
       ...op.set(BEST),
       ...op.get(I),
       ...op.set(AT),
+      ...op.get(SG),
+      ...op.set(BG),
+      ...op.get(SH),
+      ...op.set(BH),
       ...op.end,
       ...op.end,
       ...advance,
@@ -320,6 +324,12 @@ export function scanKernel(name: string, forward: boolean): Func {
       ...op.get(OUT),
       ...op.get(SH),
       ...op.f64store(16),
+      ...op.get(OUT),
+      ...op.get(BG),
+      ...op.f64store(24),
+      ...op.get(OUT),
+      ...op.get(BH),
+      ...op.f64store(32),
       ...op.get(AT),
     ],
   };

@@ -202,7 +202,7 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     forward: th.kernels.scan?.forward,
     backward: th.kernels.scan?.backward,
     outAddr,
-    out: new Float64Array(buf, outAddr, 3),
+    out: new Float64Array(buf, outAddr, 5),
   };
   const best = new SplitEntry();
   for (let j = 0; j < nscan; j++, at += 6) {

@@ -4,10 +4,13 @@
 // (./hist-tasks.ts) into the arena, releases the workers through a generation counter, does its own
 // part and waits for theirs.
 //
-// Workers spin between tasks rather than sleep: a sleeping thread takes about a millisecond to wake
-// on a virtual machine, longer than most tasks (a tree level at 200k rows is ~2 ms), so with
-// futex/postMessage hand-offs two threads were no faster than one. After SPIN_MS without a task a
-// worker sleeps (Atomics.wait) until the next one.
+// A thread waiting for the others (a worker for the next task, the main thread for the workers'
+// parts) spins for SPIN_MS before it sleeps (Atomics.wait, woken by Atomics.notify): a sleeping
+// thread can take about a millisecond to wake on a virtual machine, longer than most tasks (a tree
+// level at 200k rows is ~2 ms), so with futex or postMessage hand-offs only, two threads were no
+// faster than one; but spinning longer turns a busy machine into a disaster (when the two threads
+// share one CPU, each spins its whole time slice away while the other waits to run: a 2 s training
+// took 18 s, and xgboost's OpenMP threads do the same).
 // https://nodejs.org/docs/latest-v20.x/api/worker_threads.html
 
 import { Worker } from 'node:worker_threads';
@@ -33,8 +36,7 @@ export const C = {
 } as const;
 
 /** how long a worker spins for the next task before it sleeps, and the main thread for the workers */
-export const SPIN_MS = 50;
-const MAIN_SPIN_MS = 200;
+export const SPIN_MS = Number(process.env.SLIPWAY_SPIN_MS ?? 0.1);
 
 export const PAGE = 65536;
 
@@ -222,9 +224,9 @@ export class Team {
       for (;;) {
         const seen = Atomics.load(ctrl, at);
         if (seen === gen) break;
-        if ((++spins & 1023) !== 0 || performance.now() - t0 < MAIN_SPIN_MS) continue;
-        // a slow or dead worker: sleep a little, and let the event loop report an exit
-        if (Atomics.wait(ctrl, at, seen, 20) === 'timed-out') await new Promise((r) => setImmediate(r));
+        if ((++spins & 63) !== 0 || performance.now() - t0 < SPIN_MS) continue;
+        // a slow (or dead) worker: sleep until it acknowledges, and let the event loop report an exit
+        if (Atomics.wait(ctrl, at, seen, 50) === 'timed-out') await new Promise((r) => setImmediate(r));
         if (this.failure) throw this.failure;
       }
     }

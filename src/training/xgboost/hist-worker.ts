@@ -43,7 +43,7 @@ function loop(): void {
     let gen = Atomics.load(ctrl, C.GEN);
     const t0 = performance.now();
     for (let spins = 1; gen === seen; spins++) {
-      if ((spins & 1023) === 0 && performance.now() - t0 > SPIN_MS) Atomics.wait(ctrl, C.GEN, seen);
+      if ((spins & 63) === 0 && performance.now() - t0 > SPIN_MS) Atomics.wait(ctrl, C.GEN, seen);
       gen = Atomics.load(ctrl, C.GEN);
     }
     seen = gen;
