@@ -4,7 +4,7 @@
 //   [--warm | --prewarm] [--threads 1,2]
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,16 +40,22 @@ function synth(n: number, d: number, file: string): void {
   writeFileSync(file, Buffer.concat([head, Buffer.from(X.buffer), Buffer.from(y.buffer)]));
 }
 
+/**
+ * The file's matrix and labels in shared memory, as the channel readers (readChannel) give them to
+ * a training: its threads read the matrix where it is.
+ */
 function readData(file: string) {
-  const buf = readFileSync(file);
-  const [n, d] = new Int32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 8));
-  // views over the file's bytes, no copies (a large readFileSync buffer is not pooled, so aligned)
-  const at = buf.byteOffset + 8;
-  const body =
-    at % 4 === 0
-      ? new Float32Array(buf.buffer, at, n * d + n)
-      : new Float32Array(buf.buffer.slice(at, at + (n * d + n) * 4));
-  return { numRows: n, numCols: d, data: body.subarray(0, n * d), labels: body.subarray(n * d) };
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    for (let at = 0; at < size; ) at += readSync(fd, bytes, at, size - at, at);
+    const [n, d] = new Int32Array(bytes.buffer, 0, 2);
+    const body = new Float32Array(bytes.buffer, 8, n * d + n);
+    return { numRows: n, numCols: d, data: body.subarray(0, n * d), labels: body.subarray(n * d) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const PY = `

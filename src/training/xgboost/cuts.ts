@@ -4,6 +4,7 @@
 import { Sketch, Summary } from './sketch.js';
 
 const f = Math.fround;
+const KF = 8; // kFactor
 
 /** Histogram cut points (HistogramCuts): per feature [ptr[f], ptr[f+1]) into values; minValues. */
 export interface Cuts {
@@ -25,71 +26,189 @@ export function makeCuts(
   sorted: boolean,
   colsSorted?: { ptr: Int32Array; rows: Int32Array; values: Float32Array },
 ): Cuts {
-  const KF = 8; // kFactor
+  if (!sorted) {
+    // a block of features at a time through one cutter, its buffers reused
+    const cutter = new ColumnCutter();
+    const values = new Float32Array(numCols * maxBins);
+    const counts = new Int32Array(numCols);
+    const minValues = new Float32Array(numCols);
+    for (let c0 = 0; c0 < numCols; c0 += CUT_BLOCK) {
+      const c1 = Math.min(c0 + CUT_BLOCK, numCols);
+      cutter.gather(data, numRows, numCols, c0, c1, weights);
+      for (let c = c0; c < c1; c++) {
+        const out = values.subarray(c * maxBins, (c + 1) * maxBins);
+        counts[c] = cutter.column(c - c0, maxBins, weights !== undefined, out);
+        minValues[c] = cutter.minValue;
+      }
+    }
+    return assembleCuts(numCols, maxBins, values, counts, minValues);
+  }
   const colSize = new Float64Array(numCols);
   for (let r = 0; r < numRows; r++) {
     const b = r * numCols;
     for (let c = 0; c < numCols; c++) if (!Number.isNaN(data[b + c])) colSize[c]++;
   }
-  const summaries: Summary[] = [];
-  const reduce = (sk: Sketch, c: number) => {
-    const out = new Summary(0);
-    if (colSize[c] === 0) return out;
-    sk.getSummary(out);
-    const red = new Summary(0);
-    const inter = Math.min(colSize[c], maxBins * KF);
-    if (sorted) red.setPruneX(out, inter);
-    else red.setPrune(out, inter);
-    return red;
-  };
-  if (!sorted) {
-    // one feature at a time through one sketch, its buffers reused
-    const sk = new Sketch(false);
-    for (let c = 0; c < numCols; c++) {
-      const nb = Math.max(Math.min(maxBins, colSize[c]), 1);
-      sk.init(colSize[c], 1 / f(nb * KF));
-      sk.resizeQueue(sk.limitSize * 2);
-      for (let r = 0, at = c; r < numRows; r++, at += numCols) {
-        const v = data[at];
-        if (!Number.isNaN(v)) sk.push(v, weights ? weights[r] : 1);
-      }
-      summaries.push(reduce(sk, c));
-    }
-  } else {
-    if (!colsSorted) throw new Error('sorted sketch needs sorted columns');
-    for (let c = 0; c < numCols; c++) {
-      const sk = new Sketch(true);
-      sk.init(colSize[c], 2 / maxBins);
-      pushSortedColumn(sk, colsSorted, c, weights, maxBins);
-      summaries.push(reduce(sk, c));
-    }
-  }
-  const ptr = new Int32Array(numCols + 1);
-  const values: number[] = [];
+  if (!colsSorted) throw new Error('sorted sketch needs sorted columns');
+  const values = new Float32Array(numCols * maxBins);
+  const counts = new Int32Array(numCols);
   const minValues = new Float32Array(numCols);
+  const out = new Summary(0);
+  const red = new Summary(0);
+  const final = new Summary(0);
   for (let c = 0; c < numCols; c++) {
-    const numCuts = colSize[c] === 0 ? 0 : Math.min(colSize[c], maxBins * KF);
-    const maxNumBins = Math.min(numCuts, maxBins);
-    const a = new Summary(0);
-    if (numCuts !== 0) {
-      if (sorted) a.setPruneX(summaries[c], maxNumBins + 1);
-      else a.setPrune(summaries[c], maxNumBins + 1);
-      const mval = a.value[0];
-      minValues[c] = f(f(mval - Math.abs(mval)) - f(1e-5));
-    } else {
-      minValues[c] = f(1e-5);
+    const sk = new Sketch(true);
+    sk.init(colSize[c], 2 / maxBins);
+    pushSortedColumn(sk, colsSorted, c, weights, maxBins);
+    red.size = 0;
+    if (colSize[c] !== 0) {
+      sk.getSummary(out);
+      red.setPruneX(out, Math.min(colSize[c], maxBins * KF));
     }
-    // AddCutPoint
-    const required = Math.min(a.size, maxNumBins);
-    for (let i = 1; i < required; i++) {
-      const cpt = a.value[i];
-      if (i === 1 || cpt > values[values.length - 1]) values.push(cpt);
-    }
-    const cpt = a.size > 0 ? a.value[a.size - 1] : minValues[c];
-    values.push(f(cpt + f(Math.abs(cpt) + f(1e-5))));
-    ptr[c + 1] = values.length;
+    counts[c] = addCutPoints(red, colSize[c], maxBins, true, final, values.subarray(c * maxBins));
+    minValues[c] = cutMin;
   }
-  return { ptr, values: Float32Array.from(values), minValues };
+  return assembleCuts(numCols, maxBins, values, counts, minValues);
+}
+
+/** the minimum value addCutPoints found for its feature */
+let cutMin = 0;
+
+/**
+ * The end of MakeCuts for one feature with summary `s` of colSize values: the prune to the bins,
+ * the feature's minimum value (in cutMin), AddCutPoint. Writes the cut values into out; returns
+ * how many (at most maxBins).
+ */
+function addCutPoints(
+  s: Summary,
+  colSize: number,
+  maxBins: number,
+  sorted: boolean,
+  a: Summary,
+  out: Float32Array,
+): number {
+  const numCuts = colSize === 0 ? 0 : Math.min(colSize, maxBins * KF);
+  const maxNumBins = Math.min(numCuts, maxBins);
+  a.size = 0;
+  if (numCuts !== 0) {
+    if (sorted) a.setPruneX(s, maxNumBins + 1);
+    else a.setPrune(s, maxNumBins + 1);
+    const mval = a.value[0];
+    cutMin = f(f(mval - Math.abs(mval)) - f(1e-5));
+  } else {
+    cutMin = f(1e-5);
+  }
+  let n = 0;
+  const required = Math.min(a.size, maxNumBins);
+  for (let i = 1; i < required; i++) {
+    const cpt = a.value[i];
+    if (i === 1 || cpt > out[n - 1]) out[n++] = cpt;
+  }
+  const cpt = a.size > 0 ? a.value[a.size - 1] : cutMin;
+  out[n++] = f(cpt + f(Math.abs(cpt) + f(1e-5)));
+  return n;
+}
+
+/** Cuts from each feature's cut values (values[c * maxBins ..], counts[c] of them) and minimum. */
+export function assembleCuts(
+  numCols: number,
+  maxBins: number,
+  values: Float32Array,
+  counts: Int32Array,
+  minValues: Float32Array,
+): Cuts {
+  const ptr = new Int32Array(numCols + 1);
+  for (let c = 0; c < numCols; c++) ptr[c + 1] = ptr[c] + counts[c];
+  const all = new Float32Array(ptr[numCols]);
+  for (let c = 0; c < numCols; c++) all.set(values.subarray(c * maxBins, c * maxBins + counts[c]), ptr[c]);
+  return { ptr, values: all, minValues: Float32Array.from(minValues) };
+}
+
+/** features gathered together: one pass over the row-major values reads each cache line once for them */
+export const CUT_BLOCK = 4;
+
+/**
+ * The cut values of one feature at a time (WQuantileSketch, the unsorted container), its sketch
+ * and summaries reused from feature to feature. A block of features is first gathered out of the
+ * row-major matrix in one pass (present values only, with their rows' weights).
+ */
+export class ColumnCutter {
+  private readonly sketch = new Sketch(false);
+  private readonly out = new Summary(0);
+  private readonly red = new Summary(0);
+  private readonly final = new Summary(0);
+  private values: Float32Array[] = [];
+  private weights: Float32Array[] = [];
+  private readonly sizes = new Int32Array(CUT_BLOCK);
+  /** the last feature's minimum value and number of present values */
+  minValue = 0;
+  colSize = 0;
+
+  /** Gathers features c0..c1-1 (at most CUT_BLOCK) of the row-major data. */
+  gather(data: Float32Array, numRows: number, numCols: number, c0: number, c1: number, weights?: Float32Array): void {
+    for (let k = 0; k < c1 - c0; k++) {
+      if (this.values[k] === undefined || this.values[k].length < numRows) {
+        this.values[k] = new Float32Array(numRows);
+        if (weights) this.weights[k] = new Float32Array(numRows);
+      }
+      if (weights && (this.weights[k] === undefined || this.weights[k].length < numRows))
+        this.weights[k] = new Float32Array(numRows);
+    }
+    this.sizes.fill(0);
+    gatherColumns(data, numRows, numCols, c0, c1, weights, this.values, this.weights, this.sizes);
+  }
+
+  /** Gathered feature k: writes its cut values into out, returns how many. */
+  column(k: number, maxBins: number, weighted: boolean, out: Float32Array): number {
+    const size = this.sizes[k];
+    const values = this.values[k];
+    const w = this.weights[k];
+    const sk = this.sketch;
+    const nb = Math.max(Math.min(maxBins, size), 1);
+    sk.init(size, 1 / f(nb * KF));
+    sk.resizeQueue(sk.limitSize * 2);
+    if (weighted) for (let i = 0; i < size; i++) sk.push(values[i], w[i]);
+    else for (let i = 0; i < size; i++) sk.push(values[i], 1);
+    this.red.size = 0;
+    if (size !== 0) {
+      sk.getSummary(this.out);
+      this.red.setPrune(this.out, Math.min(size, maxBins * KF));
+    }
+    const n = addCutPoints(this.red, size, maxBins, false, this.final, out);
+    this.minValue = cutMin;
+    this.colSize = size;
+    return n;
+  }
+}
+
+function gatherColumns(
+  data: Float32Array,
+  numRows: number,
+  numCols: number,
+  c0: number,
+  c1: number,
+  weights: Float32Array | undefined,
+  values: Float32Array[],
+  ws: Float32Array[],
+  sizes: Int32Array,
+): void {
+  // chunks of rows, the block's columns one after the other in each: a chunk's cache lines are
+  // read from memory once for all of them
+  for (let r0 = 0; r0 < numRows; r0 += 2048) {
+    const r1 = Math.min(r0 + 2048, numRows);
+    for (let c = c0; c < c1; c++) {
+      const k = c - c0;
+      const out = values[k];
+      const wout = ws[k];
+      let size = sizes[k];
+      for (let r = r0, at = r0 * numCols + c; r < r1; r++, at += numCols) {
+        const v = data[at];
+        if (Number.isNaN(v)) continue;
+        if (weights) wout[size] = weights[r];
+        out[size++] = v;
+      }
+      sizes[k] = size;
+    }
+  }
 }
 
 /** SortedSketchContainer::PushColPage for one column (values ascending). */

@@ -1,77 +1,67 @@
-// Worker thread of the histogram pool (./hist-pool.ts): builds the bins of its share of the features
-// for each requested row range, writing straight into the shared output histograms.
+// A worker thread of a hist/approx team (./hist-team.ts): waits for the next task generation,
+// spinning for SPIN_MS before it sleeps, does its part of the task (./hist-tasks.ts) and
+// acknowledges it; an Exit task ends the thread.
 
-import { parentPort } from 'node:worker_threads';
-import { buildHist, type RowBins } from './hist-matrix.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { jsKernels, wasmKernels } from './hist-kernels.js';
+import { runTask, Task, type TeamThread } from './hist-tasks.js';
+import { C, PAGE, SPIN_MS, type WorkerSetup } from './hist-team.js';
+import { makeObjective, type ObjectiveImpl } from './objectives.js';
+import type { TrainParams } from './types.js';
 
-interface Shared {
-  bins: RowBins;
-  offsets: Int32Array | undefined;
-  missing: number;
-  dense: boolean;
-  numCols: number;
-  grad: Float32Array;
-  hess: Float32Array;
-  rowIdx: Int32Array;
+const setup = workerData as WorkerSetup;
+let objective: ObjectiveImpl | undefined;
+const { memory, sab, ctrl } = setup;
+// A memory the main thread grew reaches this thread's buffer (and its WebAssembly instance) through
+// an interrupt V8 may not have handled yet when the task arrives; growing by nothing refreshes both.
+const buffer = memory
+  ? () => {
+      if (memory.buffer.byteLength < ctrl[C.PAGES] * PAGE) memory.grow(0);
+      return memory.buffer;
+    }
+  : () => sab as SharedArrayBuffer;
+const th: TeamThread = {
+  index: setup.index,
+  size: setup.size,
+  buffer,
+  kernels: setup.module && memory ? wasmKernels(setup.module, memory) : jsKernels(buffer),
+  ctrl,
+  next: C.NEXT,
+  data: setup.data,
+  weights: setup.weights,
+  scratch: new Map(),
+  objective: () => {
+    objective ??= makeObjective(setup.params as TrainParams);
+    return objective;
+  },
+};
+const ack = C.ACK + C.LINE * setup.index;
+
+function loop(): void {
+  let seen = 0;
+  for (;;) {
+    let gen = Atomics.load(ctrl, C.GEN);
+    const t0 = performance.now();
+    for (let spins = 1; gen === seen; spins++) {
+      if ((spins & 63) === 0 && performance.now() - t0 > SPIN_MS) Atomics.wait(ctrl, C.GEN, seen);
+      gen = Atomics.load(ctrl, C.GEN);
+    }
+    seen = gen;
+    const offset = ctrl[C.TASK];
+    const length = ctrl[C.TASK_LEN];
+    const kind = new Float64Array(buffer(), offset, 1)[0];
+    if (kind !== Task.Exit) {
+      try {
+        runTask(th, offset, length);
+      } catch (e) {
+        parentPort?.postMessage({ index: setup.index, error: e instanceof Error ? e.message : String(e) });
+        Atomics.add(ctrl, C.ERR, 1);
+      }
+    }
+    Atomics.store(ctrl, ack, gen);
+    Atomics.notify(ctrl, ack);
+    if (kind === Task.Exit) return;
+  }
 }
 
-let s: Shared | undefined;
-
-export type ToHistWorker =
-  | {
-      t: 'data';
-      bins: SharedArrayBuffer;
-      bytes: 1 | 2 | 4;
-      offsets: Int32Array | undefined;
-      missing: number;
-      dense: boolean;
-      numCols: number;
-    }
-  | { t: 'grad'; grad: SharedArrayBuffer; hess: SharedArrayBuffer; rowIdx: SharedArrayBuffer }
-  | {
-      t: 'build';
-      id: number;
-      c0: number;
-      c1: number;
-      gradOnly: boolean;
-      jobs: { begin: number; end: number; out: SharedArrayBuffer }[];
-    };
-
-parentPort?.on('message', (m: ToHistWorker) => {
-  if (m.t === 'data') {
-    const bins =
-      m.bytes === 1 ? new Uint8Array(m.bins) : m.bytes === 2 ? new Uint16Array(m.bins) : new Uint32Array(m.bins);
-    s = { ...(s as Shared), bins, offsets: m.offsets, missing: m.missing, dense: m.dense, numCols: m.numCols };
-    return;
-  }
-  if (m.t === 'grad') {
-    s = {
-      ...(s as Shared),
-      grad: new Float32Array(m.grad),
-      hess: new Float32Array(m.hess),
-      rowIdx: new Int32Array(m.rowIdx),
-    };
-    return;
-  }
-  const { bins, offsets, missing, dense, numCols, grad, hess, rowIdx } = s as Shared;
-  for (const job of m.jobs) {
-    const out = new Float64Array(job.out);
-    buildHist(
-      bins,
-      offsets,
-      missing,
-      dense,
-      numCols,
-      m.c0,
-      m.c1,
-      rowIdx,
-      job.begin,
-      job.end,
-      grad,
-      hess,
-      out,
-      m.gradOnly,
-    );
-  }
-  parentPort?.postMessage(m.id);
-});
+loop();

@@ -62,27 +62,52 @@ export class Summary {
     return j;
   }
 
-  /** WQSummary::SetPrune */
+  /** WQSummary::SetPrune (the arrays held in locals: this runs for every queue's worth of values) */
   setPrune(src: Summary, maxsize: number): void {
     if (src.size <= maxsize) {
       this.copyFrom(src);
       return;
     }
     this.reserve(maxsize);
-    const begin = src.rmax[0];
-    const range = f(src.rmin[src.size - 1] - src.rmax[0]);
+    const { rmin, rmax, wmin, value } = this;
+    const sRmin = src.rmin;
+    const sRmax = src.rmax;
+    const sWmin = src.wmin;
+    const sValue = src.value;
+    const last = src.size - 1;
+    const begin = sRmax[0];
+    const range = f(sRmin[last] - sRmax[0]);
     const n = maxsize - 1;
-    this.copyEntry(0, src, 0);
-    this.size = 1;
+    rmin[0] = sRmin[0];
+    rmax[0] = sRmax[0];
+    wmin[0] = sWmin[0];
+    value[0] = sValue[0];
+    let size = 1;
     let i = 1;
     let lastidx = 0;
     for (let k = 1; k < n; k++) {
       const dx2 = f(2 * f(f(f(k * range) / n) + begin));
-      while (i < src.size - 1 && dx2 >= f(src.rmax[i + 1] + src.rmin[i + 1])) ++i;
-      if (i === src.size - 1) break;
-      lastidx = this.keepNearer(src, i, dx2, lastidx);
+      while (i < last && dx2 >= f(sRmax[i + 1] + sRmin[i + 1])) ++i;
+      if (i === last) break;
+      // keep whichever of i and i + 1 lies nearer the rank dx2 / 2, unless it was just kept
+      const j = dx2 < f(f(sRmin[i] + sWmin[i]) + f(sRmax[i + 1] - sWmin[i + 1])) ? i : i + 1;
+      if (j !== lastidx) {
+        rmin[size] = sRmin[j];
+        rmax[size] = sRmax[j];
+        wmin[size] = sWmin[j];
+        value[size] = sValue[j];
+        size++;
+        lastidx = j;
+      }
     }
-    if (lastidx !== src.size - 1) this.copyEntry(this.size++, src, src.size - 1);
+    if (lastidx !== last) {
+      rmin[size] = sRmin[last];
+      rmax[size] = sRmax[last];
+      wmin[size] = sWmin[last];
+      value[size] = sValue[last];
+      size++;
+    }
+    this.size = size;
   }
 
   /** WXQSummary::SetPrune (the sorted sketch's prune, keeping large-weight entries) */
@@ -147,7 +172,7 @@ export class Summary {
     }
   }
 
-  /** WQSummary::SetCombine (+ FixError) */
+  /** WQSummary::SetCombine (+ FixError), the arrays held in locals */
   setCombine(sa: Summary, sb: Summary): void {
     if (sa.size === 0) {
       this.copyFrom(sb);
@@ -158,50 +183,82 @@ export class Summary {
       return;
     }
     this.reserve(sa.size + sb.size);
+    const { rmin, rmax, wmin, value } = this;
+    const aRmin = sa.rmin;
+    const aRmax = sa.rmax;
+    const aWmin = sa.wmin;
+    const aValue = sa.value;
+    const bRmin = sb.rmin;
+    const bRmax = sb.rmax;
+    const bWmin = sb.wmin;
+    const bValue = sb.value;
+    const na = sa.size;
+    const nb = sb.size;
     let a = 0;
     let b = 0;
     let d = 0;
     let aprev = 0;
     let bprev = 0;
-    while (a < sa.size && b < sb.size) {
-      if (sa.value[a] === sb.value[b]) {
-        this.set(d, f(sa.rmin[a] + sb.rmin[b]), f(sa.rmax[a] + sb.rmax[b]), f(sa.wmin[a] + sb.wmin[b]), sa.value[a]);
-        aprev = sa.rminNext(a);
-        bprev = sb.rminNext(b);
+    while (a < na && b < nb) {
+      const va = aValue[a];
+      const vb = bValue[b];
+      if (va === vb) {
+        rmin[d] = f(aRmin[a] + bRmin[b]);
+        rmax[d] = f(aRmax[a] + bRmax[b]);
+        wmin[d] = f(aWmin[a] + bWmin[b]);
+        value[d] = va;
+        aprev = f(aRmin[a] + aWmin[a]);
+        bprev = f(bRmin[b] + bWmin[b]);
         d++;
         a++;
         b++;
-      } else if (sa.value[a] < sb.value[b]) {
-        this.set(d, f(sa.rmin[a] + bprev), f(sa.rmax[a] + sb.rmaxPrev(b)), sa.wmin[a], sa.value[a]);
-        aprev = sa.rminNext(a);
+      } else if (va < vb) {
+        rmin[d] = f(aRmin[a] + bprev);
+        rmax[d] = f(aRmax[a] + f(bRmax[b] - bWmin[b]));
+        wmin[d] = aWmin[a];
+        value[d] = va;
+        aprev = f(aRmin[a] + aWmin[a]);
         d++;
         a++;
       } else {
-        this.set(d, f(sb.rmin[b] + aprev), f(sb.rmax[b] + sa.rmaxPrev(a)), sb.wmin[b], sb.value[b]);
-        bprev = sb.rminNext(b);
+        rmin[d] = f(bRmin[b] + aprev);
+        rmax[d] = f(bRmax[b] + f(aRmax[a] - aWmin[a]));
+        wmin[d] = bWmin[b];
+        value[d] = vb;
+        bprev = f(bRmin[b] + bWmin[b]);
         d++;
         b++;
       }
     }
-    if (a < sa.size) {
-      const brmax = sb.rmax[sb.size - 1];
-      for (; a < sa.size; a++, d++) this.set(d, f(sa.rmin[a] + bprev), f(sa.rmax[a] + brmax), sa.wmin[a], sa.value[a]);
+    if (a < na) {
+      const brmax = bRmax[nb - 1];
+      for (; a < na; a++, d++) {
+        rmin[d] = f(aRmin[a] + bprev);
+        rmax[d] = f(aRmax[a] + brmax);
+        wmin[d] = aWmin[a];
+        value[d] = aValue[a];
+      }
     }
-    if (b < sb.size) {
-      const armax = sa.rmax[sa.size - 1];
-      for (; b < sb.size; b++, d++) this.set(d, f(sb.rmin[b] + aprev), f(sb.rmax[b] + armax), sb.wmin[b], sb.value[b]);
+    if (b < nb) {
+      const armax = aRmax[na - 1];
+      for (; b < nb; b++, d++) {
+        rmin[d] = f(bRmin[b] + aprev);
+        rmax[d] = f(bRmax[b] + armax);
+        wmin[d] = bWmin[b];
+        value[d] = bValue[b];
+      }
     }
     this.size = d;
     // FixError
     let prevRmin = 0;
     let prevRmax = 0;
     for (let i = 0; i < d; i++) {
-      if (this.rmin[i] < prevRmin) this.rmin[i] = prevRmin;
-      else prevRmin = this.rmin[i];
-      if (this.rmax[i] < prevRmax) this.rmax[i] = prevRmax;
-      const next = this.rminNext(i);
-      if (this.rmax[i] < next) this.rmax[i] = next;
-      prevRmax = this.rmax[i];
+      if (rmin[i] < prevRmin) rmin[i] = prevRmin;
+      else prevRmin = rmin[i];
+      if (rmax[i] < prevRmax) rmax[i] = prevRmax;
+      const next = f(rmin[i] + wmin[i]);
+      if (rmax[i] < next) rmax[i] = next;
+      prevRmax = rmax[i];
     }
   }
 }
@@ -244,7 +301,13 @@ export function sortedOrder(values: Float32Array, n: number): Int32Array {
 
 let radixA = new Uint32Array(0);
 let radixB = new Uint32Array(0);
-const radixCount = new Int32Array(4 * 256);
+/** three digits of the 32-bit key: 11, 11 and 10 bits */
+const radixCount = new Int32Array(2048 + 2048 + 1024);
+const DIGITS = [
+  { shift: 0, mask: 2047, at: 0 },
+  { shift: 11, mask: 2047, at: 2048 },
+  { shift: 22, mask: 1023, at: 4096 },
+];
 
 /**
  * values[0..n) sorted ascending into out (-0 before +0; NaN never reaches here): an LSD radix sort
@@ -265,24 +328,21 @@ export function sortValues(values: Float32Array, n: number, out: Float32Array): 
     const u = bits[i];
     const k = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
     a[i] = k;
-    count[k & 255]++;
-    count[256 + ((k >>> 8) & 255)]++;
-    count[512 + ((k >>> 16) & 255)]++;
-    count[768 + (k >>> 24)]++;
+    count[k & 2047]++;
+    count[2048 + ((k >>> 11) & 2047)]++;
+    count[4096 + (k >>> 22)]++;
   }
-  for (let pass = 0; pass < 4; pass++) {
-    const shift = pass * 8;
-    const o = pass * 256;
-    if (n === 0 || count[o + ((a[0] >>> shift) & 255)] === n) continue; // every key shares this byte
+  for (const { shift, mask, at } of DIGITS) {
+    if (n === 0 || count[at + ((a[0] >>> shift) & mask)] === n) continue; // every key shares this digit
     let sum = 0;
-    for (let d = o; d < o + 256; d++) {
+    for (let d = at; d <= at + mask; d++) {
       const c = count[d];
       count[d] = sum;
       sum += c;
     }
     for (let i = 0; i < n; i++) {
       const k = a[i];
-      b[count[o + ((k >>> shift) & 255)]++] = k;
+      b[count[at + ((k >>> shift) & mask)]++] = k;
     }
     const t = a;
     a = b;

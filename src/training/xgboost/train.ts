@@ -4,8 +4,10 @@
 
 import { ExactGrower } from './exact.js';
 import { type SortedColumns, sortColumns } from './exact-columns.js';
-import { type BinMatrix, growHist, type HistBuilder, localHistBuilder, quantize, RootCache } from './hist.js';
-import { HistPool } from './hist-pool.js';
+import { growHist, HistScratch } from './hist.js';
+import { binMatrix, type HistMatrix, sketchCuts } from './hist-data.js';
+import { RowState } from './hist-rows.js';
+import { Team } from './hist-team.js';
 import { type Metric, makeMetric } from './metrics.js';
 import { floatParam, makeObjective, type ObjectiveImpl } from './objectives.js';
 import { ColumnSampler, Rng } from './sampler.js';
@@ -23,6 +25,8 @@ export interface TrainOptions {
    * metric, else the last eval_metric) and whether larger is better; default: xgboost's own rule.
    */
   earlyStopping?: { metric?: string; maximize?: boolean };
+  /** tree_method hist/approx: the JavaScript histogram kernels instead of WebAssembly (tests) */
+  jsKernels?: boolean;
 }
 
 export interface TrainResult {
@@ -63,6 +67,11 @@ function maximizes(metric: string): boolean {
   );
 }
 
+function hasMissing(data: Float32Array): boolean {
+  for (let i = 0; i < data.length; i++) if (Number.isNaN(data[i])) return true;
+  return false;
+}
+
 function checkMatrix(d: DMatrix, numCols: number, what: string): void {
   if (d.numCols !== numCols) throw new Error(`${what}: ${d.numCols} features, the training data has ${numCols}`);
   if (d.data.length !== d.numRows * d.numCols || d.labels.length !== d.numRows) {
@@ -96,6 +105,16 @@ function groupGradients(
   for (let r = 0; r < outG.length; r++) {
     outG[r] = grad[r * k + g];
     outH[r] = hess[r * k + g];
+  }
+}
+
+/** hist/approx row sampling: group g's pairs of the rows not drawn (or with a negative hessian) zeroed. */
+function sampleOut(rng: Rng, subsample: number, grad: Float32Array, hess: Float32Array, k: number, g: number): void {
+  for (let at = g; at < hess.length; at += k) {
+    if (!(hess[at] >= 0 && rng.next() < subsample)) {
+      grad[at] = 0;
+      hess[at] = 0;
+    }
   }
 }
 
@@ -133,53 +152,48 @@ export async function train(
     throw new Error('grow_policy=lossguide needs tree_method hist or approx');
   }
 
-  const trainMargins = new Float32Array(n * k).fill(baseMargin);
-  const evalMargins = evals.map((e) =>
-    e.data === dtrain ? trainMargins : new Float32Array(e.data.numRows * k).fill(baseMargin),
-  );
-  const grad = new Float32Array(n * k);
-  const hess = new Float32Array(n * k);
-  const gGrad = new Float32Array(n);
-  const gHess = new Float32Array(n);
+  const nthread = params.nthread > 0 ? params.nthread : (await import('node:os')).availableParallelism();
+  // threads pay off from a few tens of thousands of cells; below that the hand-offs cost more
+  const threaded = nthread > 1 && method !== 'exact' && n * nc >= 1 << 16;
+  // hist/approx: the rows' state lives in the arena of a team of threads (hist-team.ts)
+  const team =
+    method === 'exact'
+      ? undefined
+      : new Team(threaded ? Math.min(nthread, nc) : 1, n, nc, dtrain.data, dtrain.weights, obj, params, opts.jsKernels);
+  let best: { iter: number; score: number } | undefined;
+  let sinceBest = 0;
+  let stopped = false;
   const trees: RegTree[] = [];
   const treeGroups: number[] = [];
   const history: EvalResult[][] = [];
   const lines: string[] = [];
-
-  let cols: SortedColumns | undefined;
-  let exact: ExactGrower | undefined;
-  const active = method === 'exact' && params.subsample < 1 ? new Uint8Array(n) : undefined;
-  let binned: BinMatrix | undefined;
-  const rowIdx = new Int32Array(method === 'exact' ? 0 : n);
-  const nthread = params.nthread > 0 ? params.nthread : (await import('node:os')).availableParallelism();
-  let pool: HistPool | undefined;
-  // threads pay off from a few tens of thousands of cells; below that the messages cost more
-  const threaded = nthread > 1 && method !== 'exact' && n * nc >= 1 << 16;
-  let builder: HistBuilder | undefined;
-  const rootCache = new RootCache();
-  const constHess = obj.name === 'reg:squarederror';
-  const lossguide = params.grow_policy === 'lossguide';
-
-  let best: { iter: number; score: number } | undefined;
-  let sinceBest = 0;
-  let stopped = false;
   try {
-    if (method === 'exact' || method === 'approx') cols = sortColumns(dtrain.data, n, nc);
-    if (method === 'hist') {
-      binned = quantize(
-        dtrain.data,
-        n,
-        nc,
-        makeCuts(dtrain.data, n, nc, params.max_bin, dtrain.weights, false),
-        undefined,
-        threaded,
-      );
+    const rows = team ? new RowState(team, n, k, dtrain.labels, dtrain.weights, baseMargin) : undefined;
+    const trainMargins = rows?.margins ?? new Float32Array(n * k).fill(baseMargin);
+    const evalMargins = evals.map((e) =>
+      e.data === dtrain ? trainMargins : new Float32Array(e.data.numRows * k).fill(baseMargin),
+    );
+    const grad = rows?.grad ?? new Float32Array(n * k);
+    const hess = rows?.hess ?? new Float32Array(n * k);
+    const gGrad = new Float32Array(team ? 0 : n);
+    const gHess = new Float32Array(team ? 0 : n);
+    const cols = method === 'exact' || method === 'approx' ? sortColumns(dtrain.data, n, nc) : undefined;
+    let exact: ExactGrower | undefined;
+    const active = method === 'exact' && params.subsample < 1 ? new Uint8Array(n) : undefined;
+    let binned: HistMatrix | undefined;
+    let scratch: HistScratch | undefined;
+    let dense: boolean | undefined;
+    const constHess = obj.name === 'reg:squarederror';
+    const lossguide = params.grow_policy === 'lossguide';
+    if (team && method === 'hist') {
+      const sk = await sketchCuts(team, n, nc, params.max_bin);
+      binned = await binMatrix(team, n, nc, sk.cuts, sk.dense, params.max_bin, sp);
     }
     for (let iter = 0; iter < params.num_round && !stopped; iter++) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-      obj.gradients(trainMargins, dtrain.labels, dtrain.weights, grad, hess);
+      if (rows) await rows.gradients();
+      else obj.gradients(trainMargins, dtrain.labels, dtrain.weights, grad, hess);
       for (let g = 0; g < k; g++) {
-        groupGradients(grad, hess, k, g, gGrad, gHess);
         const sampler = new ColumnSampler(
           rng,
           nc,
@@ -188,61 +202,42 @@ export async function train(
           params.colsample_bytree,
         );
         let tree: RegTree;
-        if (method === 'exact') {
+        if (!team || !rows) {
+          groupGradients(grad, hess, k, g, gGrad, gHess);
           if (active !== undefined) sampleRows(rng, params.subsample, gHess, active);
           exact ??= new ExactGrower(cols as SortedColumns, dtrain.data, sp, params.max_depth);
           tree = exact.grow(gGrad, gHess, active, sampler);
           // the prediction cache from the rows' final positions
           exact.addLeafValues(tree, trainMargins, k, g);
         } else {
-          if (params.subsample < 1) {
-            for (let r = 0; r < n; r++) {
-              if (!(gHess[r] >= 0 && rng.next() < params.subsample)) {
-                gGrad[r] = 0;
-                gHess[r] = 0;
-              }
-            }
-          }
+          // group g's pairs are grad[r × k + g]; sampled-out rows are zeroed there
+          if (params.subsample < 1) sampleOut(rng, params.subsample, grad, hess, k, g);
           if (method === 'approx' && (binned === undefined || !constHess)) {
             // GHistIndexMatrix built from the hessian-weighted sketch (once for a constant hessian)
             const w = new Float32Array(n);
-            for (let r = 0; r < n; r++) w[r] = dtrain.weights ? gHess[r] * dtrain.weights[r] : gHess[r];
+            for (let r = 0; r < n; r++) w[r] = dtrain.weights ? hess[r * k + g] * dtrain.weights[r] : hess[r * k + g];
             const cuts = makeCuts(dtrain.data, n, nc, params.max_bin, w, !constHess, cols);
-            binned = quantize(dtrain.data, n, nc, cuts, binned, threaded);
-            builder = undefined;
+            dense ??= !hasMissing(dtrain.data);
+            binned = await binMatrix(team, n, nc, cuts, dense, params.max_bin, sp, binned);
           }
-          const bm = binned as BinMatrix;
-          if (builder === undefined) {
-            if (threaded) {
-              pool ??= new HistPool(nthread, n);
-              builder = pool.builder(bm);
-            } else
-              builder = localHistBuilder(
-                bm,
-                () => pool?.rowIdx ?? rowIdx,
-                () => gGrad,
-                () => gHess,
-              );
-          }
-          if (pool) pool.setGradients(gGrad, gHess);
+          const bm = binned as HistMatrix;
+          scratch ??= new HistScratch(team, bm.histBytes);
           const grown = await growHist(
+            team,
             bm,
-            gGrad,
-            gHess,
-            pool?.rowIdx ?? rowIdx,
-            builder,
+            scratch,
+            { grad, hess, groups: k, group: g },
             {
               p: sp,
               maxDepth: params.max_depth,
               maxLeaves: params.max_leaves,
               lossguide,
               rootFromGradients: method === 'approx',
-              cache: rootCache,
             },
             sampler,
           );
           tree = grown.tree;
-          grown.addLeaves(trainMargins, k, g);
+          await rows.addLeaves(grown.leaves, g);
         }
         trees.push(tree);
         treeGroups.push(g);
@@ -281,7 +276,7 @@ export async function train(
       }
     }
   } finally {
-    await pool?.close();
+    await team?.close();
   }
 
   const attributes: Record<string, string> = {};

@@ -18,7 +18,8 @@ function tooLarge(what: string): never {
   );
 }
 
-// ES2024's resizable ArrayBuffer (in Node 20), typed here because the project compiles with ES2023 libs.
+// ES2024's resizable ArrayBuffer and growable SharedArrayBuffer (in Node 20), typed here because
+// the project compiles with ES2023 libs.
 interface ResizableArrayBuffer extends ArrayBuffer {
   resize(byteLength: number): void;
 }
@@ -26,13 +27,37 @@ const Resizable = ArrayBuffer as unknown as new (
   byteLength: number,
   options: { maxByteLength: number },
 ) => ResizableArrayBuffer;
+const GrowableShared = SharedArrayBuffer as unknown as new (
+  byteLength: number,
+  options: { maxByteLength: number },
+) => SharedArrayBuffer & { grow(byteLength: number): void };
 
-/** A typed array that grows in place, never copied. */
+/**
+ * A typed array that grows in place, never copied. `shared`: in a SharedArrayBuffer, so the
+ * training's threads read it where it is (a growable one cannot shrink: the unused tail of the last
+ * growth step stays reserved address space, never touched).
+ */
 class Growable<T extends Float32Array | Uint32Array> {
-  private readonly buffer = new Resizable(0, { maxByteLength: MAX_BYTES });
+  private readonly buffer: ArrayBufferLike;
+  /** grows (or, not shared, shrinks) the buffer to `bytes` */
+  private readonly resize: (bytes: number) => void;
   data: T;
   length = 0;
-  constructor(private readonly make: (b: ArrayBuffer, n?: number) => T) {
+  constructor(
+    private readonly make: (b: ArrayBufferLike, n?: number) => T,
+    shared = false,
+  ) {
+    if (shared) {
+      const sab = new GrowableShared(0, { maxByteLength: MAX_BYTES });
+      this.buffer = sab;
+      this.resize = (bytes) => {
+        if (bytes > sab.byteLength) sab.grow(bytes);
+      };
+    } else {
+      const ab = new Resizable(0, { maxByteLength: MAX_BYTES });
+      this.buffer = ab;
+      this.resize = (bytes) => ab.resize(bytes);
+    }
     this.data = make(this.buffer);
   }
   get capacity(): number {
@@ -46,7 +71,7 @@ class Growable<T extends Float32Array | Uint32Array> {
       Math.max(n * 4, this.buffer.byteLength + Math.max(MIN_STEP, this.buffer.byteLength >>> 2)),
     );
     if (n * 4 > MAX_BYTES) tooLarge(what);
-    this.buffer.resize(bytes); // length-tracking views see the new length
+    this.resize(bytes); // length-tracking views see the new length
   }
   push(v: number, what: string): void {
     if (this.length === this.capacity) this.reserve(this.length + 1, what);
@@ -54,14 +79,14 @@ class Growable<T extends Float32Array | Uint32Array> {
   }
   /** The first `length` elements, the buffer shrunk to them. */
   result(): T {
-    this.buffer.resize(this.length * 4);
+    this.resize(this.length * 4);
     return this.make(this.buffer, this.length);
   }
 }
 
-const f32 = (b: ArrayBuffer, n?: number): Float32Array =>
+const f32 = (b: ArrayBufferLike, n?: number): Float32Array =>
   n === undefined ? new Float32Array(b) : new Float32Array(b, 0, n);
-const u32 = (b: ArrayBuffer, n?: number): Uint32Array =>
+const u32 = (b: ArrayBufferLike, n?: number): Uint32Array =>
   n === undefined ? new Uint32Array(b) : new Uint32Array(b, 0, n);
 
 /** Labels and optional weights, one per row, shared by both builders. */
@@ -80,10 +105,13 @@ class RowMeta {
   }
 }
 
-/** Dense rows of varying width (CSV): shorter rows are padded with NaN (missing). */
+/**
+ * Dense rows of varying width (CSV): shorter rows are padded with NaN (missing). The matrix is in
+ * shared memory, where the trainer's threads read it (hist-team.ts).
+ */
 export class DenseBuilder {
   private readonly meta = new RowMeta();
-  private readonly cells = new Growable(f32);
+  private readonly cells = new Growable(f32, true);
   private width = 0;
 
   get numRows(): number {
@@ -151,7 +179,8 @@ export class SparseBuilder {
     const width = Math.max(this.maxCol + 1, minWidth);
     const numRows = this.meta.numRows;
     if (numRows * width * 4 > MAX_BYTES) tooLarge('feature matrix');
-    const data = new Float32Array(numRows * width).fill(Number.NaN);
+    // in shared memory, where the trainer's threads read it (hist-team.ts)
+    const data = new Float32Array(new SharedArrayBuffer(numRows * width * 4)).fill(Number.NaN);
     const cols = this.cols.data;
     const vals = this.vals.data;
     const ends = this.rowEnds.data;

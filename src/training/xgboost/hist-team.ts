@@ -1,0 +1,244 @@
+// The threads of one hist/approx training (nthread, the main thread included) and the shared
+// arena they work in: one WebAssembly memory (./hist-kernels.ts reads it) holding the quantized
+// matrix, the rows, the gradients, the histograms and the tasks. The main thread writes a task
+// (./hist-tasks.ts) into the arena, releases the workers through a generation counter, does its own
+// part and waits for theirs.
+//
+// A thread waiting for the others (a worker for the next task, the main thread for the workers'
+// parts) spins for SPIN_MS before it sleeps (Atomics.wait, woken by Atomics.notify): a sleeping
+// thread can take about a millisecond to wake on a virtual machine, longer than most tasks (a tree
+// level at 200k rows is ~2 ms), so with futex or postMessage hand-offs only, two threads were no
+// faster than one; but spinning longer turns a busy machine into a disaster (when the two threads
+// share one CPU, each spins its whole time slice away while the other waits to run: a 2 s training
+// took 18 s, and xgboost's OpenMP threads do the same).
+// https://nodejs.org/docs/latest-v20.x/api/worker_threads.html
+
+import { Worker } from 'node:worker_threads';
+import { jsKernels, kernelModule, WASM_MAX_PAGES, wasmKernels } from './hist-kernels.js';
+import { D, runTask, Task, type TeamThread } from './hist-tasks.js';
+import type { ObjectiveImpl } from './objectives.js';
+import type { TrainParams } from './types.js';
+
+const ENTRY = new URL('./hist-worker.js', import.meta.url);
+
+/** ctrl (Int32Array) layout: hot counters a cache line apart */
+export const C = {
+  GEN: 0,
+  TASK: 1,
+  TASK_LEN: 2,
+  ERR: 3,
+  /** the arena's size in 64 KiB pages when the task was posted */
+  PAGES: 4,
+  NEXT: 16,
+  /** worker w (1..) acknowledges generation g at ACK + 16 w */
+  ACK: 32,
+  LINE: 16,
+} as const;
+
+/** how long a worker spins for the next task before it sleeps, and the main thread for the workers */
+export const SPIN_MS = Number(process.env.SLIPWAY_SPIN_MS ?? 0.1);
+
+export const PAGE = 65536;
+
+/** a growable SharedArrayBuffer (ES2024; Node 20 has it, the project's ES2023 library does not declare it) */
+type GrowableSab = new (bytes: number, options: { maxByteLength: number }) => SharedArrayBuffer;
+
+/** What a worker starts with (its workerData). */
+export interface WorkerSetup {
+  index: number;
+  size: number;
+  ctrl: Int32Array;
+  memory?: WebAssembly.Memory;
+  module?: WebAssembly.Module;
+  /** without WebAssembly: a growable SharedArrayBuffer and JavaScript kernels */
+  sab?: SharedArrayBuffer;
+  data?: Float32Array;
+  weights?: Float32Array;
+  /** the training's parameters, for the objective of Task.Gradients */
+  params?: TrainParams;
+}
+
+function shared(a: Float32Array | undefined): Float32Array | undefined {
+  if (a === undefined || a.buffer instanceof SharedArrayBuffer) return a;
+  const copy = new Float32Array(new SharedArrayBuffer(a.byteLength));
+  copy.set(a);
+  return copy;
+}
+
+export class Team {
+  /** the main thread's part (index 0) */
+  readonly thread: TeamThread;
+  /** the descriptor every task points to (hist-tasks.ts D) */
+  readonly desc: number;
+  private readonly workers: Worker[] = [];
+  private readonly ctrl: Int32Array;
+  private readonly memory: WebAssembly.Memory | undefined;
+  private readonly sab: SharedArrayBuffer | undefined;
+  private top = 0;
+  private taskOffset = 0;
+  private taskLength = 0;
+  private failure: Error | undefined;
+  /** the messages of the errors workers hit in the last task, by thread index */
+  private readonly workerErrors = new Map<number, string>();
+
+  /**
+   * `threads` threads (at most the number of features); `data` (row-major) and `weights` are what the
+   * sketch and binning read, `objective` (made from `params` on the workers) what gives gradients;
+   * `js` forces the JavaScript kernels (tests).
+   */
+  constructor(
+    readonly size: number,
+    numRows: number,
+    numCols: number,
+    data: Float32Array,
+    weights: Float32Array | undefined,
+    objective: ObjectiveImpl,
+    params: TrainParams,
+    js = false,
+  ) {
+    const module = js ? null : kernelModule();
+    this.ctrl = new Int32Array(new SharedArrayBuffer((C.ACK + C.LINE * size) * 4));
+    if (module) this.memory = new WebAssembly.Memory({ initial: 1, maximum: WASM_MAX_PAGES, shared: true });
+    else this.sab = new (SharedArrayBuffer as GrowableSab)(PAGE, { maxByteLength: 2 ** 36 });
+    const memory = this.memory;
+    const sab = this.sab;
+    const buffer = memory ? () => memory.buffer : () => sab as SharedArrayBuffer;
+    const sharedData = size > 1 ? shared(data) : data;
+    const sharedWeights = size > 1 ? shared(weights) : weights;
+    this.thread = {
+      index: 0,
+      size,
+      buffer,
+      kernels: module && memory ? wasmKernels(module, memory) : jsKernels(buffer),
+      ctrl: this.ctrl,
+      next: C.NEXT,
+      data,
+      weights,
+      scratch: new Map(),
+      objective: () => objective,
+    };
+    this.top = 64;
+    this.desc = this.alloc(D.SIZE * 8);
+    const d = new Float64Array(buffer(), this.desc, D.SIZE);
+    d[D.numRows] = numRows;
+    d[D.numCols] = numCols;
+    for (let i = 1; i < size; i++) {
+      const setup: WorkerSetup = {
+        index: i,
+        size,
+        ctrl: this.ctrl,
+        memory,
+        module: module ?? undefined,
+        sab,
+        data: sharedData,
+        weights: sharedWeights,
+        params,
+      };
+      const w = new Worker(ENTRY, { workerData: setup });
+      w.on('message', (m: { error?: string; index: number }) => {
+        if (m.error !== undefined) this.workerErrors.set(m.index, m.error);
+      });
+      w.on('error', (err) => {
+        this.failure = err;
+      });
+      w.on('exit', (code) => {
+        this.failure ??= new Error(`a histogram thread exited (code ${code})`);
+      });
+      this.workers.push(w);
+    }
+  }
+
+  buffer(): ArrayBufferLike {
+    return this.thread.buffer();
+  }
+
+  /** `bytes` of the arena, 64-byte aligned, zeroed (the arena only grows). */
+  alloc(bytes: number): number {
+    const at = this.top;
+    const end = at + Math.ceil(bytes / 64) * 64;
+    const have = this.buffer().byteLength;
+    if (end > have) {
+      const pages = Math.ceil((end - have) / PAGE);
+      if (this.memory) {
+        if (have / PAGE + pages > WASM_MAX_PAGES)
+          throw new Error(
+            `tree_method hist: the training needs more than ${WASM_MAX_PAGES / 16384} GiB of histogram memory`,
+          );
+        this.memory.grow(pages);
+      } else (this.sab as unknown as { grow(bytes: number): void }).grow(have + pages * PAGE);
+    }
+    this.top = end;
+    return at;
+  }
+
+  /** The task block, at least `doubles` long (a new one when the last is too short). */
+  task(doubles: number): Float64Array {
+    if (doubles > this.taskLength) {
+      this.taskLength = Math.max(doubles, 1024);
+      this.taskOffset = this.alloc(this.taskLength * 8);
+    }
+    return new Float64Array(this.buffer(), this.taskOffset, this.taskLength);
+  }
+
+  /** Runs the task block on every thread; resolves when all are done. */
+  async run(): Promise<void> {
+    const ctrl = this.ctrl;
+    Atomics.store(ctrl, C.NEXT, 0);
+    if (this.workers.length === 0) {
+      runTask(this.thread, this.taskOffset, this.taskLength);
+      return;
+    }
+    if (this.failure) throw this.failure;
+    ctrl[C.TASK] = this.taskOffset;
+    ctrl[C.TASK_LEN] = this.taskLength;
+    ctrl[C.PAGES] = this.buffer().byteLength / PAGE;
+    ctrl[C.ERR] = 0;
+    this.workerErrors.clear();
+    const gen = Atomics.add(ctrl, C.GEN, 1) + 1;
+    Atomics.notify(ctrl, C.GEN);
+    let own: unknown;
+    try {
+      runTask(this.thread, this.taskOffset, this.taskLength);
+    } catch (e) {
+      own = e;
+    }
+    await this.waitFor(gen);
+    if (own !== undefined) throw own;
+    const failed = Atomics.load(ctrl, C.ERR);
+    if (failed !== 0) {
+      // each failed worker posted its error before acknowledging: they arrive with the next turns of
+      // the loop. The first thread's error is the one a single thread would have met first (the
+      // objective's check of the first bad label).
+      for (let i = 0; i < 1000 && this.workerErrors.size < failed; i++) await new Promise((r) => setTimeout(r, 1));
+      const first = [...this.workerErrors.keys()].sort((a, b) => a - b)[0];
+      throw new Error(this.workerErrors.get(first) ?? 'a histogram thread failed');
+    }
+  }
+
+  private async waitFor(gen: number): Promise<void> {
+    const ctrl = this.ctrl;
+    const t0 = performance.now();
+    for (let w = 1; w < this.size; w++) {
+      const at = C.ACK + C.LINE * w;
+      let spins = 0;
+      for (;;) {
+        const seen = Atomics.load(ctrl, at);
+        if (seen === gen) break;
+        if ((++spins & 63) !== 0 || performance.now() - t0 < SPIN_MS) continue;
+        // a slow (or dead) worker: sleep until it acknowledges, and let the event loop report an exit
+        if (Atomics.wait(ctrl, at, seen, 50) === 'timed-out') await new Promise((r) => setImmediate(r));
+        if (this.failure) throw this.failure;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.workers.length > 0 && this.failure === undefined) {
+      const P = this.task(1);
+      P[0] = Task.Exit;
+      await this.run().catch(() => undefined);
+    }
+    this.failure ??= new Error('closed');
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
