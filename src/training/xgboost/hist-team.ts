@@ -30,8 +30,13 @@ export const C = {
   /** the arena's size in 64 KiB pages when the task was posted */
   PAGES: 4,
   NEXT: 16,
+  /** the barrier inside tasks: threads arrived, the sense of the last crossing */
+  BAR: 32,
+  BAR_SENSE: 33,
+  /** set when a thread failed inside a task: the others leave its barriers */
+  ABORT: 34,
   /** worker w (1..) acknowledges generation g at ACK + 16 w */
-  ACK: 32,
+  ACK: 48,
   LINE: 16,
 } as const;
 
@@ -56,6 +61,29 @@ export interface WorkerSetup {
   weights?: Float32Array;
   /** the training's parameters, for the objective of Task.Gradients */
   params?: TrainParams;
+}
+
+/**
+ * A sense-reversing barrier of `size` threads over ctrl, for one thread (each thread makes its
+ * own): the last to arrive resets the count and flips the sense; the others spin, then sleep.
+ */
+export function barrier(ctrl: Int32Array, size: number): () => void {
+  let sense = 0;
+  return () => {
+    if (size === 1) return;
+    sense ^= 1;
+    if (Atomics.add(ctrl, C.BAR, 1) === size - 1) {
+      Atomics.store(ctrl, C.BAR, 0);
+      Atomics.store(ctrl, C.BAR_SENSE, sense);
+      Atomics.notify(ctrl, C.BAR_SENSE);
+      return;
+    }
+    const t0 = performance.now();
+    for (let spins = 1; Atomics.load(ctrl, C.BAR_SENSE) !== sense; spins++) {
+      if (Atomics.load(ctrl, C.ABORT) !== 0) throw new Error('another histogram thread failed');
+      if ((spins & 63) === 0 && performance.now() - t0 > SPIN_MS) Atomics.wait(ctrl, C.BAR_SENSE, sense ^ 1, 50);
+    }
+  };
 }
 
 function shared(a: Float32Array | undefined): Float32Array | undefined {
@@ -116,6 +144,7 @@ export class Team {
       weights,
       scratch: new Map(),
       objective: () => objective,
+      barrier: barrier(this.ctrl, size),
     };
     this.top = 64;
     this.desc = this.alloc(D.SIZE * 8);
@@ -201,6 +230,9 @@ export class Team {
       runTask(this.thread, this.taskOffset, this.taskLength);
     } catch (e) {
       own = e;
+      // the workers may be waiting for this thread at a barrier
+      Atomics.store(ctrl, C.ABORT, 1);
+      Atomics.notify(ctrl, C.BAR_SENSE);
     }
     await this.waitFor(gen);
     if (own !== undefined) throw own;
