@@ -197,7 +197,7 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
   const counts = new Int32Array(buf, P[8], Math.max(np, 1) * th.size);
   let at = HEAD;
   if (np > 0) {
-    partition(th, buf, P, d, at, counts);
+    partition(th, P, d, at, counts);
     at += np * LEVEL_JOB.partition;
   }
   if (nb > 0) {
@@ -286,7 +286,6 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
  */
 function partition(
   th: TeamThread,
-  buf: ArrayBufferLike,
   P: Float64Array,
   d: Float64Array,
   at0: number,
