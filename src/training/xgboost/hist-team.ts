@@ -127,7 +127,7 @@ export class Team {
     const module = js ? null : kernelModule();
     this.ctrl = new Int32Array(new SharedArrayBuffer((C.ACK + C.LINE * size) * 4));
     if (module) this.memory = new WebAssembly.Memory({ initial: 1, maximum: WASM_MAX_PAGES, shared: true });
-    else this.sab = new (SharedArrayBuffer as GrowableSab)(PAGE, { maxByteLength: 2 ** 36 });
+    else this.sab = new (SharedArrayBuffer as GrowableSab)(PAGE, { maxByteLength: WASM_MAX_PAGES * PAGE });
     const memory = this.memory;
     const sab = this.sab;
     const buffer = memory ? () => memory.buffer : () => sab as SharedArrayBuffer;
@@ -188,13 +188,14 @@ export class Team {
     const have = this.buffer().byteLength;
     if (end > have) {
       const pages = Math.ceil((end - have) / PAGE);
-      if (this.memory) {
-        if (have / PAGE + pages > WASM_MAX_PAGES)
-          throw new Error(
-            `tree_method hist: the training needs more than ${WASM_MAX_PAGES / 16384} GiB of histogram memory`,
-          );
-        this.memory.grow(pages);
-      } else (this.sab as unknown as { grow(bytes: number): void }).grow(have + pages * PAGE);
+      // 4 GiB: what WebAssembly addresses (and V8's largest growable SharedArrayBuffer)
+      if (have / PAGE + pages > WASM_MAX_PAGES) {
+        throw new Error(
+          `tree_method hist/approx: the quantized matrix, gradients and histograms need more than 4 GiB; use fewer rows, features or max_bin`,
+        );
+      }
+      if (this.memory) this.memory.grow(pages);
+      else (this.sab as unknown as { grow(bytes: number): void }).grow(have + pages * PAGE);
     }
     this.top = end;
     return at;
