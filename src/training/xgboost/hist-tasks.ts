@@ -14,16 +14,13 @@ import { cutColumns, quantizeColumns, transposeBins } from './hist-data.js';
 import { gradientsTask, leavesTask } from './hist-rows.js';
 import type { ObjectiveImpl } from './objectives.js';
 import { enumerateFeature, type ScanContext } from './hist-scan.js';
-import { SplitEntry, type SplitParams } from './split.js';
+import { calcGain, SplitEntry, type SplitParams } from './split.js';
 
 export const Task = {
   Exit: -1,
   Sketch: 1,
   QuantizeCols: 2,
   Transpose: 3,
-  PartitionSeq: 4,
-  Partition1: 5,
-  Partition2: 6,
   Level: 7,
   Gradients: 8,
   Leaves: 9,
@@ -71,7 +68,7 @@ export const D = {
 } as const;
 
 /** Where a task's jobs start in its block */
-export const HEAD = 8;
+export const HEAD = 16;
 /** doubles per scan result: loss (NaN: none), feature, bin, backward (0/1), grad sum, hess sum */
 export const RESULT = 6;
 
@@ -91,6 +88,8 @@ export interface TeamThread {
   scratch: Map<string, unknown>;
   /** the training's objective, for Task.Gradients */
   objective(): ObjectiveImpl;
+  /** waits until every thread of the team has called it as often (within one task) */
+  barrier(): void;
 }
 
 /** Thread t's features of numCols: a contiguous range. */
@@ -113,11 +112,6 @@ export function runTask(th: TeamThread, taskOffset: number, taskLength: number):
     case Task.Level:
       level(th, buf, P, d);
       break;
-    case Task.PartitionSeq:
-    case Task.Partition1:
-    case Task.Partition2:
-      partition(th, buf, P, d);
-      break;
     case Task.Sketch:
       cutColumns(th, buf, d);
       break;
@@ -136,30 +130,58 @@ export function runTask(th: TeamThread, taskOffset: number, taskLength: number):
   }
 }
 
-// Level: P[2] builds, P[3] subtractions, P[4] scans, P[5] results (byte offset), P[6] histogram
-// bytes, P[7] the threads' scan scratch (64 bytes each); from HEAD builds (slot, begin, end), subtractions (parent slot, built slot), scans (slot,
-// grad sum, hess sum, root gain, feature set index in P or -1 for all, its length).
+// Level: one step of a tree, one task (the threads meet at barriers inside it): partition the rows
+// of the nodes just split, build the smaller children's histograms (their siblings' by subtraction
+// from the parents'), find each new node's best split.
+// P[2] partitions, P[3] builds, P[4] scans, P[5] results (RESULT doubles per scan and thread),
+// P[6] histogram bytes, P[7] the threads' scan scratch (64 bytes each), P[8] partition counts (Int32
+// per partition and thread: left rows of each chunk), P[9] 1 for the root: its sums are the first
+// feature's bins' once built. From HEAD: partitions (begin, end, feature, bin within the feature,
+// default left); builds (slot, partition index or -1, 0 left / 1 right child, begin, end when no
+// partition, parent slot to subtract from or -1); scans (slot, grad sum, hess sum, root gain,
+// feature set index in P or -1 for all, its length); then the feature sets.
+
+/** the doubles per partition, build and scan job */
+export const LEVEL_JOB = { partition: 5, build: 6, scan: 6 } as const;
 
 /** writes a level task's header; returns where its jobs start */
 export function levelHeader(
   P: Float64Array,
   desc: number,
-  builds: number,
-  subs: number,
-  scans: number,
-  results: number,
+  jobs: { partitions: number; builds: number; scans: number },
+  regions: { results: number; scanOut: number; counts: number },
   histBytes: number,
-  scanScratch: number,
+  root: boolean,
 ): number {
   P[0] = Task.Level;
   P[1] = desc;
-  P[2] = builds;
-  P[3] = subs;
-  P[4] = scans;
-  P[5] = results;
+  P[2] = jobs.partitions;
+  P[3] = jobs.builds;
+  P[4] = jobs.scans;
+  P[5] = regions.results;
   P[6] = histBytes;
-  P[7] = scanScratch;
+  P[7] = regions.scanOut;
+  P[8] = regions.counts;
+  P[9] = root ? 1 : 0;
   return HEAD;
+}
+
+/** the sums of a histogram's bins [b0, b1): [grad, hess] */
+export function binSums(hist: Float64Array, b0: number, b1: number): [number, number] {
+  let g = 0;
+  let h = 0;
+  for (let b = b0; b < b1; b++) {
+    g += hist[2 * b];
+    h += hist[2 * b + 1];
+  }
+  return [g, h];
+}
+
+/** The first row of partition j's right child, from the threads' counts. */
+export function partitionMid(counts: Int32Array, j: number, size: number, begin: number): number {
+  let mid = begin;
+  for (let u = 0; u < size; u++) mid += counts[j * size + u];
+  return mid;
 }
 
 function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64Array): void {
@@ -169,19 +191,35 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
   const [c0, c1] = featureRange(nc, th.index, th.size);
   const b0 = ptr[c0];
   const b1 = ptr[c1];
-  const nb = P[2];
-  const ns = P[3];
+  const np = P[2];
+  const nb = P[3];
   const nscan = P[4];
+  const counts = new Int32Array(buf, P[8], Math.max(np, 1) * th.size);
   let at = HEAD;
+  if (np > 0) {
+    partition(th, P, d, at, counts);
+    at += np * LEVEL_JOB.partition;
+  }
   if (nb > 0) {
     const build = th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
-    for (let j = 0; j < nb; j++, at += 3) {
+    for (let j = 0; j < nb; j++, at += LEVEL_JOB.build) {
       const slot = P[at];
+      const part = P[at + 1];
+      let begin = P[at + 3];
+      let end = P[at + 4];
+      if (part >= 0) {
+        const pa = HEAD + part * LEVEL_JOB.partition;
+        const mid = partitionMid(counts, part, th.size, P[pa]);
+        begin = P[at + 2] === 0 ? P[pa] : mid;
+        end = P[at + 2] === 0 ? mid : P[pa + 1];
+      }
       new Float64Array(buf, slot + b0 * 16, (b1 - b0) * 2).fill(0);
-      build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], P[at + 1], P[at + 2], d[D.grad], d[D.hess], d[D.stride], slot);
+      build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], slot);
+      // the sibling: the parent's histogram minus this one, in the parent's slot
+      const parent = P[at + 5];
+      if (parent >= 0) th.kernels.sub(parent + b0 * 16, slot + b0 * 16, (b1 - b0) * 16);
     }
   }
-  for (let j = 0; j < ns; j++, at += 2) th.kernels.sub(P[at] + b0 * 16, P[at + 1] + b0 * 16, (b1 - b0) * 16);
   if (nscan === 0) return;
   const p: SplitParams = {
     eta: 0,
@@ -204,13 +242,21 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     outAddr,
     out: new Float64Array(buf, outAddr, 5),
   };
+  const root = P[9] === 1;
+  let rootG = 0;
+  let rootH = 0;
+  if (root) {
+    // the root's sums: its first feature's bins (built by thread 0), summed by every thread alike
+    th.barrier();
+    [rootG, rootH] = binSums(new Float64Array(buf, P[at], histLen), ptr[0], ptr[1]);
+  }
   const best = new SplitEntry();
-  for (let j = 0; j < nscan; j++, at += 6) {
+  for (let j = 0; j < nscan; j++, at += LEVEL_JOB.scan) {
     s.histAddr = P[at];
     s.hist = new Float64Array(buf, P[at], histLen);
-    const ng = P[at + 1];
-    const nh = P[at + 2];
-    const rootGain = P[at + 3];
+    const ng = root ? rootG : P[at + 1];
+    const nh = root ? rootH : P[at + 2];
+    const rootGain = root ? calcGain(p, rootG, rootH) : P[at + 3];
     const fs = P[at + 4];
     const fsLen = P[at + 5];
     best.lossChg = 0;
@@ -234,35 +280,32 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
   }
 }
 
-// Partition: P[2] nodes, P[5] counts (Int32, nodes × threads: left rows of each chunk); from HEAD
-// per node (begin, end, feature, bin within the feature, default left).
-
-export function partitionHeader(P: Float64Array, kind: number, desc: number, nodes: number, counts: number): number {
-  P[0] = kind;
-  P[1] = desc;
-  P[2] = nodes;
-  P[5] = counts;
-  return HEAD;
-}
-
-function partition(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64Array): void {
+/**
+ * The level's partitions: in place on one thread; else by row chunks into tmpL/tmpR, then (after a
+ * barrier, every chunk's counts known) each chunk's rows to their places, then a barrier again.
+ */
+function partition(
+  th: TeamThread,
+  P: Float64Array,
+  d: Float64Array,
+  at0: number,
+  counts: Int32Array,
+): void {
   const n = d[D.numRows];
   const T = th.size;
   const t = th.index;
   const nodes = P[2];
-  const counts = new Int32Array(buf, P[5], nodes * T);
   const dense = d[D.dense] === 1;
   const split = th.kernels.partition(d[D.colsWidth] as 1 | 2 | 4, dense);
   const { cols, rows, tmpL, tmpR } = { cols: d[D.cols], rows: d[D.rows], tmpL: d[D.tmpL], tmpR: d[D.tmpR] };
   const miss = d[D.colMissing];
-  const kind = P[0];
-  for (let j = 0, at = HEAD; j < nodes; j++, at += 5) {
+  for (let j = 0, at = at0; j < nodes; j++, at += LEVEL_JOB.partition) {
     const begin = P[at];
     const end = P[at + 1];
     const base = P[at + 2] * n;
     const bin = P[at + 3];
     const dl = P[at + 4];
-    if (kind === Task.PartitionSeq) {
+    if (T === 1) {
       // in place: the left rows move down over the rows already read, the right ones wait in tmpR
       const nl = split(cols, base, bin, miss, dl, rows, begin, end, rows, begin, tmpR, 0);
       th.kernels.copy(rows + (begin + nl) * 4, tmpR, (end - begin - nl) * 4);
@@ -270,15 +313,18 @@ function partition(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Flo
       continue;
     }
     const [s, e] = rowChunk(begin, end, t, T);
-    if (kind === Task.Partition1) {
-      counts[j * T + t] = split(cols, base, bin, miss, dl, rows, s, e, tmpL, s, tmpR, s);
-      continue;
-    }
-    // Partition2: this chunk's left rows after the previous chunks' left rows, its right rows after
-    // every left row and the previous chunks' right rows
+    counts[j * T + t] = split(cols, base, bin, miss, dl, rows, s, e, tmpL, s, tmpR, s);
+  }
+  if (T === 1) return;
+  th.barrier();
+  for (let j = 0, at = at0; j < nodes; j++, at += LEVEL_JOB.partition) {
+    // this chunk's left rows after the previous chunks' left rows, its right rows after every left
+    // row and the previous chunks' right rows
+    const begin = P[at];
+    const end = P[at + 1];
+    const [s, e] = rowChunk(begin, end, t, T);
     let left = begin;
-    let right = begin;
-    for (let u = 0; u < T; u++) right += counts[j * T + u];
+    let right = partitionMid(counts, j, T, begin);
     for (let u = 0; u < t; u++) {
       const [us, ue] = rowChunk(begin, end, u, T);
       left += counts[j * T + u];
@@ -288,4 +334,5 @@ function partition(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Flo
     th.kernels.copy(rows + left * 4, tmpL + s * 4, nl * 4);
     th.kernels.copy(rows + right * 4, tmpR + s * 4, (e - s - nl) * 4);
   }
+  th.barrier();
 }

@@ -30,8 +30,13 @@ export const C = {
   /** the arena's size in 64 KiB pages when the task was posted */
   PAGES: 4,
   NEXT: 16,
+  /** the barrier inside tasks: threads arrived, the sense of the last crossing */
+  BAR: 32,
+  BAR_SENSE: 33,
+  /** set when a thread failed inside a task: the others leave its barriers */
+  ABORT: 34,
   /** worker w (1..) acknowledges generation g at ACK + 16 w */
-  ACK: 32,
+  ACK: 48,
   LINE: 16,
 } as const;
 
@@ -56,6 +61,29 @@ export interface WorkerSetup {
   weights?: Float32Array;
   /** the training's parameters, for the objective of Task.Gradients */
   params?: TrainParams;
+}
+
+/**
+ * A sense-reversing barrier of `size` threads over ctrl, for one thread (each thread makes its
+ * own): the last to arrive resets the count and flips the sense; the others spin, then sleep.
+ */
+export function barrier(ctrl: Int32Array, size: number): () => void {
+  let sense = 0;
+  return () => {
+    if (size === 1) return;
+    sense ^= 1;
+    if (Atomics.add(ctrl, C.BAR, 1) === size - 1) {
+      Atomics.store(ctrl, C.BAR, 0);
+      Atomics.store(ctrl, C.BAR_SENSE, sense);
+      Atomics.notify(ctrl, C.BAR_SENSE);
+      return;
+    }
+    const t0 = performance.now();
+    for (let spins = 1; Atomics.load(ctrl, C.BAR_SENSE) !== sense; spins++) {
+      if (Atomics.load(ctrl, C.ABORT) !== 0) throw new Error('another histogram thread failed');
+      if ((spins & 63) === 0 && performance.now() - t0 > SPIN_MS) Atomics.wait(ctrl, C.BAR_SENSE, sense ^ 1, 50);
+    }
+  };
 }
 
 function shared(a: Float32Array | undefined): Float32Array | undefined {
@@ -99,7 +127,7 @@ export class Team {
     const module = js ? null : kernelModule();
     this.ctrl = new Int32Array(new SharedArrayBuffer((C.ACK + C.LINE * size) * 4));
     if (module) this.memory = new WebAssembly.Memory({ initial: 1, maximum: WASM_MAX_PAGES, shared: true });
-    else this.sab = new (SharedArrayBuffer as GrowableSab)(PAGE, { maxByteLength: 2 ** 36 });
+    else this.sab = new (SharedArrayBuffer as GrowableSab)(PAGE, { maxByteLength: WASM_MAX_PAGES * PAGE });
     const memory = this.memory;
     const sab = this.sab;
     const buffer = memory ? () => memory.buffer : () => sab as SharedArrayBuffer;
@@ -116,6 +144,7 @@ export class Team {
       weights,
       scratch: new Map(),
       objective: () => objective,
+      barrier: barrier(this.ctrl, size),
     };
     this.top = 64;
     this.desc = this.alloc(D.SIZE * 8);
@@ -159,13 +188,14 @@ export class Team {
     const have = this.buffer().byteLength;
     if (end > have) {
       const pages = Math.ceil((end - have) / PAGE);
-      if (this.memory) {
-        if (have / PAGE + pages > WASM_MAX_PAGES)
-          throw new Error(
-            `tree_method hist: the training needs more than ${WASM_MAX_PAGES / 16384} GiB of histogram memory`,
-          );
-        this.memory.grow(pages);
-      } else (this.sab as unknown as { grow(bytes: number): void }).grow(have + pages * PAGE);
+      // 4 GiB: what WebAssembly addresses (and V8's largest growable SharedArrayBuffer)
+      if (have / PAGE + pages > WASM_MAX_PAGES) {
+        throw new Error(
+          `tree_method hist/approx: the quantized matrix, gradients and histograms need more than 4 GiB; use fewer rows, features or max_bin`,
+        );
+      }
+      if (this.memory) this.memory.grow(pages);
+      else (this.sab as unknown as { grow(bytes: number): void }).grow(have + pages * PAGE);
     }
     this.top = end;
     return at;
@@ -201,6 +231,9 @@ export class Team {
       runTask(this.thread, this.taskOffset, this.taskLength);
     } catch (e) {
       own = e;
+      // the workers may be waiting for this thread at a barrier
+      Atomics.store(ctrl, C.ABORT, 1);
+      Atomics.notify(ctrl, C.BAR_SENSE);
     }
     await this.waitFor(gen);
     if (own !== undefined) throw own;

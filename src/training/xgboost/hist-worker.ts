@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { jsKernels, wasmKernels } from './hist-kernels.js';
 import { runTask, Task, type TeamThread } from './hist-tasks.js';
-import { C, PAGE, SPIN_MS, type WorkerSetup } from './hist-team.js';
+import { barrier, C, PAGE, SPIN_MS, type WorkerSetup } from './hist-team.js';
 import { makeObjective, type ObjectiveImpl } from './objectives.js';
 import type { TrainParams } from './types.js';
 
@@ -30,6 +30,7 @@ const th: TeamThread = {
   data: setup.data,
   weights: setup.weights,
   scratch: new Map(),
+  barrier: barrier(ctrl, setup.size),
   objective: () => {
     objective ??= makeObjective(setup.params as TrainParams);
     return objective;
@@ -56,6 +57,9 @@ function loop(): void {
       } catch (e) {
         parentPort?.postMessage({ index: setup.index, error: e instanceof Error ? e.message : String(e) });
         Atomics.add(ctrl, C.ERR, 1);
+        // the others may be waiting for this thread at a barrier
+        Atomics.store(ctrl, C.ABORT, 1);
+        Atomics.notify(ctrl, C.BAR_SENSE);
       }
     }
     Atomics.store(ctrl, ack, gen);

@@ -6,7 +6,7 @@
 // one task per step of a level whatever the number of nodes in it.
 
 import type { HistMatrix } from './hist-data.js';
-import { D, HEAD, levelHeader, partitionHeader, RESULT, Task } from './hist-tasks.js';
+import { binSums, D, HEAD, LEVEL_JOB, levelHeader, partitionMid, RESULT } from './hist-tasks.js';
 import type { Team } from './hist-team.js';
 import type { ColumnSampler } from './sampler.js';
 import { calcGain, calcWeight, RT_EPS, SplitEntry, type SplitParams } from './split.js';
@@ -68,17 +68,6 @@ interface Node {
 // The loops of a tree's bookkeeping, as small functions of typed arrays (optimized once, early,
 // instead of running unoptimized inside the grower's large async body).
 
-/** the sums of a histogram's bins [b0, b1): [grad, hess] */
-function sumPairs(hist: Float64Array, b0: number, b1: number): [number, number] {
-  let g = 0;
-  let h = 0;
-  for (let b = b0; b < b1; b++) {
-    g += hist[2 * b];
-    h += hist[2 * b + 1];
-  }
-  return [g, h];
-}
-
 /** the sum of a[g], a[g + k], a[g + 2k], ... (n of them) */
 function sumFloats(a: Float32Array, n: number, k: number, g: number): number {
   let s = 0;
@@ -121,19 +110,30 @@ export async function growHist(
   /** the histogram slot of each node still to be evaluated or split, by node id */
   const hists: number[] = [];
 
-  /** one level task: build, subtract, then evaluate these entries (featureSet drawn in order) */
-  const level = async (builds: number[], subs: number[], entries: Entry[]) => {
+  /**
+   * One step, one task: partition the rows of `expand`'s nodes, run `builds`, then evaluate
+   * `entries` (their feature sets drawn in order). A build: [slot, partition index or -1, side,
+   * begin, end, parent slot or -1].
+   */
+  const step = async (expand: Entry[], builds: number[][], entries: Entry[], root: boolean) => {
     const sets = entries.map((e) => sampler.featureSet(e.depth));
     const all = sets.length > 0 && sets[0].length === nc && sets.every((s) => s === sets[0]);
-    let size = HEAD + builds.length + subs.length + entries.length * 6;
+    let size =
+      HEAD + expand.length * LEVEL_JOB.partition + builds.length * LEVEL_JOB.build + entries.length * LEVEL_JOB.scan;
     if (!all) for (const s of sets) size += s.length;
     const P = team.task(size);
-    const nb = builds.length / 3;
-    const ns = subs.length / 2;
-    let at = levelHeader(P, m.desc, nb, ns, entries.length, scratch.results, m.histBytes, scratch.scanOut);
-    for (const v of builds) P[at++] = v;
-    for (const v of subs) P[at++] = v;
-    let fsAt = at + entries.length * 6;
+    const jobs = { partitions: expand.length, builds: builds.length, scans: entries.length };
+    let at = levelHeader(P, m.desc, jobs, scratch, m.histBytes, root);
+    for (const c of expand) {
+      const node = nodes[c.nid];
+      P[at++] = node.begin;
+      P[at++] = node.end;
+      P[at++] = c.split.feature;
+      P[at++] = c.split.bin;
+      P[at++] = c.split.defaultLeft ? 1 : 0;
+    }
+    for (const b of builds) for (const v of b) P[at++] = v;
+    let fsAt = at + entries.length * LEVEL_JOB.scan;
     for (let j = 0; j < entries.length; j++) {
       const e = entries[j];
       const node = nodes[e.nid];
@@ -151,7 +151,21 @@ export async function growHist(
       }
     }
     await team.run();
-    if (entries.length === 0) return;
+    // the children's rows
+    const counts = new Int32Array(team.buffer(), scratch.counts, Math.max(expand.length, 1) * T);
+    for (let j = 0; j < expand.length; j++) {
+      const c = expand[j];
+      const node = nodes[c.nid];
+      const mid = partitionMid(counts, j, T, node.begin);
+      nodes[tree.left[c.nid]].begin = node.begin;
+      nodes[tree.left[c.nid]].end = mid;
+      nodes[tree.right[c.nid]].begin = mid;
+      nodes[tree.right[c.nid]].end = node.end;
+    }
+  };
+
+  /** the entries' best splits from the threads' results (each the best of its features) */
+  const combine = (entries: Entry[]) => {
     const R = new Float64Array(team.buffer(), scratch.results, entries.length * T * RESULT);
     for (let j = 0; j < entries.length; j++) {
       const e = entries[j];
@@ -175,22 +189,30 @@ export async function growHist(
     }
   };
 
-  // InitRoot
+  // InitRoot: hist sums the root from its first feature's bins when dense (the task does, once
+  // they are built), approx from the gradients
+  const rootFromBins = m.dense && !o.rootFromGradients;
+  if (!rootFromBins) {
+    nodes[0].g = sumFloats(gp.grad, n, gp.groups, gp.group);
+    nodes[0].h = sumFloats(gp.hess, n, gp.groups, gp.group);
+    nodes[0].rootGain = calcGain(p, nodes[0].g, nodes[0].h);
+  }
   hists[0] = scratch.slot();
-  await level([hists[0], 0, n], [], []);
-  const [rg, rh] =
-    m.dense && !o.rootFromGradients
-      ? sumPairs(new Float64Array(team.buffer(), hists[0], m.histBytes / 8), cuts.ptr[0], cuts.ptr[1])
-      : [sumFloats(gp.grad, n, gp.groups, gp.group), sumFloats(gp.hess, n, gp.groups, gp.group)];
-  nodes[0].g = rg;
-  nodes[0].h = rh;
-  nodes[0].rootGain = calcGain(p, rg, rh);
+  const rootEntry: Entry = { nid: 0, depth: 0, split: new SplitEntry() };
+  await step([], [[hists[0], -1, 0, 0, n, -1]], [rootEntry], rootFromBins);
+  if (rootFromBins) {
+    const [g, h] = binSums(new Float64Array(team.buffer(), hists[0], m.histBytes / 8), cuts.ptr[0], cuts.ptr[1]);
+    nodes[0].g = g;
+    nodes[0].h = h;
+    nodes[0].rootGain = calcGain(p, g, h);
+  }
+  const rg = nodes[0].g;
+  const rh = nodes[0].h;
   const w0 = calcWeight(p, rg, rh);
   tree.sumHess[0] = f(rh);
   tree.baseWeight[0] = w0;
   tree.setLeaf(0, f(p.eta * w0));
-  const rootEntry: Entry = { nid: 0, depth: 0, split: new SplitEntry() };
-  await level([], [], [rootEntry]);
+  combine([rootEntry]);
 
   // Driver
   const queue: Entry[] = [];
@@ -241,40 +263,14 @@ export async function growHist(
     return true;
   };
 
-  /** splits the rows of each expanded node by its split: one task, or two (chunks, then their places) */
-  const partition = async (expand: Entry[]) => {
-    const P = team.task(HEAD + expand.length * 5);
-    let at = partitionHeader(P, T === 1 ? Task.PartitionSeq : Task.Partition1, m.desc, expand.length, scratch.counts);
-    for (const c of expand) {
-      const node = nodes[c.nid];
-      P[at++] = node.begin;
-      P[at++] = node.end;
-      P[at++] = c.split.feature;
-      P[at++] = c.split.bin;
-      P[at++] = c.split.defaultLeft ? 1 : 0;
-    }
-    await team.run();
-    if (T > 1) {
-      P[0] = Task.Partition2;
-      await team.run();
-    }
-    const counts = new Int32Array(team.buffer(), scratch.counts, expand.length * T);
-    for (let j = 0; j < expand.length; j++) {
-      const c = expand[j];
-      const node = nodes[c.nid];
-      let mid = node.begin;
-      for (let t = 0; t < T; t++) mid += counts[j * T + t];
-      const s = c.split;
-      nodes[tree.left[c.nid]] = { g: s.lg, h: s.lh, rootGain: calcGain(p, s.lg, s.lh), begin: node.begin, end: mid };
-      nodes[tree.right[c.nid]] = { g: s.rg, h: s.rh, rootGain: calcGain(p, s.rg, s.rh), begin: mid, end: node.end };
-    }
-  };
-
   push(rootEntry);
   let expand = pop();
   while (expand.length > 0) {
-    const valid: Entry[] = [];
-    for (const c of expand) {
+    const builds: number[][] = [];
+    const next: Entry[] = [];
+    const depth = expand[0].depth + 1;
+    for (let j = 0; j < expand.length; j++) {
+      const c = expand[j];
       const s = c.split;
       const pg = s.lg + s.rg;
       const ph = s.lh + s.rh;
@@ -293,31 +289,22 @@ export async function growHist(
         s.lh,
         s.rh,
       );
-      if (childValid(c)) valid.push(c);
+      const l = tree.left[c.nid];
+      const r = tree.right[c.nid];
+      nodes[l] = { g: s.lg, h: s.lh, rootGain: calcGain(p, s.lg, s.lh), begin: 0, end: 0 };
+      nodes[r] = { g: s.rg, h: s.rh, rootGain: calcGain(p, s.rg, s.rh), begin: 0, end: 0 };
+      if (!childValid(c)) continue;
+      // the smaller child is built; its sibling is the parent's histogram minus it, in the parent's slot
+      const fewerRight = s.rh < s.lh;
+      const slot = scratch.slot();
+      builds.push([slot, j, fewerRight ? 1 : 0, 0, 0, hists[c.nid]]);
+      hists[fewerRight ? r : l] = slot;
+      hists[fewerRight ? l : r] = hists[c.nid];
+      hists[c.nid] = -1;
+      next.push({ nid: l, depth, split: new SplitEntry() }, { nid: r, depth, split: new SplitEntry() });
     }
-    await partition(expand);
-    const next: Entry[] = [];
-    if (valid.length > 0) {
-      const builds: number[] = [];
-      const subs: number[] = [];
-      const depth = expand[0].depth + 1;
-      for (const c of valid) {
-        const l = tree.left[c.nid];
-        const r = tree.right[c.nid];
-        // the smaller child is built; its sibling is the parent's histogram minus it, in the parent's slot
-        const fewerRight = c.split.rh < c.split.lh;
-        const build = fewerRight ? r : l;
-        const sub = fewerRight ? l : r;
-        const slot = scratch.slot();
-        builds.push(slot, nodes[build].begin, nodes[build].end);
-        subs.push(hists[c.nid], slot);
-        hists[build] = slot;
-        hists[sub] = hists[c.nid];
-        hists[c.nid] = -1;
-        next.push({ nid: l, depth, split: new SplitEntry() }, { nid: r, depth, split: new SplitEntry() });
-      }
-      await level(builds, subs, next);
-    }
+    await step(expand, builds, next, false);
+    combine(next);
     for (const e of next) push(e);
     expand = pop();
   }

@@ -102,18 +102,6 @@ function predictMargins(
   return out;
 }
 
-describe('xgboost trainer: threads', () => {
-  it('hist trees do not depend on nthread', async () => {
-    const ds = loadData('abalone');
-    const dtr = slice(ds, 0, 4177);
-    const c = fx.cases.find((x) => x.name === 'notebook-hist');
-    assert.ok(c);
-    const one = await train(trainParams(c.params, { nthread: 1, num_round: 10 }), dtr, []);
-    const four = await train(trainParams(c.params, { nthread: 4, num_round: 10 }), dtr, []);
-    assert.deepEqual(four.model, one.model);
-  });
-});
-
 describe('xgboost trainer: sampling', () => {
   for (const s of fx.sampled) {
     const what = Object.entries(s.params)
