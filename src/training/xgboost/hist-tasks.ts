@@ -133,16 +133,24 @@ export function runTask(th: TeamThread, taskOffset: number, taskLength: number):
 // Level: one step of a tree, one task (the threads meet at barriers inside it): partition the rows
 // of the nodes just split, build the smaller children's histograms (their siblings' by subtraction
 // from the parents'), find each new node's best split.
-// P[2] partitions, P[3] builds, P[4] scans, P[5] results (RESULT doubles per scan and thread),
-// P[6] histogram bytes, P[7] the threads' scan scratch (64 bytes each), P[8] partition counts (Int32
-// per partition and thread: left rows of each chunk), P[9] 1 for the root: its sums are the first
-// feature's bins' once built. From HEAD: partitions (begin, end, feature, bin within the feature,
-// default left); builds (slot, partition index or -1, 0 left / 1 right child, begin, end when no
-// partition, parent slot to subtract from or -1); scans (slot, grad sum, hess sum, root gain,
+// P[2] partitions, P[3] builds, P[4] scans, P[5] results (RESULT doubles per scan and feature
+// range), P[6] histogram bytes, P[7] the threads' scan scratch (64 bytes each), P[8] partition
+// counts (Int32 per partition and thread: left rows of each chunk), P[9] 1 for the root: its sums
+// are the first feature's bins' once built. From HEAD: partitions (begin, end, feature, bin within
+// the feature, default left); builds (slot, partition index or -1, 0 left / 1 right child, begin,
+// end when no partition, parent slot to subtract from or -1, its first scan, its number of scans:
+// the nodes whose histograms this build completes); scans (slot, grad sum, hess sum, root gain,
 // feature set index in P or -1 for all, its length); then the feature sets.
+//
+// After the partition, the work is units (build j, feature range r) of the team's size ranges,
+// claimed one at a time from a shared counter by whichever thread is free: the unit builds range r
+// of build j, subtracts it from the parent, and scans range r of build j's nodes. A thread that a
+// neighbour process or a slow wake-up holds back then takes fewer units instead of holding up the
+// others at the end of the level. Each unit's result has its own place (scan, range), so which
+// thread ran it changes nothing.
 
 /** the doubles per partition, build and scan job */
-export const LEVEL_JOB = { partition: 5, build: 6, scan: 6 } as const;
+export const LEVEL_JOB = { partition: 5, build: 8, scan: 6 } as const;
 
 /** writes a level task's header; returns where its jobs start */
 export function levelHeader(
@@ -184,43 +192,32 @@ export function partitionMid(counts: Int32Array, j: number, size: number, begin:
   return mid;
 }
 
+/** What the units of one level task share on one thread. */
+interface LevelUnits {
+  buf: ArrayBufferLike;
+  P: Float64Array;
+  d: Float64Array;
+  ptr: Int32Array;
+  counts: Int32Array;
+  /** where the builds and the scans start in P */
+  builds: number;
+  scans: number;
+  s: ScanContext;
+  best: SplitEntry;
+  results: Float64Array;
+  histLen: number;
+}
+
 function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64Array): void {
   const nc = d[D.numCols];
+  const T = th.size;
   const ptr = new Int32Array(buf, d[D.ptr], nc + 1);
-  // a thread beyond the features (more threads than features) only reports "no split"
-  const [c0, c1] = featureRange(nc, th.index, th.size);
-  const b0 = ptr[c0];
-  const b1 = ptr[c1];
   const np = P[2];
   const nb = P[3];
   const nscan = P[4];
-  const counts = new Int32Array(buf, P[8], Math.max(np, 1) * th.size);
-  let at = HEAD;
-  if (np > 0) {
-    partition(th, P, d, at, counts);
-    at += np * LEVEL_JOB.partition;
-  }
-  if (nb > 0) {
-    const build = th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
-    for (let j = 0; j < nb; j++, at += LEVEL_JOB.build) {
-      const slot = P[at];
-      const part = P[at + 1];
-      let begin = P[at + 3];
-      let end = P[at + 4];
-      if (part >= 0) {
-        const pa = HEAD + part * LEVEL_JOB.partition;
-        const mid = partitionMid(counts, part, th.size, P[pa]);
-        begin = P[at + 2] === 0 ? P[pa] : mid;
-        end = P[at + 2] === 0 ? mid : P[pa + 1];
-      }
-      new Float64Array(buf, slot + b0 * 16, (b1 - b0) * 2).fill(0);
-      build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], slot);
-      // the sibling: the parent's histogram minus this one, in the parent's slot
-      const parent = P[at + 5];
-      if (parent >= 0) th.kernels.sub(parent + b0 * 16, slot + b0 * 16, (b1 - b0) * 16);
-    }
-  }
-  if (nscan === 0) return;
+  const counts = new Int32Array(buf, P[8], Math.max(np, 1) * T);
+  if (np > 0) partition(th, P, d, HEAD, counts);
+  const builds = HEAD + np * LEVEL_JOB.partition;
   const p: SplitParams = {
     eta: 0,
     gamma: 0,
@@ -229,68 +226,116 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     minChildWeight: d[D.minChildWeight],
     maxDeltaStep: d[D.maxDeltaStep],
   };
-  const results = new Float64Array(buf, P[5], nscan * th.size * RESULT);
-  const histLen = P[6] / 8;
   const outAddr = P[7] + th.index * 64;
-  const s: ScanContext = {
-    hist: results,
-    histAddr: 0,
-    p,
-    plain: p.alpha === 0 && p.maxDeltaStep === 0,
-    forward: th.kernels.scan?.forward,
-    backward: th.kernels.scan?.backward,
-    outAddr,
-    out: new Float64Array(buf, outAddr, 5),
+  const u: LevelUnits = {
+    buf,
+    P,
+    d,
+    ptr,
+    counts,
+    builds,
+    scans: builds + nb * LEVEL_JOB.build,
+    s: {
+      hist: new Float64Array(0),
+      histAddr: 0,
+      p,
+      plain: p.alpha === 0 && p.maxDeltaStep === 0,
+      forward: th.kernels.scan?.forward,
+      backward: th.kernels.scan?.backward,
+      outAddr,
+      out: new Float64Array(buf, outAddr, 5),
+    },
+    best: new SplitEntry(),
+    results: new Float64Array(buf, P[5], nscan * T * RESULT),
+    histLen: P[6] / 8,
   };
-  const root = P[9] === 1;
-  let rootG = 0;
-  let rootH = 0;
-  if (root) {
-    // the root's sums: its first feature's bins (built by thread 0), summed by every thread alike
+  if (P[9] === 1) {
+    // the root: its sums are its first feature's bins (range 0), summed by every thread alike once
+    // every range is built; each thread builds and scans its own range
+    buildUnit(th, u, 0, th.index);
     th.barrier();
-    [rootG, rootH] = binSums(new Float64Array(buf, P[at], histLen), ptr[0], ptr[1]);
+    const hist = new Float64Array(buf, P[u.scans], u.histLen);
+    const [g, h] = binSums(hist, ptr[0], ptr[1]);
+    scanUnit(th, u, 0, th.index, g, h, calcGain(p, g, h));
+    return;
   }
-  const best = new SplitEntry();
-  for (let j = 0; j < nscan; j++, at += LEVEL_JOB.scan) {
-    s.histAddr = P[at];
-    s.hist = new Float64Array(buf, P[at], histLen);
-    const ng = root ? rootG : P[at + 1];
-    const nh = root ? rootH : P[at + 2];
-    const rootGain = root ? calcGain(p, rootG, rootH) : P[at + 3];
-    const fs = P[at + 4];
-    const fsLen = P[at + 5];
-    best.lossChg = 0;
-    best.feature = 0;
-    let found = false;
-    if (fs < 0) {
-      for (let fid = c0; fid < c1; fid++) found = enumerateFeature(s, ptr, fid, ng, nh, rootGain, best) || found;
-    } else {
-      for (let k = fs; k < fs + fsLen; k++) {
-        const fid = P[k];
-        if (fid >= c0 && fid < c1) found = enumerateFeature(s, ptr, fid, ng, nh, rootGain, best) || found;
-      }
+  const units = nb * T;
+  for (;;) {
+    const k = T === 1 ? th.ctrl[th.next]++ : Atomics.add(th.ctrl, th.next, 1);
+    if (k >= units) return;
+    const j = Math.floor(k / T);
+    const r = k - j * T;
+    buildUnit(th, u, j, r);
+    const at = builds + j * LEVEL_JOB.build;
+    const first = P[at + 6];
+    for (let i = first; i < first + P[at + 7]; i++) {
+      const sa = u.scans + i * LEVEL_JOB.scan;
+      scanUnit(th, u, i, r, P[sa + 1], P[sa + 2], P[sa + 3]);
     }
-    const r = (j * th.size + th.index) * RESULT;
-    results[r] = found ? best.lossChg : Number.NaN;
-    results[r + 1] = best.feature;
-    results[r + 2] = best.bin;
-    results[r + 3] = best.defaultLeft ? 1 : 0;
-    results[r + 4] = best.lg;
-    results[r + 5] = best.lh;
   }
+}
+
+/** Feature range r of build j: its bins cleared and built, then subtracted from the parent's. */
+function buildUnit(th: TeamThread, u: LevelUnits, j: number, r: number): void {
+  const { P, d, ptr } = u;
+  const nc = d[D.numCols];
+  const [c0, c1] = featureRange(nc, r, th.size);
+  const b0 = ptr[c0];
+  const b1 = ptr[c1];
+  const at = u.builds + j * LEVEL_JOB.build;
+  const slot = P[at];
+  const part = P[at + 1];
+  let begin = P[at + 3];
+  let end = P[at + 4];
+  if (part >= 0) {
+    const pa = HEAD + part * LEVEL_JOB.partition;
+    const mid = partitionMid(u.counts, part, th.size, P[pa]);
+    begin = P[at + 2] === 0 ? P[pa] : mid;
+    end = P[at + 2] === 0 ? mid : P[pa + 1];
+  }
+  new Float64Array(u.buf, slot + b0 * 16, (b1 - b0) * 2).fill(0);
+  const build = th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
+  build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], slot);
+  // the sibling: the parent's histogram minus this one, in the parent's slot
+  const parent = P[at + 5];
+  if (parent >= 0) th.kernels.sub(parent + b0 * 16, slot + b0 * 16, (b1 - b0) * 16);
+}
+
+/** Feature range r of scan i (node sums g, h, gain rootGain): its best split into the results. */
+function scanUnit(th: TeamThread, u: LevelUnits, i: number, r: number, g: number, h: number, rootGain: number): void {
+  const { P, ptr, s, best } = u;
+  const [c0, c1] = featureRange(u.d[D.numCols], r, th.size);
+  const at = u.scans + i * LEVEL_JOB.scan;
+  s.histAddr = P[at];
+  s.hist = new Float64Array(u.buf, P[at], u.histLen);
+  const fs = P[at + 4];
+  const fsLen = P[at + 5];
+  best.lossChg = 0;
+  best.feature = 0;
+  let found = false;
+  if (fs < 0) {
+    for (let fid = c0; fid < c1; fid++) found = enumerateFeature(s, ptr, fid, g, h, rootGain, best) || found;
+  } else {
+    for (let k = fs; k < fs + fsLen; k++) {
+      const fid = P[k];
+      if (fid >= c0 && fid < c1) found = enumerateFeature(s, ptr, fid, g, h, rootGain, best) || found;
+    }
+  }
+  const o = (i * th.size + r) * RESULT;
+  const results = u.results;
+  results[o] = found ? best.lossChg : Number.NaN;
+  results[o + 1] = best.feature;
+  results[o + 2] = best.bin;
+  results[o + 3] = best.defaultLeft ? 1 : 0;
+  results[o + 4] = best.lg;
+  results[o + 5] = best.lh;
 }
 
 /**
  * The level's partitions: in place on one thread; else by row chunks into tmpL/tmpR, then (after a
  * barrier, every chunk's counts known) each chunk's rows to their places, then a barrier again.
  */
-function partition(
-  th: TeamThread,
-  P: Float64Array,
-  d: Float64Array,
-  at0: number,
-  counts: Int32Array,
-): void {
+function partition(th: TeamThread, P: Float64Array, d: Float64Array, at0: number, counts: Int32Array): void {
   const n = d[D.numRows];
   const T = th.size;
   const t = th.index;

@@ -113,7 +113,8 @@ export async function growHist(
   /**
    * One step, one task: partition the rows of `expand`'s nodes, run `builds`, then evaluate
    * `entries` (their feature sets drawn in order). A build: [slot, partition index or -1, side,
-   * begin, end, parent slot or -1].
+   * begin, end, parent slot or -1, its first entry, its number of entries]; every entry belongs to
+   * one build.
    */
   const step = async (expand: Entry[], builds: number[][], entries: Entry[], root: boolean) => {
     const sets = entries.map((e) => sampler.featureSet(e.depth));
@@ -199,7 +200,7 @@ export async function growHist(
   }
   hists[0] = scratch.slot();
   const rootEntry: Entry = { nid: 0, depth: 0, split: new SplitEntry() };
-  await step([], [[hists[0], -1, 0, 0, n, -1]], [rootEntry], rootFromBins);
+  await step([], [[hists[0], -1, 0, 0, n, -1, 0, 1]], [rootEntry], rootFromBins);
   if (rootFromBins) {
     const [g, h] = binSums(new Float64Array(team.buffer(), hists[0], m.histBytes / 8), cuts.ptr[0], cuts.ptr[1]);
     nodes[0].g = g;
@@ -297,7 +298,8 @@ export async function growHist(
       // the smaller child is built; its sibling is the parent's histogram minus it, in the parent's slot
       const fewerRight = s.rh < s.lh;
       const slot = scratch.slot();
-      builds.push([slot, j, fewerRight ? 1 : 0, 0, 0, hists[c.nid]]);
+      // the build completes both children's histograms: it scans them (entries next.length, +1)
+      builds.push([slot, j, fewerRight ? 1 : 0, 0, 0, hists[c.nid], next.length, 2]);
       hists[fewerRight ? r : l] = slot;
       hists[fewerRight ? l : r] = hists[c.nid];
       hists[c.nid] = -1;
