@@ -48,7 +48,7 @@ export const PAGE = 65536;
 /** a growable SharedArrayBuffer (ES2024; Node 20 has it, the project's ES2023 library does not declare it) */
 type GrowableSab = new (bytes: number, options: { maxByteLength: number }) => SharedArrayBuffer;
 
-/** What a worker starts with (its workerData). */
+/** What a worker serves a team with (the setup message hist-team.ts posts it). */
 export interface WorkerSetup {
   index: number;
   size: number;
@@ -163,7 +163,7 @@ export class Team {
         weights: sharedWeights,
         params,
       };
-      const w = new Worker(ENTRY, { workerData: setup });
+      const w = takeWorker();
       w.on('message', (m: { error?: string; index: number }) => {
         if (m.error !== undefined) this.workerErrors.set(m.index, m.error);
       });
@@ -173,6 +173,7 @@ export class Team {
       w.on('exit', (code) => {
         this.failure ??= new Error(`a histogram thread exited (code ${code})`);
       });
+      w.postMessage({ setup });
       this.workers.push(w);
     }
   }
@@ -266,12 +267,56 @@ export class Team {
   }
 
   async close(): Promise<void> {
+    let reusable = false;
     if (this.workers.length > 0 && this.failure === undefined) {
       const P = this.task(1);
       P[0] = Task.Exit;
-      await this.run().catch(() => undefined);
+      reusable = await this.run().then(
+        () => this.failure === undefined,
+        () => false,
+      );
     }
     this.failure ??= new Error('closed');
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    for (const w of this.workers) {
+      w.removeAllListeners('message');
+      w.removeAllListeners('error');
+      w.removeAllListeners('exit');
+    }
+    // threads that finished the Exit task wait for the next team's setup; others end
+    if (reusable) for (const w of this.workers) giveWorker(w);
+    else await Promise.all(this.workers.map((w) => w.terminate()));
   }
+}
+
+// Idle worker threads, kept between trainings: a thread costs ~50–200 ms to start and its first
+// tasks run unoptimized code, which a team of a large set otherwise pays at every training (the
+// sketch, its first task, is then mostly the main thread's). A training job's trainer thread keeps
+// its workers as it keeps itself warm for the next job. Idle threads do not keep the process alive.
+const idle: Worker[] = [];
+/** at most this many idle threads are kept */
+const IDLE_MAX = 16;
+
+function takeWorker(): Worker {
+  const w = idle.pop() ?? new Worker(ENTRY);
+  w.ref();
+  return w;
+}
+
+function giveWorker(w: Worker): void {
+  if (idle.length >= IDLE_MAX) {
+    void w.terminate();
+    return;
+  }
+  w.unref();
+  // a thread that dies while idle leaves the pool
+  w.once('exit', () => {
+    const at = idle.indexOf(w);
+    if (at >= 0) idle.splice(at, 1);
+  });
+  idle.push(w);
+}
+
+/** The idle worker threads (tests). */
+export function idleWorkers(): number {
+  return idle.length;
 }

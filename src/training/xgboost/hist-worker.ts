@@ -1,44 +1,48 @@
-// A worker thread of a hist/approx team (./hist-team.ts): waits for the next task generation,
-// spinning for SPIN_MS before it sleeps, does its part of the task (./hist-tasks.ts) and
-// acknowledges it; an Exit task ends the thread.
+// A worker thread of hist/approx teams (./hist-team.ts): receives a team's setup, then waits for
+// each task generation, does its part of the task (./hist-tasks.ts) and acknowledges it; an Exit
+// task ends its service of that team, and the thread waits for the next team.
 
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { jsKernels, wasmKernels } from './hist-kernels.js';
 import { runTask, Task, type TeamThread } from './hist-tasks.js';
 import { barrier, C, PAGE, SPIN_MS, type WorkerSetup } from './hist-team.js';
 import { makeObjective, type ObjectiveImpl } from './objectives.js';
 import type { TrainParams } from './types.js';
 
-const setup = workerData as WorkerSetup;
-let objective: ObjectiveImpl | undefined;
-const { memory, sab, ctrl } = setup;
-// A memory the main thread grew reaches this thread's buffer (and its WebAssembly instance) through
-// an interrupt V8 may not have handled yet when the task arrives; growing by nothing refreshes both.
-const buffer = memory
-  ? () => {
-      if (memory.buffer.byteLength < ctrl[C.PAGES] * PAGE) memory.grow(0);
-      return memory.buffer;
-    }
-  : () => sab as SharedArrayBuffer;
-const th: TeamThread = {
-  index: setup.index,
-  size: setup.size,
-  buffer,
-  kernels: setup.module && memory ? wasmKernels(setup.module, memory) : jsKernels(buffer),
-  ctrl,
-  next: C.NEXT,
-  data: setup.data,
-  weights: setup.weights,
-  scratch: new Map(),
-  barrier: barrier(ctrl, setup.size),
-  objective: () => {
-    objective ??= makeObjective(setup.params as TrainParams);
-    return objective;
-  },
-};
-const ack = C.ACK + C.LINE * setup.index;
-
-function loop(): void {
+/**
+ * Serves one team: waits for each task generation, spinning for SPIN_MS before it sleeps, does its
+ * part and acknowledges it, until the Exit task. The thread then waits for the next team's setup
+ * (hist-team.ts keeps idle threads between trainings); nothing of this team is kept.
+ */
+function serve(setup: WorkerSetup): void {
+  let objective: ObjectiveImpl | undefined;
+  const { memory, sab, ctrl } = setup;
+  // A memory the main thread grew reaches this thread's buffer (and its WebAssembly instance) through
+  // an interrupt V8 may not have handled yet when the task arrives; growing by nothing refreshes both.
+  const buffer = memory
+    ? () => {
+        if (memory.buffer.byteLength < ctrl[C.PAGES] * PAGE) memory.grow(0);
+        return memory.buffer;
+      }
+    : () => sab as SharedArrayBuffer;
+  const th: TeamThread = {
+    index: setup.index,
+    size: setup.size,
+    buffer,
+    kernels: setup.module && memory ? wasmKernels(setup.module, memory) : jsKernels(buffer),
+    ctrl,
+    next: C.NEXT,
+    data: setup.data,
+    weights: setup.weights,
+    scratch: new Map(),
+    barrier: barrier(ctrl, setup.size),
+    objective: () => {
+      objective ??= makeObjective(setup.params as TrainParams);
+      return objective;
+    },
+  };
+  const ack = C.ACK + C.LINE * setup.index;
+  // a new team's generation counter starts at 0 (its first task may already be posted)
   let seen = 0;
   for (;;) {
     let gen = Atomics.load(ctrl, C.GEN);
@@ -68,4 +72,6 @@ function loop(): void {
   }
 }
 
-loop();
+parentPort?.on('message', (m: { setup?: WorkerSetup }) => {
+  if (m.setup !== undefined) serve(m.setup);
+});

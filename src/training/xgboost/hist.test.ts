@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { validateHyperparameters } from './hyperparameters/index.js';
+import { idleWorkers } from './hist-team.js';
 import { train } from './train.js';
 import type { DMatrix } from './types.js';
 
@@ -77,5 +78,26 @@ describe('xgboost trainer: hist and approx on threads', () => {
     );
     assert.match(single ?? '', /label 3 is not valid/);
     await assert.rejects(train(params(hp, 2), dm, []), { message: single });
+  });
+
+  it('keeps its worker threads between trainings, and a team after a failed one trains the same model', async () => {
+    const hp = { tree_method: 'hist' };
+    const first = await train(params(hp, 3), dense, []);
+    // the two workers of that team wait for the next one
+    assert.ok(idleWorkers() >= 2, `idle workers: ${idleWorkers()}`);
+    const idleBefore = idleWorkers();
+    const labels = dense.labels.map((y) => (y > 0 ? 1 : 0));
+    labels[11_000] = 3;
+    await assert.rejects(
+      train(params({ tree_method: 'hist', objective: 'reg:logistic' }, 3), { ...dense, labels }, []),
+      {
+        message: /label 3 is not valid/,
+      },
+    );
+    // the failed training's workers are back too, and serve the next team like new ones
+    assert.equal(idleWorkers(), idleBefore);
+    const again = await train(params(hp, 3), dense, []);
+    assert.deepEqual(again.model, first.model);
+    assert.equal(idleWorkers(), idleBefore);
   });
 });

@@ -1,30 +1,45 @@
 // The trainer thread's warm-up (run-builtin.ts starts one thread ahead of the first job): a small
-// synthetic set trained with the exact and the hist method, nothing written. A fresh thread's first
+// synthetic set trained with the exact and the hist method, nothing written; the last training
+// runs hist on every core, so the team's worker threads are started and warm too (hist-team.ts
+// keeps them for the next training). A fresh thread's first
 // training spends more time in V8's compilers than in training (the notebook's job: ~300 ms cold,
 // ~100 ms warm); after this the job's training runs compiled code. The trainer bench's --prewarm
 // mode calls this same function, so its figure is what a training job gets.
+import { availableParallelism } from 'node:os';
 import { validateHyperparameters } from './hyperparameters/index.js';
 import { train } from './train.js';
 import type { DMatrix } from './types.js';
 
 export async function warmUpTrainer(): Promise<void> {
+  // 8192 × 8 cells: enough for train() to start threads (hist-team.ts); the first 2048 rows for the rest
+  const big = 8192;
   const rows = 2048;
   const cols = 8;
-  const data = new Float32Array(rows * cols);
-  const labels = new Float32Array(rows);
+  const data = new Float32Array(big * cols);
+  const labels = new Float32Array(big);
   let seed = 12345;
   const next = () => {
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return seed / 2 ** 32;
   };
-  for (let r = 0; r < rows; r++) {
+  for (let r = 0; r < big; r++) {
     for (let c = 0; c < cols; c++) data[r * cols + c] = next();
     labels[r] = 2 * data[r * cols]! + Math.sin(3 * data[r * cols + 1]!) + next() * 0.1;
   }
   // the same rows with some values missing: the trainer takes other paths when a column has gaps
-  const gaps = data.map((v, i) => ((i / cols) | 0) % 17 === i % cols ? Number.NaN : v);
-  const dense: DMatrix = { numRows: rows, numCols: cols, data, labels };
-  const sparse: DMatrix = { numRows: rows, numCols: cols, data: gaps, labels };
+  const gaps = data.map((v, i) => (((i / cols) | 0) % 17 === i % cols ? Number.NaN : v));
+  const dense: DMatrix = {
+    numRows: rows,
+    numCols: cols,
+    data: data.subarray(0, rows * cols),
+    labels: labels.subarray(0, rows),
+  };
+  const sparse: DMatrix = {
+    numRows: rows,
+    numCols: cols,
+    data: gaps.subarray(0, rows * cols),
+    labels: labels.subarray(0, rows),
+  };
   for (const [tree_method, dtrain] of [
     ['exact', dense],
     ['exact', sparse],
@@ -42,4 +57,7 @@ export async function warmUpTrainer(): Promise<void> {
     });
     await train({ ...hp.params, nthread: 1 }, dtrain, [{ name: 'train', data: dtrain }]);
   }
+  const all: DMatrix = { numRows: big, numCols: cols, data, labels };
+  const hist = validateHyperparameters({ num_round: '20', max_depth: '6', tree_method: 'hist' });
+  await train({ ...hist.params, nthread: availableParallelism() }, all, []);
 }
