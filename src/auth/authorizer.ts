@@ -6,6 +6,7 @@ import { type Credentials, loadCredentialsFile, type Principal } from './credent
 import { type Decision, evaluate, type RequestFacts } from './policy.js';
 import {
   amzDateMs,
+  CanonicalHeaders,
   canonicalRequest,
   chunkStringToSign,
   HeaderCredentials,
@@ -102,6 +103,8 @@ interface Signer {
   readonly credentials: Credentials;
   readonly principal: Principal | undefined;
   readonly key: SigningKey | undefined;
+  /** The credential's canonical header lines for the header values last seen. */
+  readonly lines: CanonicalHeaders;
 }
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
@@ -191,7 +194,7 @@ export class Authorizer {
     if (parsed.kind === 'malformed') return { reason: 'malformed', message: parsed.message };
     const now = opts.now ?? Date.now();
     const credential = parsed.credential;
-    const { principal, key } = this.signerOf(creds, credential);
+    const { principal, key, lines } = this.signerOf(creds, credential);
     if (!principal || !key) return { reason: 'unknown-key', accessKeyId: credential.accessKeyId };
     const signedAt = this.timeOf(parsed.amzDate);
     if (parsed.presigned) {
@@ -218,16 +221,19 @@ export class Authorizer {
       if (!parsed.presigned) return { reason: 'missing-content-sha256' };
       payloadHash = UNSIGNED_PAYLOAD;
     } else payloadHash = sha256Hex(opts.body ?? '');
-    const canonical = canonicalRequest({
-      method: req.method,
-      rawPath,
-      rawQuery,
-      headers: req.headers,
-      signedHeaders: credential.signedHeaders,
-      signedHeaderList: credential.signedHeaderList,
-      payloadHash,
-      s3: opts.s3 === true,
-    });
+    const canonical = canonicalRequest(
+      {
+        method: req.method,
+        rawPath,
+        rawQuery,
+        headers: req.headers,
+        signedHeaders: credential.signedHeaders,
+        signedHeaderList: credential.signedHeaderList,
+        payloadHash,
+        s3: opts.s3 === true,
+      },
+      lines,
+    );
     const canonicalHash = sha256Hex(canonical);
     const expected = key.signRequest(parsed.amzDate, credential.scope, canonicalHash);
     if (
@@ -261,7 +267,7 @@ export class Authorizer {
             credential.service,
           )
         : undefined;
-      s = { credentials: creds, principal, key };
+      s = { credentials: creds, principal, key, lines: new CanonicalHeaders(credential.signedHeaders) };
       this.signers.set(credential, s);
     }
     return s;
