@@ -393,3 +393,76 @@ test('after a reload (SIGHUP) remembered keys and decisions follow the new file'
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an operation allowed by name is allowed again only for the same principal, name and partition', () => {
+  const creds = parseCredentials({
+    principals: [
+      {
+        accessKeyId: 'AKIAALICE00000000001',
+        secretAccessKey: SECRET,
+        arn: 'arn:aws:iam::111122223333:user/alice',
+        policy: {
+          Version: '2012-10-17',
+          Statement: [
+            { Effect: 'Allow', Action: 'sagemaker:*', Resource: '*' },
+            { Effect: 'Deny', Action: 'sagemaker:*', Resource: 'arn:aws:sagemaker:*:*:endpoint/prod-*' },
+            { Effect: 'Deny', Action: 'sagemaker:*', Resource: 'arn:aws:sagemaker:eu-west-1:*:*' },
+            { Effect: 'Deny', Action: 'sagemaker:*', Resource: 'arn:aws:sagemaker:*:999999999999:*' },
+          ],
+        },
+      },
+      {
+        accessKeyId: 'AKIABOB000000000001',
+        secretAccessKey: SECRET,
+        arn: 'arn:aws:iam::111122223333:user/bob',
+        policy: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Action: 'sagemaker:DescribeEndpoint', Resource: '*' }],
+        },
+      },
+    ],
+  });
+  const a = Authorizer.fromCredentials(creds);
+  const alice = creds.byAccessKey.get('AKIAALICE00000000001')!;
+  const bob = creds.byAccessKey.get('AKIABOB000000000001')!;
+  const here = { accountId: '111122223333', region: 'us-west-2' };
+  const run = (
+    principal: typeof alice,
+    operation: string,
+    name: unknown,
+    partition = here,
+    service: 'sagemaker' | 'sagemaker-runtime' = 'sagemaker',
+  ) => {
+    try {
+      gateFor(service, a, { principal } as Authenticated, partition, {}).operation(operation, { EndpointName: name });
+      return 'allowed';
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+  const denied = /is not authorized to perform: sagemaker:(\w+) on resource: arn:aws:sagemaker:/;
+  for (let round = 0; round < 2; round++) {
+    assert.equal(run(alice, 'DescribeEndpoint', 'e'), 'allowed');
+    assert.match(run(alice, 'DescribeEndpoint', 'prod-1'), denied);
+    // The ARN lower-cases endpoint names: a name differing in case is the same resource.
+    assert.match(run(alice, 'DescribeEndpoint', 'Prod-1'), denied);
+    assert.equal(run(alice, 'DescribeEndpoint', 'e'), 'allowed');
+    assert.match(run(alice, 'DescribeEndpoint', 'e', { ...here, region: 'eu-west-1' }), denied);
+    assert.match(run(alice, 'DescribeEndpoint', 'e', { ...here, accountId: '999999999999' }), denied);
+    assert.equal(run(alice, 'InvokeEndpoint', 'e', here, 'sagemaker-runtime'), 'allowed');
+    assert.match(run(alice, 'InvokeEndpoint', 'prod-1', here, 'sagemaker-runtime'), denied);
+    // Another principal asking the same as an allowed one gets its own policy's answer.
+    assert.match(run(bob, 'InvokeEndpoint', 'e', here, 'sagemaker-runtime'), denied);
+    assert.equal(run(bob, 'DescribeEndpoint', 'e'), 'allowed');
+    assert.match(run(bob, 'DeleteEndpoint', 'e'), denied);
+    assert.equal(run(alice, 'DeleteEndpoint', 'e'), 'allowed');
+    assert.match(run(bob, 'DeleteEndpoint', 'e'), denied);
+    // A name that is not a string names no resource: only `*` decides.
+    assert.equal(run(alice, 'DescribeEndpoint', undefined), 'allowed');
+  }
+  // The refusal says what it always said.
+  assert.equal(
+    run(alice, 'DescribeEndpoint', 'prod-1'),
+    'User: arn:aws:iam::111122223333:user/alice is not authorized to perform: sagemaker:DescribeEndpoint on resource: arn:aws:sagemaker:us-west-2:111122223333:endpoint/prod-1 with an explicit deny in an identity-based policy',
+  );
+});

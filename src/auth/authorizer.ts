@@ -2,10 +2,12 @@
 // credentials file) and may they do this action on this resource (their identity policy).
 // Without a credentials file every request is anonymous and allowed (local, loopback-only use).
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ActionTable, Partition } from './actions/types.js';
 import { type Credentials, loadCredentialsFile, type Principal } from './credentials.js';
 import { type Decision, evaluate, type RequestFacts } from './policy.js';
 import {
   amzDateMs,
+  CanonicalHeaders,
   canonicalRequest,
   chunkStringToSign,
   HeaderCredentials,
@@ -97,11 +99,21 @@ export function deniedMessage(
 /** The facts a condition-free policy is evaluated with: it reads none of them. */
 const NO_FACTS = { region: '', now: new Date(0) };
 
+interface AllowedByName {
+  readonly principal: Principal;
+  readonly table: ActionTable;
+  readonly name: string;
+  readonly region: string;
+  readonly accountId: string;
+}
+
 /** Who a credential names in one credentials file, and the key their signatures are made with. */
 interface Signer {
   readonly credentials: Credentials;
   readonly principal: Principal | undefined;
   readonly key: SigningKey | undefined;
+  /** The credential's canonical header lines for the header values last seen. */
+  readonly lines: CanonicalHeaders;
 }
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
@@ -191,7 +203,7 @@ export class Authorizer {
     if (parsed.kind === 'malformed') return { reason: 'malformed', message: parsed.message };
     const now = opts.now ?? Date.now();
     const credential = parsed.credential;
-    const { principal, key } = this.signerOf(creds, credential);
+    const { principal, key, lines } = this.signerOf(creds, credential);
     if (!principal || !key) return { reason: 'unknown-key', accessKeyId: credential.accessKeyId };
     const signedAt = this.timeOf(parsed.amzDate);
     if (parsed.presigned) {
@@ -218,16 +230,19 @@ export class Authorizer {
       if (!parsed.presigned) return { reason: 'missing-content-sha256' };
       payloadHash = UNSIGNED_PAYLOAD;
     } else payloadHash = sha256Hex(opts.body ?? '');
-    const canonical = canonicalRequest({
-      method: req.method,
-      rawPath,
-      rawQuery,
-      headers: req.headers,
-      signedHeaders: credential.signedHeaders,
-      signedHeaderList: credential.signedHeaderList,
-      payloadHash,
-      s3: opts.s3 === true,
-    });
+    const canonical = canonicalRequest(
+      {
+        method: req.method,
+        rawPath,
+        rawQuery,
+        headers: req.headers,
+        signedHeaders: credential.signedHeaders,
+        signedHeaderList: credential.signedHeaderList,
+        payloadHash,
+        s3: opts.s3 === true,
+      },
+      lines,
+    );
     const canonicalHash = sha256Hex(canonical);
     const expected = key.signRequest(parsed.amzDate, credential.scope, canonicalHash);
     if (
@@ -261,7 +276,7 @@ export class Authorizer {
             credential.service,
           )
         : undefined;
-      s = { credentials: creds, principal, key };
+      s = { credentials: creds, principal, key, lines: new CanonicalHeaders(credential.signedHeaders) };
       this.signers.set(credential, s);
     }
     return s;
@@ -309,6 +324,34 @@ export class Authorizer {
         return { decision, action, resource, message: deniedMessage(principal.arn, action, resource, decision) };
     }
     return undefined;
+  }
+
+  /**
+   * The last allowed request of each operation named by one input member (see AuthService.named):
+   * who, through which action table, on which name, in which partition. A request that says the
+   * same asks the same action on the same resource, and a condition-free policy decides that by
+   * action and resource alone, so it is allowed again without writing its ARN. Holds decisions
+   * only, never anything about a signature; a reload makes new principals, so nothing carries over.
+   */
+  private readonly allowedNames = new Map<string, AllowedByName>();
+
+  allowedByName(principal: Principal, table: ActionTable, operation: string, name: string, p: Partition): boolean {
+    const a = this.allowedNames.get(operation);
+    return (
+      a !== undefined &&
+      a.principal === principal &&
+      a.name === name &&
+      a.table === table &&
+      a.region === p.region &&
+      a.accountId === p.accountId
+    );
+  }
+
+  /** Called once `operation` on `name` was allowed (by `authorize`, for `principal`). */
+  rememberAllowedByName(principal: Principal, table: ActionTable, operation: string, name: string, p: Partition): void {
+    if (!principal.policy.contextFree) return;
+    // Operations come from the services' tables, a closed set: this map stays small.
+    this.allowedNames.set(operation, { principal, table, name, region: p.region, accountId: p.accountId });
   }
 
   /** Decisions by principal, then action, then resource. */

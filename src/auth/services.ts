@@ -6,7 +6,7 @@ import type { ServiceError } from '../protocol/service-error.js';
 import { S3Error } from '../protocol/rest-xml/s3-errors.js';
 import { logsActions } from './actions/logs.js';
 import { s3Actions } from './actions/s3.js';
-import { sagemakerActions } from './actions/sagemaker.js';
+import { sagemakerActions, sagemakerNamedMember } from './actions/sagemaker.js';
 import type { ActionTable, Partition } from './actions/types.js';
 import type { Authenticated, Authorizer, Denial, FactsSource } from './authorizer.js';
 import { jsonAccessDenied } from './errors.js';
@@ -16,11 +16,20 @@ export interface AuthService {
   readonly actions: ActionTable;
   /** The error a denied request gets. */
   readonly denied: (d: Denial) => ServiceError;
+  /**
+   * For an operation whose one resource is named by one input member, that member: `actions`
+   * gives the same resources for the same value of it (and partition).
+   */
+  readonly named?: (operation: string) => string | undefined;
 }
 
 export const SERVICES = {
-  sagemaker: { actions: sagemakerActions, denied: (d) => jsonAccessDenied(d.message) },
-  'sagemaker-runtime': { actions: sagemakerActions, denied: (d) => jsonAccessDenied(d.message) },
+  sagemaker: { actions: sagemakerActions, denied: (d) => jsonAccessDenied(d.message), named: sagemakerNamedMember },
+  'sagemaker-runtime': {
+    actions: sagemakerActions,
+    denied: (d) => jsonAccessDenied(d.message),
+    named: sagemakerNamedMember,
+  },
   // S3 says no more than "Access Denied" to a denied caller.
   s3: { actions: s3Actions, denied: () => new S3Error('AccessDenied') },
   logs: { actions: logsActions, denied: (d) => jsonAccessDenied(d.message) },
@@ -46,8 +55,18 @@ class Gate implements RequestGate, FactsSource {
   }
 
   operation(operation: string, input: Record<string, unknown>): void {
-    const a = this.svc.actions(operation, input, this.partition);
+    const member = this.svc.named?.(operation);
+    const name = member === undefined ? undefined : input[member];
+    const { principal } = this.auth;
+    const table = this.svc.actions;
+    // The same operation on the same name as an earlier request this principal was allowed:
+    // the same action on the same resource, so the same decision (see Authorizer.allowedByName).
+    if (typeof name === 'string' && this.authorizer.allowedByName(principal, table, operation, name, this.partition))
+      return;
+    const a = table(operation, input, this.partition);
     this.action(a.action, a.resources);
+    if (typeof name === 'string')
+      this.authorizer.rememberAllowedByName(principal, table, operation, name, this.partition);
   }
 
   action(action: string, resources: readonly string[]): void {

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { HeaderCredentials, parseSignature, SigningKey, SigningKeys, sameSignature, stringToSign } from './sigv4.js';
+import {
+  CanonicalHeaders,
+  canonicalRequest,
+  canonicalUri,
+  HeaderCredentials,
+  parseSignature,
+  SigningKey,
+  SigningKeys,
+  sameSignature,
+  stringToSign,
+} from './sigv4.js';
 
 test('SigningKey.sign is HMAC-SHA256, for ASCII and for other strings', () => {
   const raw = createHmac('sha256', 'AWS4secret').update('20261124').digest();
@@ -91,4 +101,59 @@ test('sameSignature compares exactly, whatever the inputs', () => {
   assert.equal(sameSignature(a, `${a.slice(0, 63)}c`), false);
   assert.equal(sameSignature(a, a.slice(1)), false);
   assert.equal(sameSignature(a, `${a}0`), false);
+});
+
+test('CanonicalHeaders writes the lines of the values each request carries, not the last ones', () => {
+  const names = ['content-type', 'host', 'x-amz-date'];
+  const lines = new CanonicalHeaders(names);
+  const input = (headers: Record<string, string | string[]>) => ({
+    method: 'POST',
+    rawPath: '/endpoints/hot/invocations',
+    rawQuery: '',
+    headers,
+    signedHeaders: names,
+    signedHeaderList: names.join(';'),
+    payloadHash: 'ab'.repeat(32),
+    s3: false,
+  });
+  const a = { 'content-type': 'text/csv', host: 'h:1', 'x-amz-date': '20261124T160000Z' };
+  const b = { ...a, 'x-amz-date': '20261124T160001Z' };
+  const c = { ...a, host: '  h:2   with  spaces ' };
+  const d = { 'content-type': 'text/csv', 'x-amz-date': '20261124T160000Z' };
+  const e = { ...a, host: ['h:1', 'h:3'] };
+  // Repeated, changed back and forth, folded, missing and repeated headers: each as written afresh.
+  const cases: Record<string, string | string[]>[] = [a, a, b, a, c, c, d, a, e, e, a];
+  for (const headers of cases) {
+    const expected = canonicalRequest(input(headers));
+    assert.equal(canonicalRequest(input(headers), lines), expected);
+    assert.ok(
+      expected.includes(
+        `\nhost:${headers['host'] === undefined ? '' : String(headers['host']).trim().replace(/\s+/g, ' ')}\n`,
+      ),
+    );
+  }
+});
+
+test('canonicalUri and the X-Amz-Date check answer each input on its own, after any other', () => {
+  assert.equal(canonicalUri('/endpoints/hot/invocations', false), '/endpoints/hot/invocations');
+  assert.equal(canonicalUri('/endpoints/hot/invocations', false), '/endpoints/hot/invocations');
+  assert.equal(canonicalUri('/endpoints/a b/../hot/./invocations', false), '/endpoints/hot/invocations');
+  assert.equal(canonicalUri('/endpoints/h%20t/', false), '/endpoints/h%2520t/');
+  assert.equal(canonicalUri('', false), '/');
+  assert.equal(canonicalUri('/endpoints/hot/invocations', false), '/endpoints/hot/invocations');
+  const auth = `AWS4-HMAC-SHA256 Credential=AKID/20261124/us-east-1/sagemaker/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'ab'.repeat(32)}`;
+  const known = new HeaderCredentials();
+  for (const [date, ok] of [
+    ['20261124T160000Z', true],
+    ['20261124T160000Z', true],
+    ['20261124T160000', false],
+    ['2026112xT160000Z', false],
+    ['20261124T160000Z', true],
+  ] as const) {
+    for (const parsed of [
+      parseSignature({ authorization: auth, 'x-amz-date': date }, '', known),
+      parseSignature({ authorization: auth, 'x-amz-date': date }, ''),
+    ])
+      assert.equal(parsed.kind, ok ? 'ok' : 'malformed', date);
+  }
 });

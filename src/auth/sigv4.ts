@@ -144,7 +144,7 @@ export function parseSignature(headers: IncomingHttpHeaders, rawQuery: string, k
   const sdk = auth === undefined || known === undefined ? undefined : known.of(auth);
   if (sdk) {
     const amzDate = header(headers, 'x-amz-date') ?? isoBasic(header(headers, 'date'));
-    if (!amzDate || !AMZ_DATE.test(amzDate)) return MISSING_DATE;
+    if (!amzDate || !isAmzDate(amzDate)) return MISSING_DATE;
     return {
       kind: 'ok',
       sdk: true,
@@ -204,8 +204,21 @@ export function parseSignature(headers: IncomingHttpHeaders, rawQuery: string, k
     signed!.split(';').map((h) => h.trim().toLowerCase()),
   );
   if (!c) return { kind: 'malformed', message: `Credential should be scoped to a valid region.` };
-  if (!amzDate || !AMZ_DATE.test(amzDate)) return MISSING_DATE;
+  if (!amzDate || !isAmzDate(amzDate)) return MISSING_DATE;
   return { kind: 'ok', sdk: false, credential: c, signature: signature!, amzDate, presigned, expires };
+}
+
+/**
+ * The last X-Amz-Date found well-formed: a client's requests within one second carry the same
+ * value, so the pattern runs once per second and client rather than once per request.
+ */
+let lastAmzDate = '';
+
+function isAmzDate(s: string): boolean {
+  if (s === lastAmzDate) return true;
+  if (!AMZ_DATE.test(s)) return false;
+  lastAmzDate = s;
+  return true;
 }
 
 const MISSING_DATE: ParseResult = {
@@ -258,9 +271,16 @@ function safeDecode(s: string): string {
 /** A path that normalising and encoding leave as it is (the common case: `/`, `/endpoints/x/invocations`). */
 const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
 
+/** The last path found plain (a client calls one endpoint in runs): compared before the pattern runs. */
+let lastPlainPath = '/';
+
 export function canonicalUri(rawPath: string, s3: boolean): string {
   if (s3) return rawPath === '' ? '/' : rawPath;
-  if (rawPath === '/' || (PLAIN_PATH.test(rawPath) && !rawPath.includes('/.'))) return rawPath || '/';
+  if (rawPath === lastPlainPath) return rawPath;
+  if (PLAIN_PATH.test(rawPath) && !rawPath.includes('/.')) {
+    if (rawPath !== '') lastPlainPath = rawPath;
+    return rawPath || '/';
+  }
   const segments: string[] = [];
   for (const seg of rawPath.split('/')) {
     if (seg === '' || seg === '.') continue;
@@ -300,13 +320,43 @@ export interface CanonicalInput {
 
 const RUNS_OF_SPACE = /\s\s|[\t\n\r]/;
 
-export function canonicalRequest(i: CanonicalInput): string {
-  let headers = '';
-  for (const name of i.signedHeaders) {
-    const v = (header(i.headers, name) ?? '').trim();
-    // Runs of spaces fold to one; a value without any (nearly all) is used as it is.
-    headers += `${name}:${RUNS_OF_SPACE.test(v) ? v.replace(/\s+/g, ' ') : v}\n`;
+/**
+ * The canonical header lines of one set of signed headers for the values last seen. A client's
+ * requests repeat their header values (the date changes once a second), so the lines are written
+ * again only when a value differs; it is a function of the values alone (nothing about the
+ * signature or the verdict), so a hit gives exactly what writing them would.
+ */
+export class CanonicalHeaders {
+  private values: ReadonlyArray<string | string[] | undefined> = [];
+  private block = '';
+
+  constructor(readonly names: readonly string[]) {}
+
+  of(headers: IncomingHttpHeaders): string {
+    const names = this.names;
+    const last = this.values;
+    let same = last.length === names.length;
+    for (let i = 0; same && i < names.length; i++) same = headers[names[i]!] === last[i];
+    if (same) return this.block;
+    this.values = names.map((n) => headers[n]);
+    this.block = headerLines(headers, names);
+    return this.block;
   }
+}
+
+function headerLines(headers: IncomingHttpHeaders, names: readonly string[]): string {
+  let lines = '';
+  for (const name of names) {
+    const v = (header(headers, name) ?? '').trim();
+    // Runs of spaces fold to one; a value without any (nearly all) is used as it is.
+    lines += `${name}:${RUNS_OF_SPACE.test(v) ? v.replace(/\s+/g, ' ') : v}\n`;
+  }
+  return lines;
+}
+
+/** `lines`, when given, writes the header lines (its names must be `i.signedHeaders`). */
+export function canonicalRequest(i: CanonicalInput, lines?: CanonicalHeaders): string {
+  const headers = lines ? lines.of(i.headers) : headerLines(i.headers, i.signedHeaders);
   return `${i.method}\n${canonicalUri(i.rawPath, i.s3)}\n${canonicalQuery(i.rawQuery)}\n${headers}\n${i.signedHeaderList}\n${i.payloadHash}`;
 }
 
@@ -335,6 +385,8 @@ export class SigningKey {
   private readonly outerPad: string;
   /** `ipad | AWS4-HMAC-SHA256\n | amzDate | \n<scope>\n | hash` and `opad | inner digest`. */
   private readonly request: { readonly inner: Buffer; readonly outer: Buffer } | undefined;
+  /** The date now written in `request.inner` (a client's requests within a second share it). */
+  private writtenDate = '';
 
   constructor(
     private readonly raw: Buffer,
@@ -373,7 +425,10 @@ export class SigningKey {
     if (r === undefined || scope !== this.scope || amzDate.length !== 16 || canonicalHash.length !== 64)
       return this.sign(stringToSign(amzDate, scope, canonicalHash));
     const { inner, outer } = r;
-    inner.write(amzDate, 64 + ALGORITHM.length + 1, 'latin1');
+    if (amzDate !== this.writtenDate) {
+      inner.write(amzDate, 64 + ALGORITHM.length + 1, 'latin1');
+      this.writtenDate = amzDate;
+    }
     inner.write(canonicalHash, inner.length - 64, 'latin1');
     outer.write(hash('sha256', inner, 'binary'), 64, 'latin1');
     return hash('sha256', outer, 'hex');

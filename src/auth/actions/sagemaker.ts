@@ -142,3 +142,19 @@ export const sagemakerActions: ActionTable = (operation, input, p): ActionReques
   }
   return { action: entry.action, resources: resources.length ? resources : ['*'] };
 };
+
+/**
+ * Operations acting on exactly one resource named by one input member (DescribeEndpoint,
+ * InvokeEndpoint, ...), by that member: their resource is a function of the member's value and
+ * the partition alone, so a decision can be recognised by the name without writing the ARN.
+ */
+const NAMED = new Map<string, string>(
+  [...COMPILED].flatMap(([op, { refs }]) => {
+    const [ref, ...more] = refs;
+    return ref && more.length === 0 && !ref.all && ref.suffix === undefined && ref.type !== ''
+      ? [[op, ref.member] as const]
+      : [];
+  }),
+);
+
+export const sagemakerNamedMember = (operation: string): string | undefined => NAMED.get(operation);
