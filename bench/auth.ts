@@ -370,7 +370,12 @@ try {
     report(
       `throughput ratio on/off, both servers loaded at once, 3 rounds: DescribeEndpoint ${(totals.describe.on / totals.describe.off).toFixed(2)}, InvokeEndpoint ${(totals.invoke.on / totals.invoke.off).toFixed(2)}`,
     );
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    // the median: the mean of the middle two of an even count
+    const median = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      const m = s.length >> 1;
+      return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+    };
     report(
       `throughput ratio on/off, each server alone and saturated, median of 4 rounds: DescribeEndpoint ${median(alone.describe).toFixed(2)}, InvokeEndpoint ${median(alone.invoke).toFixed(2)}`,
     );

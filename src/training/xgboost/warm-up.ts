@@ -1,5 +1,5 @@
 // The trainer thread's warm-up (run-builtin.ts starts one thread ahead of the first job): a small
-// synthetic set trained with the exact and the hist method, nothing written; the last training
+// synthetic set trained with the exact and the hist method, nothing written; the first training
 // runs hist on every core, so the team's worker threads are started and warm too (hist-team.ts
 // keeps them for the next training). A fresh thread's first
 // training spends more time in V8's compilers than in training (the notebook's job: ~300 ms cold,
@@ -40,6 +40,11 @@ export async function warmUpTrainer(): Promise<void> {
     data: gaps.subarray(0, rows * cols),
     labels: labels.subarray(0, rows),
   };
+  // first the threaded hist training, so V8 has compiled its code in the background by the time the
+  // small single-thread trainings end (a job straight after the warm-up then meets no compiler)
+  const all: DMatrix = { numRows: big, numCols: cols, data, labels };
+  const hist = validateHyperparameters({ num_round: '20', max_depth: '6', tree_method: 'hist' });
+  await train({ ...hist.params, nthread: availableParallelism() }, all, []);
   for (const [tree_method, dtrain] of [
     ['exact', dense],
     ['exact', sparse],
@@ -57,7 +62,4 @@ export async function warmUpTrainer(): Promise<void> {
     });
     await train({ ...hp.params, nthread: 1 }, dtrain, [{ name: 'train', data: dtrain }]);
   }
-  const all: DMatrix = { numRows: big, numCols: cols, data, labels };
-  const hist = validateHyperparameters({ num_round: '20', max_depth: '6', tree_method: 'hist' });
-  await train({ ...hist.params, nthread: availableParallelism() }, all, []);
 }
