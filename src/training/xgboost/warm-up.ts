@@ -11,8 +11,10 @@ import { train } from './train.js';
 import type { DMatrix } from './types.js';
 
 export async function warmUpTrainer(): Promise<void> {
-  // 8192 × 8 cells: enough for train() to start threads (hist-team.ts); the first 2048 rows for the rest
-  const big = 8192;
+  // 65,536 rows: train() starts threads (hist-team.ts), and each column fills the quantile sketch's
+  // queue several times, so its summaries' merging and pruning are compiled too (a 200k-row job's
+  // first column otherwise spent ~60 ms in them unoptimized); the first 2048 rows for the rest
+  const big = 65536;
   const rows = 2048;
   const cols = 8;
   const data = new Float32Array(big * cols);
@@ -43,7 +45,7 @@ export async function warmUpTrainer(): Promise<void> {
   // first the threaded hist training, so V8 has compiled its code in the background by the time the
   // small single-thread trainings end (a job straight after the warm-up then meets no compiler)
   const all: DMatrix = { numRows: big, numCols: cols, data, labels };
-  const hist = validateHyperparameters({ num_round: '20', max_depth: '6', tree_method: 'hist' });
+  const hist = validateHyperparameters({ num_round: '5', max_depth: '6', tree_method: 'hist' });
   await train({ ...hist.params, nthread: availableParallelism() }, all, []);
   for (const [tree_method, dtrain] of [
     ['exact', dense],
