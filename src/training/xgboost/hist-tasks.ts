@@ -136,15 +136,20 @@ export function runTask(th: TeamThread, taskOffset: number, taskLength: number):
 // P[2] partitions, P[3] builds, P[4] scans, P[5] results (RESULT doubles per scan and feature
 // range), P[6] histogram bytes, P[7] the threads' scan scratch (64 bytes each), P[8] partition
 // counts (Int32 per partition and thread: left rows of each chunk), P[9] 1 for the root: its sums
-// are the first feature's bins' once built. From HEAD: partitions (begin, end, feature, bin within
+// are the first feature's bins' once built, P[10] the partial histograms of large builds (one
+// histogram each of numRows / BUILD_BLOCK). From HEAD: partitions (begin, end, feature, bin within
 // the feature, default left); builds (slot, partition index or -1, 0 left / 1 right child, begin,
 // end when no partition, parent slot to subtract from or -1, its first scan, its number of scans:
 // the nodes whose histograms this build completes); scans (slot, grad sum, hess sum, root gain,
 // feature set index in P or -1 for all, its length); then the feature sets.
 //
-// After the partition, the work is units (build j, feature range r) of the team's size ranges,
-// claimed one at a time from a shared counter by whichever thread is free: the unit builds range r
-// of build j, subtracts it from the parent, and scans range r of build j's nodes. A thread that a
+// After the partition, the work is units claimed one at a time from a shared counter by whichever
+// thread is free. A build of fewer than 2 × BUILD_BLOCK rows is split by the team's size feature
+// ranges r: a unit builds range r, subtracts it from the parent and scans range r of the build's
+// nodes. A larger one is split by rows: a unit builds every feature of one block of its rows (each
+// thread then gathers only its blocks' rows, where with ranges every thread gathers every row:
+// at 1M rows the levels' gathers are bound by memory latency), and after a barrier its ranges are
+// units that add the blocks' sums in block order, subtract and scan. A thread that a
 // neighbour process or a slow wake-up holds back then takes fewer units instead of holding up the
 // others at the end of the level. Each unit's result has its own place (scan, range), so which
 // thread ran it changes nothing.
@@ -157,7 +162,7 @@ export function levelHeader(
   P: Float64Array,
   desc: number,
   jobs: { partitions: number; builds: number; scans: number },
-  regions: { results: number; scanOut: number; counts: number },
+  regions: { results: number; scanOut: number; counts: number; partials: number },
   histBytes: number,
   root: boolean,
 ): number {
@@ -171,6 +176,7 @@ export function levelHeader(
   P[7] = regions.scanOut;
   P[8] = regions.counts;
   P[9] = root ? 1 : 0;
+  P[10] = regions.partials;
   return HEAD;
 }
 
@@ -192,6 +198,16 @@ export function partitionMid(counts: Int32Array, j: number, size: number, begin:
   return mid;
 }
 
+/**
+ * Rows of one block when a large node's histogram is built by row blocks (the builds of at least two
+ * blocks). DEVIATION(xgboost): xgboost sums a bin's rows in row order on one thread and thread by
+ * thread on several (its sums depend on nthread); a node of at least 2 × BUILD_BLOCK rows is summed
+ * here block by block, each block in row order, the blocks' sums added in block order, whatever the
+ * number of threads. The sums differ from xgboost's one-thread sums in the last bits of a double,
+ * which can change a split only on an exact tie of gains. Smaller nodes are summed as xgboost does.
+ */
+export const BUILD_BLOCK = 32768;
+
 /** What the units of one level task share on one thread. */
 interface LevelUnits {
   buf: ArrayBufferLike;
@@ -206,6 +222,11 @@ interface LevelUnits {
   best: SplitEntry;
   results: Float64Array;
   histLen: number;
+  /** per build: its rows [begin, end), its blocks (1: built by feature ranges), its first partial slot */
+  begin: Int32Array;
+  end: Int32Array;
+  blocks: Int32Array;
+  partial: Int32Array;
 }
 
 function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64Array): void {
@@ -248,31 +269,94 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     best: new SplitEntry(),
     results: new Float64Array(buf, P[5], nscan * T * RESULT),
     histLen: P[6] / 8,
+    begin: new Int32Array(nb),
+    end: new Int32Array(nb),
+    blocks: new Int32Array(nb),
+    partial: new Int32Array(nb),
   };
+  // the builds' rows and blocks: every thread works them out alike from the partition's counts
+  let multi = 0;
+  let partials = 0;
+  for (let j = 0; j < nb; j++) {
+    buildRows(u, j, T);
+    const rows = u.end[j] - u.begin[j];
+    const m = rows >= 2 * BUILD_BLOCK ? Math.floor(rows / BUILD_BLOCK) : 1;
+    u.blocks[j] = m;
+    u.partial[j] = partials;
+    if (m > 1) {
+      multi++;
+      partials += m - 1;
+    }
+  }
   if (P[9] === 1) {
     // the root: its sums are its first feature's bins (range 0), summed by every thread alike once
-    // every range is built; each thread builds and scans its own range
-    buildUnit(th, u, 0, th.index);
+    // every range is complete; each thread completes and scans its own range
+    if (u.blocks[0] > 1) {
+      for (let k = claim(th, th.next); k < u.blocks[0]; k = claim(th, th.next)) buildBlock(th, u, 0, k);
+      th.barrier();
+      reduceRange(th, u, 0, th.index);
+    } else buildUnit(th, u, 0, th.index);
     th.barrier();
     const hist = new Float64Array(buf, P[u.scans], u.histLen);
     const [g, h] = binSums(hist, ptr[0], ptr[1]);
     scanUnit(th, u, 0, th.index, g, h, calcGain(p, g, h));
     return;
   }
-  const units = nb * T;
-  for (;;) {
-    const k = T === 1 ? th.ctrl[th.next]++ : Atomics.add(th.ctrl, th.next, 1);
-    if (k >= units) return;
-    const j = Math.floor(k / T);
-    const r = k - j * T;
-    buildUnit(th, u, j, r);
-    const at = builds + j * LEVEL_JOB.build;
-    const first = P[at + 6];
-    for (let i = first; i < first + P[at + 7]; i++) {
-      const sa = u.scans + i * LEVEL_JOB.scan;
-      scanUnit(th, u, i, r, P[sa + 1], P[sa + 2], P[sa + 3]);
+  // first every block of the large builds and every range of the others; then, once all blocks are
+  // built, the ranges of the large builds: their blocks summed, subtracted from the parent, scanned
+  let units = 0;
+  for (let j = 0; j < nb; j++) units += u.blocks[j] > 1 ? u.blocks[j] : T;
+  for (let k = claim(th, th.next); k < units; k = claim(th, th.next)) {
+    let j = 0;
+    let at = k;
+    for (; ; j++) {
+      const n = u.blocks[j] > 1 ? u.blocks[j] : T;
+      if (at < n) break;
+      at -= n;
+    }
+    if (u.blocks[j] > 1) buildBlock(th, u, j, at);
+    else {
+      buildUnit(th, u, j, at);
+      scanBuild(th, u, j, at);
     }
   }
+  if (multi === 0) return;
+  th.barrier();
+  for (let k = claim(th, th.next + 1); k < multi * T; k = claim(th, th.next + 1)) {
+    // the (k / T)-th large build, range k % T
+    const want = Math.floor(k / T);
+    let j = 0;
+    for (let seen = 0; ; j++) if (u.blocks[j] > 1 && seen++ === want) break;
+    const r = k % T;
+    reduceRange(th, u, j, r);
+    const at = u.builds + j * LEVEL_JOB.build;
+    const parent = P[at + 5];
+    const [c0, c1] = featureRange(nc, r, T);
+    if (parent >= 0) th.kernels.sub(parent + ptr[c0] * 16, P[at] + ptr[c0] * 16, (ptr[c1] - ptr[c0]) * 16);
+    scanBuild(th, u, j, r);
+  }
+}
+
+/** the next unit from the counter ctrl[at] */
+function claim(th: TeamThread, at: number): number {
+  return th.size === 1 ? th.ctrl[at]++ : Atomics.add(th.ctrl, at, 1);
+}
+
+/** Build j's rows, from its partition's counts or its record. */
+function buildRows(u: LevelUnits, j: number, size: number): void {
+  const P = u.P;
+  const at = u.builds + j * LEVEL_JOB.build;
+  const part = P[at + 1];
+  let begin = P[at + 3];
+  let end = P[at + 4];
+  if (part >= 0) {
+    const pa = HEAD + part * LEVEL_JOB.partition;
+    const mid = partitionMid(u.counts, part, size, P[pa]);
+    begin = P[at + 2] === 0 ? P[pa] : mid;
+    end = P[at + 2] === 0 ? mid : P[pa + 1];
+  }
+  u.begin[j] = begin;
+  u.end[j] = end;
 }
 
 /** Feature range r of build j: its bins cleared and built, then subtracted from the parent's. */
@@ -284,21 +368,50 @@ function buildUnit(th: TeamThread, u: LevelUnits, j: number, r: number): void {
   const b1 = ptr[c1];
   const at = u.builds + j * LEVEL_JOB.build;
   const slot = P[at];
-  const part = P[at + 1];
-  let begin = P[at + 3];
-  let end = P[at + 4];
-  if (part >= 0) {
-    const pa = HEAD + part * LEVEL_JOB.partition;
-    const mid = partitionMid(u.counts, part, th.size, P[pa]);
-    begin = P[at + 2] === 0 ? P[pa] : mid;
-    end = P[at + 2] === 0 ? mid : P[pa + 1];
-  }
   new Float64Array(u.buf, slot + b0 * 16, (b1 - b0) * 2).fill(0);
   const build = th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
-  build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], slot);
+  build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], u.begin[j], u.end[j], d[D.grad], d[D.hess], d[D.stride], slot);
   // the sibling: the parent's histogram minus this one, in the parent's slot
   const parent = P[at + 5];
   if (parent >= 0) th.kernels.sub(parent + b0 * 16, slot + b0 * 16, (b1 - b0) * 16);
+}
+
+/** Block b of a large build: every feature's bins of its rows, block 0 into the build's slot, the others into partial slots. */
+function buildBlock(th: TeamThread, u: LevelUnits, j: number, b: number): void {
+  const { P, d, ptr } = u;
+  const nc = d[D.numCols];
+  const at = u.builds + j * LEVEL_JOB.build;
+  const target = b === 0 ? P[at] : P[10] + (u.partial[j] + b - 1) * P[6];
+  const begin = u.begin[j] + b * BUILD_BLOCK;
+  const end = b === u.blocks[j] - 1 ? u.end[j] : begin + BUILD_BLOCK;
+  new Float64Array(u.buf, target + ptr[0] * 16, (ptr[nc] - ptr[0]) * 2).fill(0);
+  const build = th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
+  build(d[D.bins], d[D.ptr], nc, 0, nc, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], target);
+}
+
+/** Feature range r of a large build j: its blocks' sums added to block 0's, in block order. */
+function reduceRange(th: TeamThread, u: LevelUnits, j: number, r: number): void {
+  const { P, ptr } = u;
+  const [c0, c1] = featureRange(u.d[D.numCols], r, th.size);
+  const b0 = ptr[c0] * 2;
+  const b1 = ptr[c1] * 2;
+  const at = u.builds + j * LEVEL_JOB.build;
+  const dst = new Float64Array(u.buf, P[at], u.histLen);
+  for (let b = 1; b < u.blocks[j]; b++) {
+    const src = new Float64Array(u.buf, P[10] + (u.partial[j] + b - 1) * P[6], u.histLen);
+    for (let i = b0; i < b1; i++) dst[i] += src[i];
+  }
+}
+
+/** Feature range r of build j's nodes (the scans it completes). */
+function scanBuild(th: TeamThread, u: LevelUnits, j: number, r: number): void {
+  const P = u.P;
+  const at = u.builds + j * LEVEL_JOB.build;
+  const first = P[at + 6];
+  for (let i = first; i < first + P[at + 7]; i++) {
+    const sa = u.scans + i * LEVEL_JOB.scan;
+    scanUnit(th, u, i, r, P[sa + 1], P[sa + 2], P[sa + 3]);
+  }
 }
 
 /** Feature range r of scan i (node sums g, h, gain rootGain): its best split into the results. */

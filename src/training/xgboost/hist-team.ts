@@ -29,6 +29,7 @@ export const C = {
   ERR: 3,
   /** the arena's size in 64 KiB pages when the task was posted */
   PAGES: 4,
+  /** work-stealing counters (NEXT, NEXT + 1) */
   NEXT: 16,
   /** the barrier inside tasks: threads arrived, the sense of the last crossing */
   BAR: 32,
@@ -215,6 +216,7 @@ export class Team {
   async run(): Promise<void> {
     const ctrl = this.ctrl;
     Atomics.store(ctrl, C.NEXT, 0);
+    Atomics.store(ctrl, C.NEXT + 1, 0);
     if (this.workers.length === 0) {
       runTask(this.thread, this.taskOffset, this.taskLength);
       return;

@@ -55,6 +55,23 @@ describe('xgboost trainer: hist and approx on threads', () => {
     });
   }
 
+  it('a node of 2 × BUILD_BLOCK rows or more, built by row blocks: the same model on 1, 2 and 3 threads', async () => {
+    // 80,000 rows: the root and its larger children are summed by blocks (hist-tasks.ts BUILD_BLOCK)
+    const big = synthetic(80_000, 6, 0.05);
+    const cases: Record<string, string>[] = [
+      { tree_method: 'hist' },
+      { tree_method: 'approx' },
+      { tree_method: 'hist', grow_policy: 'lossguide', max_leaves: '24' },
+    ];
+    for (const hp of cases) {
+      const one = await train(params(hp, 1), big, []);
+      for (const nthread of [2, 3]) {
+        const many = await train(params(hp, nthread), big, []);
+        assert.deepEqual(many.model, one.model, `${hp.tree_method} nthread=${nthread}`);
+      }
+    }
+  });
+
   it('the JavaScript kernels train the same model as the WebAssembly ones', async () => {
     const hp = { tree_method: 'hist' };
     const wasm = await train(params(hp, 2), sparse, []);

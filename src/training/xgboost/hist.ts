@@ -6,7 +6,7 @@
 // one task per step of a level whatever the number of nodes in it.
 
 import type { HistMatrix } from './hist-data.js';
-import { binSums, D, HEAD, LEVEL_JOB, levelHeader, partitionMid, RESULT } from './hist-tasks.js';
+import { BUILD_BLOCK, binSums, D, HEAD, LEVEL_JOB, levelHeader, partitionMid, RESULT } from './hist-tasks.js';
 import type { Team } from './hist-team.js';
 import type { ColumnSampler } from './sampler.js';
 import { calcGain, calcWeight, RT_EPS, SplitEntry, type SplitParams } from './split.js';
@@ -32,14 +32,19 @@ export class HistScratch {
   readonly results: number;
   readonly counts: number;
   readonly scanOut: number;
+  /** the partial histograms of a level's large builds (hist-tasks.ts BUILD_BLOCK) */
+  readonly partials: number;
 
   constructor(
     private readonly team: Team,
     private readonly histBytes: number,
+    numRows: number,
   ) {
     this.results = team.alloc(2 * MAX_BATCH * team.size * RESULT * 8);
     this.counts = team.alloc(MAX_BATCH * team.size * 4);
     this.scanOut = team.alloc(team.size * 64);
+    // a level's builds share the rows: their blocks beyond the first number at most numRows / BUILD_BLOCK
+    this.partials = team.alloc(Math.floor(numRows / BUILD_BLOCK) * histBytes);
   }
 
   slot(): number {

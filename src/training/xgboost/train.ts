@@ -221,7 +221,7 @@ export async function train(
             binned = await binMatrix(team, n, nc, cuts, dense, params.max_bin, sp, binned);
           }
           const bm = binned as HistMatrix;
-          scratch ??= new HistScratch(team, bm.histBytes);
+          scratch ??= new HistScratch(team, bm.histBytes, n);
           const grown = await growHist(
             team,
             bm,
