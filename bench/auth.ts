@@ -22,7 +22,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { Authorizer } from '../src/auth/authorizer.js';
 import { parseCredentials } from '../src/auth/credentials.js';
 import { gateFor } from '../src/auth/services.js';
-import { type LoadResult, load, type Proc, percentile, rssMB, sleep, slipway } from './support.js';
+import { type LoadResult, load, median, type Proc, rssMB, sleep, slipway } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -360,9 +360,8 @@ try {
         cpu[label].push(x.cpuUs);
       }
     }
-    const med = (xs: number[]) => percentile(xs, 50);
     report(
-      `${which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm'} at ${rate} req/s, each server alone, 3 rounds: server CPU off ${cpu.off.join('/')} µs, on ${cpu.on.join('/')} µs per request (median difference ${med(cpu.on) - med(cpu.off)} µs)`,
+      `${which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm'} at ${rate} req/s, each server alone, 3 rounds: server CPU off ${cpu.off.join('/')} µs, on ${cpu.on.join('/')} µs per request (median difference ${median(cpu.on) - median(cpu.off)} µs)`,
     );
   }
   await off.stop();
@@ -370,12 +369,6 @@ try {
     report(
       `throughput ratio on/off, both servers loaded at once, 3 rounds: DescribeEndpoint ${(totals.describe.on / totals.describe.off).toFixed(2)}, InvokeEndpoint ${(totals.invoke.on / totals.invoke.off).toFixed(2)}`,
     );
-    // the median: the mean of the middle two of an even count
-    const median = (xs: number[]) => {
-      const s = [...xs].sort((a, b) => a - b);
-      const m = s.length >> 1;
-      return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-    };
     report(
       `throughput ratio on/off, each server alone and saturated, median of 4 rounds: DescribeEndpoint ${median(alone.describe).toFixed(2)}, InvokeEndpoint ${median(alone.invoke).toFixed(2)}`,
     );

@@ -122,6 +122,13 @@ export function percentile(xs: readonly number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
+/** The median: the middle value, the mean of the middle two of an even count. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
 export const SAGEMAKER_HEADERS = (op: string) => ({
   'content-type': 'application/x-amz-json-1.1',
   'x-amz-target': `SageMaker.${op}`,

@@ -53,6 +53,19 @@ function asReceived(r: HttpRequest) {
 
 const ok = (r: Authenticated | AuthFailure): r is Authenticated => !('reason' in r);
 
+/** DescribeEndpoint of `name` as the SDK signs it (with `secret`), and its body. */
+async function signedDescribe(name: string, secret = SECRET) {
+  const body = JSON.stringify({ EndpointName: name });
+  const req = new HttpRequest({
+    method: 'POST',
+    hostname: '127.0.0.1',
+    path: '/',
+    headers: { host: '127.0.0.1', 'x-amz-target': 'SageMaker.DescribeEndpoint' },
+    body,
+  });
+  return { body, signed: asReceived((await signer('sagemaker', secret).sign(req)) as HttpRequest) };
+}
+
 test('JSON 1.1 request signed by the SDK signer verifies; a changed body or header does not', async () => {
   const body = JSON.stringify({ EndpointName: 'my-endpoint' });
   const req = new HttpRequest({
@@ -257,15 +270,7 @@ test("the request gate reads the caller's address for a SourceIp condition, and 
       ],
     }),
   );
-  const body = JSON.stringify({ EndpointName: 'e' });
-  const req = new HttpRequest({
-    method: 'POST',
-    hostname: '127.0.0.1',
-    path: '/',
-    headers: { host: '127.0.0.1', 'x-amz-target': 'SageMaker.DescribeEndpoint' },
-    body,
-  });
-  const signed = asReceived((await signer('sagemaker').sign(req)) as HttpRequest);
+  const { body, signed } = await signedDescribe('e');
   const partition = { accountId: '111122223333', region: 'us-west-2' };
   const gateAt = (authorizer: Authorizer, ip: string) => {
     const a = authorizer.authenticate(signed, { body: Buffer.from(body) });
@@ -291,15 +296,7 @@ test("the request gate reads the caller's address for a SourceIp condition, and 
 });
 
 test('a remembered Authorization prefix lets through only the signature that matches', async () => {
-  const body = JSON.stringify({ EndpointName: 'my-endpoint' });
-  const req = new HttpRequest({
-    method: 'POST',
-    hostname: '127.0.0.1',
-    path: '/',
-    headers: { host: '127.0.0.1', 'x-amz-target': 'SageMaker.DescribeEndpoint' },
-    body,
-  });
-  const signed = asReceived((await signer('sagemaker').sign(req)) as HttpRequest);
+  const { body, signed } = await signedDescribe('my-endpoint');
   const auth = signed.headers.authorization!;
   const signature = auth.slice(-64);
   const prefix = auth.slice(0, -64);
@@ -350,17 +347,9 @@ test('after a reload (SIGHUP) remembered keys and decisions follow the new file'
       );
     write(SECRET, ['sagemaker:*']);
     const a = Authorizer.fromFile(file);
-    const body = JSON.stringify({ EndpointName: 'e' });
-    const req = new HttpRequest({
-      method: 'POST',
-      hostname: '127.0.0.1',
-      path: '/',
-      headers: { host: '127.0.0.1', 'x-amz-target': 'SageMaker.DescribeEndpoint' },
-      body,
-    });
     const partition = { accountId: '111122223333', region: 'us-west-2' };
     const describe = async (secret: string) => {
-      const signed = asReceived((await signer('sagemaker', secret).sign(req)) as HttpRequest);
+      const { body, signed } = await signedDescribe('e', secret);
       const r = a.authenticate(signed, { body: Buffer.from(body) });
       if (!ok(r)) return r.reason;
       try {

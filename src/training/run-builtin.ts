@@ -2,6 +2,7 @@
 // loop keeps serving while it trains), its evaluation lines into the job's log as they come.
 import { Worker } from 'node:worker_threads';
 import { JobFailure } from '../jobs/job-failure.js';
+import { IdleWorkers } from './idle-workers.js';
 import type { JobLog } from './job-output.js';
 import type { XGBoostWorkerInput, XGBoostWorkerMessage } from './xgboost-worker.js';
 
@@ -9,37 +10,10 @@ const ENTRY = new URL('./xgboost-worker.js', import.meta.url);
 
 /**
  * Trainer threads waiting for their next job: a thread that trained once has its code compiled, so
- * the next job skips V8's warm-up (the notebook's job trains about twice as fast warm). At most
- * this many wait; they do not keep the process alive.
+ * the next job skips V8's warm-up (the notebook's job trains about twice as fast warm). At most two
+ * wait.
  */
-const MAX_IDLE = 2;
-const idle: Worker[] = [];
-
-function takeWorker(): Worker {
-  const w = idle.pop();
-  if (w) {
-    w.ref();
-    return w;
-  }
-  return new Worker(ENTRY);
-}
-
-function giveBack(w: Worker): void {
-  w.removeAllListeners('message');
-  w.removeAllListeners('error');
-  w.removeAllListeners('exit');
-  if (idle.length >= MAX_IDLE) {
-    void w.terminate();
-    return;
-  }
-  w.unref();
-  // A thread that dies while it waits is simply forgotten.
-  w.once('exit', () => {
-    const i = idle.indexOf(w);
-    if (i >= 0) idle.splice(i, 1);
-  });
-  idle.push(w);
-}
+const trainers = new IdleWorkers(ENTRY, 2);
 
 let warming = false;
 
@@ -48,16 +22,13 @@ let warming = false;
  * first training job then runs as fast as the later ones. Does nothing if a thread already waits.
  */
 export function prewarmTrainer(): void {
-  if (warming || idle.length > 0) return;
+  if (warming || trainers.size > 0) return;
   warming = true;
   const w = new Worker(ENTRY);
   w.unref();
   const done = (keep: boolean) => {
     warming = false;
-    // By name: removeAllListeners() would also drop the Worker's own newListener hook, after which
-    // a job's 'message' listener never starts the port and the job waits forever.
-    for (const e of ['message', 'error', 'exit']) w.removeAllListeners(e);
-    if (keep) giveBack(w);
+    if (keep) trainers.give(w);
     else void w.terminate();
   };
   w.on('message', (m: XGBoostWorkerMessage) => done(m.t === 'warm'));
@@ -67,7 +38,7 @@ export function prewarmTrainer(): void {
 }
 
 /** Threads waiting for a job (for tests). */
-export const idleTrainers = (): number => idle.length;
+export const idleTrainers = (): number => trainers.size;
 
 /** A job for the trainer thread (what it is sent), and what stays on this side: its log and stop signal. */
 export interface BuiltinRun extends XGBoostWorkerInput {
@@ -80,14 +51,14 @@ export interface BuiltinRun extends XGBoostWorkerInput {
 export function runBuiltinXGBoost(r: BuiltinRun): Promise<void> {
   const { log: _log, onLine: _onLine, signal: _signal, ...input } = r;
   return new Promise((resolve, reject) => {
-    const worker = takeWorker();
+    const worker = trainers.take();
     let settled = false;
     /** `keep`: the thread finished its job cleanly and can train the next one. */
     const settle = (err?: Error, keep = false) => {
       if (settled) return;
       settled = true;
       r.signal.removeEventListener('abort', onAbort);
-      if (keep) giveBack(worker);
+      if (keep) trainers.give(worker);
       else void worker.terminate();
       if (err) reject(err);
       else resolve();

@@ -211,6 +211,8 @@ export function scanKernel(name: string, forward: boolean): Func {
     ...op.set(into),
   ];
   const advance: Bytes = [...op.get(I), ...op.i32(step), ...op.add, ...op.set(I)];
+  /** acc += d (doubles) */
+  const addTo = (acc: number, d: number): Bytes => [...op.get(acc), ...op.get(d), ...op.f64add, ...op.set(acc)];
   return {
     name,
     params: [t.i32, t.i32, t.i32, t.f64, t.f64, t.f32, t.f32, t.f64, t.f64, t.i32],
@@ -259,14 +261,8 @@ export function scanKernel(name: string, forward: boolean): Func {
       ...advance,
       ...op.br(1),
       ...op.end,
-      ...op.get(SG),
-      ...op.get(DG),
-      ...op.f64add,
-      ...op.set(SG),
-      ...op.get(SH),
-      ...op.get(DH),
-      ...op.f64add,
-      ...op.set(SH),
+      ...addTo(SG, DG),
+      ...addTo(SH, DH),
       ...op.get(NH),
       ...op.get(SH),
       ...op.f64sub,
@@ -314,22 +310,12 @@ export function scanKernel(name: string, forward: boolean): Func {
       ...op.br(0),
       ...op.end,
       ...op.end,
+      // out: the best loss, the final sums, the sums at the best bin (scanBest's layout)
       ...op.get(OUT),
       ...op.get(BEST),
       ...op.f64promote,
       ...op.f64store(),
-      ...op.get(OUT),
-      ...op.get(SG),
-      ...op.f64store(8),
-      ...op.get(OUT),
-      ...op.get(SH),
-      ...op.f64store(16),
-      ...op.get(OUT),
-      ...op.get(BG),
-      ...op.f64store(24),
-      ...op.get(OUT),
-      ...op.get(BH),
-      ...op.f64store(32),
+      ...[SG, SH, BG, BH].flatMap((v, k) => [...op.get(OUT), ...op.get(v), ...op.f64store(8 * (k + 1))]),
       ...op.get(AT),
     ],
   };

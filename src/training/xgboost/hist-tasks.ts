@@ -329,10 +329,7 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     for (let seen = 0; ; j++) if (u.blocks[j] > 1 && seen++ === want) break;
     const r = k % T;
     reduceRange(th, u, j, r);
-    const at = u.builds + j * LEVEL_JOB.build;
-    const parent = P[at + 5];
-    const [c0, c1] = featureRange(nc, r, T);
-    if (parent >= 0) th.kernels.sub(parent + ptr[c0] * 16, P[at] + ptr[c0] * 16, (ptr[c1] - ptr[c0]) * 16);
+    subtractRange(th, u, j, r);
     scanBuild(th, u, j, r);
   }
 }
@@ -361,32 +358,44 @@ function buildRows(u: LevelUnits, j: number, size: number): void {
 
 /** Feature range r of build j: its bins cleared and built, then subtracted from the parent's. */
 function buildUnit(th: TeamThread, u: LevelUnits, j: number, r: number): void {
-  const { P, d, ptr } = u;
-  const nc = d[D.numCols];
-  const [c0, c1] = featureRange(nc, r, th.size);
-  const b0 = ptr[c0];
-  const b1 = ptr[c1];
-  const at = u.builds + j * LEVEL_JOB.build;
-  const slot = P[at];
-  new Float64Array(u.buf, slot + b0 * 16, (b1 - b0) * 2).fill(0);
-  const build = th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
-  build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], u.begin[j], u.end[j], d[D.grad], d[D.hess], d[D.stride], slot);
-  // the sibling: the parent's histogram minus this one, in the parent's slot
-  const parent = P[at + 5];
-  if (parent >= 0) th.kernels.sub(parent + b0 * 16, slot + b0 * 16, (b1 - b0) * 16);
+  const [c0, c1] = featureRange(u.d[D.numCols], r, th.size);
+  buildInto(th, u, u.P[u.builds + j * LEVEL_JOB.build], c0, c1, u.begin[j], u.end[j]);
+  subtractRange(th, u, j, r);
 }
 
 /** Block b of a large build: every feature's bins of its rows, block 0 into the build's slot, the others into partial slots. */
 function buildBlock(th: TeamThread, u: LevelUnits, j: number, b: number): void {
-  const { P, d, ptr } = u;
-  const nc = d[D.numCols];
-  const at = u.builds + j * LEVEL_JOB.build;
-  const target = b === 0 ? P[at] : P[10] + (u.partial[j] + b - 1) * P[6];
+  const P = u.P;
+  const target = b === 0 ? P[u.builds + j * LEVEL_JOB.build] : P[10] + (u.partial[j] + b - 1) * P[6];
   const begin = u.begin[j] + b * BUILD_BLOCK;
   const end = b === u.blocks[j] - 1 ? u.end[j] : begin + BUILD_BLOCK;
-  new Float64Array(u.buf, target + ptr[0] * 16, (ptr[nc] - ptr[0]) * 2).fill(0);
+  buildInto(th, u, target, 0, u.d[D.numCols], begin, end);
+}
+
+/** The histogram at `target`, features c0..c1 of rows[begin, end): cleared, then built. */
+function buildInto(
+  th: TeamThread,
+  u: LevelUnits,
+  target: number,
+  c0: number,
+  c1: number,
+  begin: number,
+  end: number,
+): void {
+  const { d, ptr } = u;
+  new Float64Array(u.buf, target + ptr[c0] * 16, (ptr[c1] - ptr[c0]) * 2).fill(0);
   const build = th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
-  build(d[D.bins], d[D.ptr], nc, 0, nc, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], target);
+  build(d[D.bins], d[D.ptr], d[D.numCols], c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], target);
+}
+
+/** Feature range r of build j's sibling: the parent's histogram minus build j's, in the parent's slot. */
+function subtractRange(th: TeamThread, u: LevelUnits, j: number, r: number): void {
+  const at = u.builds + j * LEVEL_JOB.build;
+  const parent = u.P[at + 5];
+  if (parent < 0) return;
+  const [c0, c1] = featureRange(u.d[D.numCols], r, th.size);
+  const b0 = u.ptr[c0] * 16;
+  th.kernels.sub(parent + b0, u.P[at] + b0, u.ptr[c1] * 16 - b0);
 }
 
 /** Feature range r of a large build j: its blocks' sums added to block 0's, in block order. */

@@ -13,7 +13,8 @@
 // took 18 s, and xgboost's OpenMP threads do the same).
 // https://nodejs.org/docs/latest-v20.x/api/worker_threads.html
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { IdleWorkers } from '../idle-workers.js';
 import { jsKernels, kernelModule, WASM_MAX_PAGES, wasmKernels } from './hist-kernels.js';
 import { D, runTask, Task, type TeamThread } from './hist-tasks.js';
 import type { ObjectiveImpl } from './objectives.js';
@@ -164,7 +165,7 @@ export class Team {
         weights: sharedWeights,
         params,
       };
-      const w = takeWorker();
+      const w = idle.take();
       w.on('message', (m: { error?: string; index: number }) => {
         if (m.error !== undefined) this.workerErrors.set(m.index, m.error);
       });
@@ -279,13 +280,8 @@ export class Team {
       );
     }
     this.failure ??= new Error('closed');
-    for (const w of this.workers) {
-      w.removeAllListeners('message');
-      w.removeAllListeners('error');
-      w.removeAllListeners('exit');
-    }
     // threads that finished the Exit task wait for the next team's setup; others end
-    if (reusable) for (const w of this.workers) giveWorker(w);
+    if (reusable) for (const w of this.workers) idle.give(w);
     else await Promise.all(this.workers.map((w) => w.terminate()));
   }
 }
@@ -293,32 +289,10 @@ export class Team {
 // Idle worker threads, kept between trainings: a thread costs ~50–200 ms to start and its first
 // tasks run unoptimized code, which a team of a large set otherwise pays at every training (the
 // sketch, its first task, is then mostly the main thread's). A training job's trainer thread keeps
-// its workers as it keeps itself warm for the next job. Idle threads do not keep the process alive.
-const idle: Worker[] = [];
-/** at most this many idle threads are kept */
-const IDLE_MAX = 16;
-
-function takeWorker(): Worker {
-  const w = idle.pop() ?? new Worker(ENTRY);
-  w.ref();
-  return w;
-}
-
-function giveWorker(w: Worker): void {
-  if (idle.length >= IDLE_MAX) {
-    void w.terminate();
-    return;
-  }
-  w.unref();
-  // a thread that dies while idle leaves the pool
-  w.once('exit', () => {
-    const at = idle.indexOf(w);
-    if (at >= 0) idle.splice(at, 1);
-  });
-  idle.push(w);
-}
+// its workers as it keeps itself warm for the next job.
+const idle = new IdleWorkers(ENTRY, 16);
 
 /** The idle worker threads (tests). */
 export function idleWorkers(): number {
-  return idle.length;
+  return idle.size;
 }
