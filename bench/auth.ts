@@ -10,8 +10,9 @@
 // the other verifies in full (canonical request, SHA-256 of body and canonical request, HMAC with
 // the cached signing key, policy decision). Nothing in the server remembers a signature or a
 // verdict: a replayed request costs what a freshly signed one does.
-// Run: npm run build && node dist/bench/auth.js [--seconds 10] [--bad 10000]
-import { randomBytes } from 'node:crypto';
+// Run: npm run build && node dist/bench/auth.js [--seconds 10] [--bad 10000] [--rounds 8] [--pin] [--fresh]
+import { execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,12 +31,23 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     bad: { type: 'string', default: '10000' },
     rate: { type: 'string', default: '2000' },
+    // Rounds of the alone measures: the host's noise moves single rounds by ±20 %, so the
+    // figures are medians over many short, interleaved rounds.
+    rounds: { type: 'string', default: '8' },
+    // Both servers on CPU 0, this process (autocannon) on CPU 1: the server alone is what limits
+    // a saturated round, and the scheduler does not move either around (Linux, taskset).
+    pin: { type: 'boolean', default: false },
+    // Each request signed afresh as a live SDK client signs it (its own amz-sdk-invocation-id,
+    // amz-sdk-request and user agent, all signed): from a pool of 1,000 signed by the SDK's signer
+    // before the load, so that no two requests in a row carry the same headers.
+    fresh: { type: 'boolean', default: false },
     // Only the fixed-rate rounds (quick, and what a server profile should see).
     'rate-only': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
+const rounds = Number(values.rounds);
 const ROW = '.345,0.224414,.131102,0.042329,.279923,-0.110329,-0.099358,0.0';
 const IMAGE = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.0-1-cpu-py3';
 const KEY = { accessKeyId: 'AKIABENCH00000000001', secretAccessKey: 'bench-secret-access-key' };
@@ -134,21 +146,32 @@ async function cpuPerRequest(pid: number, run: () => Promise<LoadResult>): Promi
   return { ...r, cpuUs: Math.round(((cpuMs(pid) - before) * 1000) / r.total) };
 }
 
-/** The signed DescribeEndpoint and InvokeEndpoint requests autocannon replays against one server. */
+/**
+ * The signed DescribeEndpoint and InvokeEndpoint requests autocannon sends to one server: one
+ * request replayed, or with --fresh a pool of requests each signed with headers of its own.
+ */
 async function requestsFor(s: Proc) {
   const describeBody = '{"EndpointName":"hot"}';
   const target = { 'x-amz-target': 'SageMaker.DescribeEndpoint', 'content-type': 'application/x-amz-json-1.1' };
+  const one = async (path: string, headers: Record<string, string>, body: string) => {
+    if (!values.fresh) return { headers: await signed(s.port, 'POST', path, headers, body), body: () => body };
+    const pool: Record<string, string>[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const sdk = {
+        'amz-sdk-invocation-id': randomUUID(),
+        'amz-sdk-request': 'attempt=1; max=3',
+        'x-amz-user-agent': 'aws-sdk-js/3.700.0 ua/2.1 os/linux lang/js md/nodejs#20.20.2',
+      };
+      pool.push(await signed(s.port, 'POST', path, { ...headers, ...sdk }, body));
+    }
+    let i = 0;
+    return { nextHeaders: () => pool[i++ % pool.length]!, body: () => body };
+  };
   return {
-    describe: {
-      path: '/',
-      request: { headers: await signed(s.port, 'POST', '/', target, describeBody), body: () => describeBody },
-    },
+    describe: { path: '/', request: await one('/', target, describeBody) },
     invoke: {
       path: '/endpoints/hot/invocations',
-      request: {
-        headers: await signed(s.port, 'POST', '/endpoints/hot/invocations', { 'content-type': 'text/csv' }, ROW),
-        body: () => ROW,
-      },
+      request: await one('/endpoints/hot/invocations', { 'content-type': 'text/csv' }, ROW),
     },
   };
 }
@@ -296,6 +319,10 @@ try {
   );
   const off = await slipway(join(dir, 'off'), ['--log-level', 'warn']);
   const on = await slipway(join(dir, 'on'), ['--log-level', 'warn', '--credentials-file', creds]);
+  if (values.pin) {
+    for (const pid of [off.child.pid!, on.child.pid!]) execFileSync('taskset', ['-a', '-cp', '0', String(pid)]);
+    execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
+  }
   await deploy(off.port);
   await deploy(on.port);
   const reqs = { off: await requestsFor(off), on: await requestsFor(on) };
@@ -323,12 +350,12 @@ try {
   const alone = { describe: [] as number[], invoke: [] as number[] };
   for (const which of values['rate-only'] ? [] : (['describe', 'invoke'] as const)) {
     const rps = { off: [] as number[], on: [] as number[] };
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < rounds; round++) {
       for (const label of round % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
         const s = label === 'off' ? off : on;
         const r = reqs[label][which];
         const x = await load(`http://127.0.0.1:${s.port}${r.path}`, r.request, {
-          seconds: Math.min(seconds, 4),
+          seconds: Math.min(seconds, 3),
           connections: Math.max(1, connections / 2),
         });
         rps[label].push(x.rps);
@@ -336,7 +363,7 @@ try {
     }
     alone[which] = rps.on.map((x, i) => x / rps.off[i]!);
     report(
-      `${which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm'}, each server alone and saturated, 4 rounds: off ${rps.off.join('/')} req/s, on ${rps.on.join('/')} req/s, ratio per round ${alone[which].map((r) => r.toFixed(2)).join('/')}`,
+      `${which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm'}, each server alone and saturated, ${rounds} rounds: off ${rps.off.join('/')} req/s, on ${rps.on.join('/')} req/s, ratio per round ${alone[which].map((r) => r.toFixed(2)).join('/')}`,
     );
   }
   // Server CPU per request at a fixed rate below saturation, each server alone in turn (off, on,
@@ -344,15 +371,22 @@ try {
   const rate = Number(values.rate);
   for (const which of ['describe', 'invoke'] as const) {
     const cpu = { off: [] as number[], on: [] as number[] };
-    for (let round = 0; round < 3; round++) {
-      for (const [label, s] of [
-        ['off', off],
-        ['on', on],
-      ] as const) {
+    for (let round = 0; round < rounds; round++) {
+      // In turn, the first of each pair alternating: a server measured right after the other
+      // one's load was not measured alike.
+      for (const [label, s] of round % 2
+        ? ([
+            ['on', on],
+            ['off', off],
+          ] as const)
+        : ([
+            ['off', off],
+            ['on', on],
+          ] as const)) {
         const r = reqs[label][which];
         const x = await cpuPerRequest(s.child.pid!, () =>
           load(`http://127.0.0.1:${s.port}${r.path}`, r.request, {
-            seconds: Math.min(seconds, 5),
+            seconds: Math.min(seconds, 3),
             connections: 4,
             rate,
           }),
@@ -361,7 +395,7 @@ try {
       }
     }
     report(
-      `${which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm'} at ${rate} req/s, each server alone, 3 rounds: server CPU off ${cpu.off.join('/')} µs, on ${cpu.on.join('/')} µs per request (median difference ${median(cpu.on) - median(cpu.off)} µs)`,
+      `${which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm'} at ${rate} req/s, each server alone, ${rounds} rounds: server CPU off ${cpu.off.join('/')} µs, on ${cpu.on.join('/')} µs per request (median difference ${median(cpu.on) - median(cpu.off)} µs)`,
     );
   }
   await off.stop();
@@ -370,7 +404,7 @@ try {
       `throughput ratio on/off, both servers loaded at once, 3 rounds: DescribeEndpoint ${(totals.describe.on / totals.describe.off).toFixed(2)}, InvokeEndpoint ${(totals.invoke.on / totals.invoke.off).toFixed(2)}`,
     );
     report(
-      `throughput ratio on/off, each server alone and saturated, median of 4 rounds: DescribeEndpoint ${median(alone.describe).toFixed(2)}, InvokeEndpoint ${median(alone.invoke).toFixed(2)}`,
+      `throughput ratio on/off, each server alone and saturated, median of ${rounds} rounds: DescribeEndpoint ${median(alone.describe).toFixed(2)}, InvokeEndpoint ${median(alone.invoke).toFixed(2)}`,
     );
   }
 

@@ -78,7 +78,13 @@ export interface LoadResult {
 
 export async function load(
   url: string,
-  request: { method?: 'POST' | 'GET'; headers?: Record<string, string>; body?: () => string },
+  request: {
+    method?: 'POST' | 'GET';
+    headers?: Record<string, string>;
+    /** each request's headers, when they change from one request to the next */
+    nextHeaders?: () => Record<string, string>;
+    body?: () => string;
+  },
   opts: { seconds: number; connections: number; rate?: number },
 ): Promise<LoadResult> {
   const r = await autocannon({
@@ -90,7 +96,13 @@ export async function load(
       {
         method: request.method ?? 'POST',
         headers: request.headers,
-        setupRequest: (req) => (request.body ? { ...req, body: request.body() } : req),
+        setupRequest: (req) => {
+          if (!request.body && !request.nextHeaders) return req;
+          const next = { ...req };
+          if (request.body) next.body = request.body();
+          if (request.nextHeaders) next.headers = request.nextHeaders();
+          return next;
+        },
       },
     ],
   });
