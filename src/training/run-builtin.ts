@@ -1,6 +1,5 @@
 // The built-in XGBoost algorithm as a job step: the TypeScript trainer in a worker thread (the event
 // loop keeps serving while it trains), its evaluation lines into the job's log as they come.
-import { Worker } from 'node:worker_threads';
 import { JobFailure } from '../jobs/job-failure.js';
 import { IdleWorkers } from './idle-workers.js';
 import type { JobLog } from './job-output.js';
@@ -24,17 +23,15 @@ let warming = false;
 export function prewarmTrainer(): void {
   if (warming || trainers.size > 0) return;
   warming = true;
-  const w = new Worker(ENTRY);
-  w.unref();
-  const done = (keep: boolean) => {
-    warming = false;
-    if (keep) trainers.give(w);
-    else void w.terminate();
-  };
-  w.on('message', (m: XGBoostWorkerMessage) => done(m.t === 'warm'));
-  w.once('error', () => done(false));
-  w.once('exit', () => done(false));
-  w.postMessage({ t: 'warm-up' });
+  void trainers
+    .prestart(1, {
+      hello: { t: 'warm-up' },
+      ready: (m: XGBoostWorkerMessage) => m.t === 'warm',
+      background: true,
+    })
+    .finally(() => {
+      warming = false;
+    });
 }
 
 /** Threads waiting for a job (for tests). */

@@ -292,6 +292,11 @@ export class Team {
 // its workers as it keeps itself warm for the next job.
 const idle = new IdleWorkers(ENTRY, 16);
 
+/** Starts `n` histogram threads ahead of a team that will use them (the trainer's warm-up). */
+export function prestartWorkers(n: number): Promise<void> {
+  return idle.prestart(n);
+}
+
 /** The idle worker threads (tests). */
 export function idleWorkers(): number {
   return idle.size;

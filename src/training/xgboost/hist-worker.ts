@@ -75,3 +75,5 @@ function serve(setup: WorkerSetup): void {
 parentPort?.on('message', (m: { setup?: WorkerSetup }) => {
   if (m.setup !== undefined) serve(m.setup);
 });
+// Loaded: IdleWorkers.prestart waits for this (a team's own listener ignores it).
+parentPort?.postMessage({ ready: true });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { validateHyperparameters } from './hyperparameters/index.js';
-import { idleWorkers } from './hist-team.js';
+import { idleWorkers, prestartWorkers } from './hist-team.js';
 import { train } from './train.js';
 import type { DMatrix } from './types.js';
 
@@ -116,5 +116,19 @@ describe('xgboost trainer: hist and approx on threads', () => {
     const again = await train(params(hp, 3), dense, []);
     assert.deepEqual(again.model, first.model);
     assert.equal(idleWorkers(), idleBefore);
+  });
+
+  it('starts worker threads ahead of a team, loaded and waiting, and a team trains on them', async () => {
+    const before = idleWorkers();
+    await prestartWorkers(before + 2);
+    assert.equal(idleWorkers(), before + 2);
+    // already enough: nothing more is started
+    await prestartWorkers(before);
+    assert.equal(idleWorkers(), before + 2);
+    const hp = { tree_method: 'hist' };
+    const one = await train(params(hp, 1), dense, []);
+    const three = await train(params(hp, 3), dense, []);
+    assert.deepEqual(three.model, one.model);
+    assert.equal(idleWorkers(), before + 2);
   });
 });

@@ -7,6 +7,7 @@
 // mode calls this same function, so its figure is what a training job gets.
 import { availableParallelism } from 'node:os';
 import { validateHyperparameters } from './hyperparameters/index.js';
+import { prestartWorkers } from './hist-team.js';
 import { train } from './train.js';
 import type { DMatrix } from './types.js';
 
@@ -46,6 +47,9 @@ export async function warmUpTrainer(): Promise<void> {
   // small single-thread trainings end (a job straight after the warm-up then meets no compiler)
   const all: DMatrix = { numRows: big, numCols: cols, data, labels };
   const hist = validateHyperparameters({ num_round: '5', max_depth: '6', tree_method: 'hist' });
+  // its threads up first: a thread the training started would still be booting while the main
+  // thread did the whole sketch and binning, and a job's first sketch would then run cold there
+  await prestartWorkers(availableParallelism() - 1);
   await train({ ...hist.params, nthread: availableParallelism() }, all, []);
   for (const [tree_method, dtrain] of [
     ['exact', dense],
