@@ -227,6 +227,8 @@ interface LevelUnits {
   end: Int32Array;
   blocks: Int32Array;
   partial: Int32Array;
+  /** the builds of more than one block, in order */
+  large: number[];
 }
 
 function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64Array): void {
@@ -273,9 +275,9 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     end: new Int32Array(nb),
     blocks: new Int32Array(nb),
     partial: new Int32Array(nb),
+    large: [],
   };
   // the builds' rows and blocks: every thread works them out alike from the partition's counts
-  let multi = 0;
   let partials = 0;
   for (let j = 0; j < nb; j++) {
     buildRows(u, j, T);
@@ -284,7 +286,7 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     u.blocks[j] = m;
     u.partial[j] = partials;
     if (m > 1) {
-      multi++;
+      u.large.push(j);
       partials += m - 1;
     }
   }
@@ -320,13 +322,11 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
       scanBuild(th, u, j, at);
     }
   }
-  if (multi === 0) return;
+  if (u.large.length === 0) return;
   th.barrier();
-  for (let k = claim(th, th.next + 1); k < multi * T; k = claim(th, th.next + 1)) {
+  for (let k = claim(th, th.next + 1); k < u.large.length * T; k = claim(th, th.next + 1)) {
     // the (k / T)-th large build, range k % T
-    const want = Math.floor(k / T);
-    let j = 0;
-    for (let seen = 0; ; j++) if (u.blocks[j] > 1 && seen++ === want) break;
+    const j = u.large[Math.floor(k / T)];
     const r = k % T;
     reduceRange(th, u, j, r);
     subtractRange(th, u, j, r);
