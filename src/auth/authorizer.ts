@@ -12,6 +12,7 @@ import {
   chunkStringToSign,
   HeaderCredentials,
   isSdkSignature,
+  lastOf,
   type ParseResult,
   parseSignature,
   type SignatureCredential,
@@ -137,9 +138,8 @@ export class Authorizer {
    * worked out again when the credentials file was reloaded.
    */
   private readonly signers = new WeakMap<SignatureCredential, Signer>();
-  /** The last X-Amz-Date read and its time: a client's requests within one second share it. */
-  private lastAmzDate = '';
-  private lastAmzMs = 0;
+  /** Epoch ms of a checked X-Amz-Date (a client's requests within one second share it). */
+  private readonly timeOf = lastOf(amzDateMs);
 
   private constructor(
     private credentials: Credentials | undefined,
@@ -280,15 +280,6 @@ export class Authorizer {
       this.signers.set(credential, s);
     }
     return s;
-  }
-
-  /** Epoch ms of a checked X-Amz-Date. */
-  private timeOf(amzDate: string): number {
-    if (amzDate !== this.lastAmzDate) {
-      this.lastAmzMs = amzDateMs(amzDate);
-      this.lastAmzDate = amzDate;
-    }
-    return this.lastAmzMs;
   }
 
   /**

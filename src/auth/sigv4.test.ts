@@ -6,6 +6,7 @@ import {
   canonicalRequest,
   canonicalUri,
   HeaderCredentials,
+  lastOf,
   parseSignature,
   SigningKey,
   SigningKeys,
@@ -156,4 +157,14 @@ test('canonicalUri and the X-Amz-Date check answer each input on its own, after 
     ])
       assert.equal(parsed.kind, ok ? 'ok' : 'malformed', date);
   }
+});
+
+test('lastOf answers a repeated argument without calling again, and any other by calling', () => {
+  const calls: string[] = [];
+  const upper = lastOf((s) => {
+    calls.push(s);
+    return s.toUpperCase();
+  });
+  assert.deepEqual(['a', 'a', 'b', 'a', 'a', ''].map(upper), ['A', 'A', 'B', 'A', 'A', '']);
+  assert.deepEqual(calls, ['a', 'b', 'a', '']);
 });

@@ -209,17 +209,24 @@ export function parseSignature(headers: IncomingHttpHeaders, rawQuery: string, k
 }
 
 /**
- * The last X-Amz-Date found well-formed: a client's requests within one second carry the same
- * value, so the pattern runs once per second and client rather than once per request.
+ * `f` remembering its last argument and answer. A client's requests repeat a path and, within a
+ * second, a date, so the work runs once per run of them. Only for pure `f`: a hit answers exactly
+ * as calling it would.
  */
-let lastAmzDate = '';
-
-function isAmzDate(s: string): boolean {
-  if (s === lastAmzDate) return true;
-  if (!AMZ_DATE.test(s)) return false;
-  lastAmzDate = s;
-  return true;
+export function lastOf<T>(f: (s: string) => T): (s: string) => T {
+  let key: string | undefined;
+  let value = undefined as T;
+  return (s) => {
+    if (s !== key) {
+      value = f(s);
+      key = s;
+    }
+    return value;
+  };
 }
+
+/** Whether an X-Amz-Date is `yyyymmddThhmmssZ`. */
+const isAmzDate = lastOf((s) => AMZ_DATE.test(s));
 
 const MISSING_DATE: ParseResult = {
   kind: 'malformed',
@@ -264,23 +271,20 @@ function safeDecode(s: string): string {
   }
 }
 
+/** A path that normalising and encoding leave as it is (the common case: `/`, `/endpoints/x/invocations`). */
+const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
+
 /**
  * The canonical URI. Every service but S3 normalises the path (no empty, `.` or `..` segments) and
  * encodes the already-encoded path once more; S3 signs the path as sent.
  */
-/** A path that normalising and encoding leave as it is (the common case: `/`, `/endpoints/x/invocations`). */
-const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
-
-/** The last path found plain (a client calls one endpoint in runs): compared before the pattern runs. */
-let lastPlainPath = '/';
-
 export function canonicalUri(rawPath: string, s3: boolean): string {
   if (s3) return rawPath === '' ? '/' : rawPath;
-  if (rawPath === lastPlainPath) return rawPath;
-  if (PLAIN_PATH.test(rawPath) && !rawPath.includes('/.')) {
-    if (rawPath !== '') lastPlainPath = rawPath;
-    return rawPath || '/';
-  }
+  return normalizedPath(rawPath);
+}
+
+const normalizedPath = lastOf((rawPath) => {
+  if (PLAIN_PATH.test(rawPath) && !rawPath.includes('/.')) return rawPath || '/';
   const segments: string[] = [];
   for (const seg of rawPath.split('/')) {
     if (seg === '' || seg === '.') continue;
@@ -289,7 +293,7 @@ export function canonicalUri(rawPath: string, s3: boolean): string {
   }
   const path = `/${segments.join('/')}${segments.length > 0 && rawPath.endsWith('/') ? '/' : ''}`;
   return uriEncode(path, true);
-}
+});
 
 /** Sorted, each key and value decoded then RFC 3986-encoded; the signature itself left out. */
 export function canonicalQuery(rawQuery: string): string {
