@@ -257,8 +257,20 @@ describe('web console in Chromium', { skip }, () => {
     await page.locator('.entity-details h2', { hasText: `${GROUP}/1` }).waitFor();
     // The wheel zooms in at the pointer: fewer entities fit in the picture.
     await page.mouse.wheel(0, -1200);
+    // A function, not a string: Playwright polls a string predicate with eval, which the console's
+    // Content-Security-Policy refuses (and the refusal would show up as a page error).
     await page.waitForFunction(
-      `Number(document.querySelector('.graph-host canvas.graph-picture').dataset.drawnNodes) < ${summary[1]}`,
+      (all) =>
+        Number(
+          (
+            globalThis as unknown as {
+              document: { querySelector(s: string): { getAttribute(a: string): string | null } | null };
+            }
+          ).document
+            .querySelector('.graph-host canvas.graph-picture')
+            ?.getAttribute('data-drawn-nodes'),
+        ) < all,
+      Number(summary[1]),
     );
     await page.getByRole('button', { name: 'Fit the picture' }).click();
     await page.locator(`.graph-host canvas.graph-picture[data-drawn-nodes="${summary[1]}"]`).waitFor();
