@@ -517,10 +517,11 @@ export class Sketch {
 // included; code that has not run yet by then is compiled as an exit to the interpreter, and the
 // compiled code stays cached for the loop, so every later call leaves it there again (in a
 // worker's first 200k-row training, setCombine's tails and FixError did so ~240 times: ~100 ms of
-// interpreted merging). Merging a few made-up entries at load, every branch taken, gives V8 the
-// types of all of it before anything is compiled (a few dozen times: V8 records types only once a
-// function has run a few times).
-function primeCombine(): void {
+// interpreted merging; sortValues did so ~120 times in a job after a warm-up whose values were
+// all positive). Merging and sorting a few made-up entries at load, every branch taken, gives V8
+// the types of all of it before anything is compiled (a few dozen times: V8 records types only
+// once a function has run a few times).
+function prime(): void {
   const of = (values: number[], rmin: number[], rmax: number[]) => {
     const s = new Summary(values.length);
     for (let i = 0; i < values.length; i++) s.set(i, rmin[i], rmax[i], 1, values[i]);
@@ -530,9 +531,15 @@ function primeCombine(): void {
   const a = of([1, 2, 4, 5], [3, 0, 4, 1], [0, 9, 1, 2]);
   const b = of([2, 3], [1, 2], [8, 0]);
   const out = new Summary(0);
+  // both signs, both zeros, and keys that share a digit (its pass is skipped) or do not
+  const mixed = Float32Array.from([3.5, -1.25, 0, -0, 1e-30, -7e12, 2, 2, -2, 65504, 0.1, -0.1]);
+  const same = new Float32Array(8).fill(1.5);
+  const sorted = new Float32Array(mixed.length);
   for (let i = 0; i < 32; i++) {
     out.setCombine(a, b);
     out.setCombine(b, a);
+    sortValues(mixed, mixed.length, sorted);
+    sortValues(same, same.length, sorted);
   }
 }
-primeCombine();
+prime();

@@ -1,21 +1,29 @@
-// The trainer thread's warm-up (run-builtin.ts starts one thread ahead of the first job): a small
-// synthetic set trained with the exact and the hist method, nothing written; the first training
-// runs hist on every core, so the team's worker threads are started and warm too (hist-team.ts
-// keeps them for the next training). A fresh thread's first
-// training spends more time in V8's compilers than in training (the notebook's job: ~300 ms cold,
-// ~100 ms warm); after this the job's training runs compiled code. The trainer bench's --prewarm
-// mode calls this same function, so its figure is what a training job gets.
+// The trainer thread's warm-up (run-builtin.ts starts one thread ahead of the first job): small
+// synthetic sets trained with the exact and the hist method, nothing written; the last trainings
+// run hist on every core, so the team's worker threads are started and warm too (hist-team.ts
+// keeps them for the next training). A fresh thread's first training spends more time in V8's
+// compilers than in training (the notebook's job: ~300 ms cold, ~100 ms warm); after this the
+// job's training runs compiled code. The trainer bench's --prewarm mode calls this same function,
+// so its figure is what a training job gets.
+//
+// What V8 compiles is only as good as what it has seen run. Code compiled before a path first runs
+// is thrown away when the job takes that path, and compiled again while the job's threads want
+// both cores (a 200k-row job on two threads spent ~700 ms of CPU in the optimizing compiler). So
+// the warm-up takes every path a job takes, in the order that keeps the compiled code: the
+// single-thread trainings first; then a team over enough rows that nodes below the root are built
+// by row blocks (hist-tasks.ts BUILD_BLOCK), with a row count that is no multiple of a block; then
+// a second team (every team has its own kernel functions: the call sites must have seen more
+// than one) for as many rounds as a job has, so the per-tree code is hot by the end.
 import { availableParallelism } from 'node:os';
 import { validateHyperparameters } from './hyperparameters/index.js';
 import { prestartWorkers } from './hist-team.js';
+import { BUILD_BLOCK } from './hist-tasks.js';
 import { train } from './train.js';
 import type { DMatrix } from './types.js';
 
 export async function warmUpTrainer(): Promise<void> {
-  // 65,536 rows: train() starts threads (hist-team.ts), and each column fills the quantile sketch's
-  // queue several times, so its summaries' merging and pruning are compiled too (a 200k-row job's
-  // first column otherwise spent ~60 ms in them unoptimized); the first 2048 rows for the rest
-  const big = 65536;
+  // 4.5 blocks: the root's smaller child has two or more blocks
+  const big = BUILD_BLOCK * 4.5;
   const rows = 2048;
   const cols = 8;
   const data = new Float32Array(big * cols);
@@ -26,36 +34,20 @@ export async function warmUpTrainer(): Promise<void> {
     return seed / 2 ** 32;
   };
   for (let r = 0; r < big; r++) {
-    for (let c = 0; c < cols; c++) data[r * cols + c] = next();
+    // both signs: the sketch orders negative floats by other bit operations than positive ones
+    for (let c = 0; c < cols; c++) data[r * cols + c] = next() - 0.5;
     labels[r] = 2 * data[r * cols]! + Math.sin(3 * data[r * cols + 1]!) + next() * 0.1;
   }
-  // the same rows with some values missing: the trainer takes other paths when a column has gaps
-  const gaps = data.map((v, i) => (((i / cols) | 0) % 17 === i % cols ? Number.NaN : v));
+  // the first rows with some values missing: the trainer takes other paths when a column has gaps
+  const gaps = data.subarray(0, rows * cols).map((v, i) => (((i / cols) | 0) % 17 === i % cols ? Number.NaN : v));
   const dense: DMatrix = {
     numRows: rows,
     numCols: cols,
     data: data.subarray(0, rows * cols),
     labels: labels.subarray(0, rows),
   };
-  const sparse: DMatrix = {
-    numRows: rows,
-    numCols: cols,
-    data: gaps.subarray(0, rows * cols),
-    labels: labels.subarray(0, rows),
-  };
-  // first the threaded hist training, so V8 has compiled its code in the background by the time the
-  // small single-thread trainings end (a job straight after the warm-up then meets no compiler)
-  const all: DMatrix = { numRows: big, numCols: cols, data, labels };
-  const hist = validateHyperparameters({ num_round: '5', max_depth: '6', tree_method: 'hist' });
-  // its threads up first: a thread the training started would still be booting while the main
-  // thread did the whole sketch and binning, and a job's first sketch would then run cold there
-  await prestartWorkers(availableParallelism() - 1);
-  await train({ ...hist.params, nthread: availableParallelism() }, all, []);
-  for (const [tree_method, dtrain] of [
-    ['exact', dense],
-    ['exact', sparse],
-    ['hist', sparse],
-  ] as const) {
+  const sparse: DMatrix = { numRows: rows, numCols: cols, data: gaps, labels: labels.subarray(0, rows) };
+  const single = async (tree_method: 'exact' | 'hist', dtrain: DMatrix) => {
     const hp = validateHyperparameters({
       num_round: '30',
       max_depth: '5',
@@ -67,5 +59,27 @@ export async function warmUpTrainer(): Promise<void> {
       tree_method,
     });
     await train({ ...hp.params, nthread: 1 }, dtrain, [{ name: 'train', data: dtrain }]);
-  }
+  };
+  await single('exact', dense);
+  await single('exact', sparse);
+  await single('hist', sparse);
+  // the threads up first: a thread the training started would still be booting while the main
+  // thread did the whole sketch and binning, and a job's first sketch would then run cold there
+  const threads = availableParallelism();
+  await prestartWorkers(threads - 1);
+  const hist = (rounds: number) => ({
+    ...validateHyperparameters({ num_round: String(rounds), max_depth: '6', tree_method: 'hist' }).params,
+    nthread: threads,
+  });
+  await train(hist(10), { numRows: big, numCols: cols, data, labels }, []);
+  const half = BUILD_BLOCK * 2 + 1000;
+  await train(
+    hist(100),
+    { numRows: half, numCols: cols, data: data.subarray(0, half * cols), labels: labels.subarray(0, half) },
+    [],
+  );
+  // the exact method last again: code V8 compiled for an earlier training's objects is dropped
+  // once the collector has freed them, and the teams' trainings above gave it time to
+  await single('exact', dense);
+  await single('exact', sparse);
 }
