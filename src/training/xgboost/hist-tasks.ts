@@ -1,13 +1,13 @@
 // The work of tree_method hist/approx that every thread of a team (./hist-team.ts) runs on its
-// share: histograms and split search by features, row partitioning by row chunks, the quantile
-// sketch and binning by columns (./hist-data.ts). A task is a block of doubles in the shared arena
-// (its kind, the descriptor of the matrix, then its jobs); the main thread writes it and every
-// thread, the main one included, does its part of it.
+// share: histograms and split search by nodes, feature ranges or row blocks, row partitioning by
+// row chunks, the quantile sketch and binning by columns (./hist-data.ts). A task is a block of
+// doubles in the shared arena (its kind, the descriptor of the matrix, then its jobs); the main
+// thread writes it and every thread, the main one included, does its part of it.
 //
 // Nothing here depends on the number of threads for its results: a bin's sum is always its rows in
-// row order (a feature belongs to one thread), the best split of a node is the same maximum with
-// the same tie rule (SplitEntry.update) however the features were grouped, and a partition is
-// stable whichever chunks it was cut into.
+// row order (a node's feature belongs to one thread; large nodes: see BUILD_BLOCK), the best split
+// of a node is the same maximum with the same tie rule (SplitEntry.update) however the features
+// were grouped, and a partition is stable whichever chunks it was cut into.
 
 import type { Kernels } from './hist-kernels.js';
 import { cutColumns, quantizeColumns, transposeBins } from './hist-data.js';
@@ -144,9 +144,11 @@ export function runTask(th: TeamThread, taskOffset: number, taskLength: number):
 // feature set index in P or -1 for all, its length); then the feature sets.
 //
 // After the partition, the work is units claimed one at a time from a shared counter by whichever
-// thread is free. A build of fewer than 2 × BUILD_BLOCK rows is split by the team's size feature
-// ranges r: a unit builds range r, subtracts it from the parent and scans range r of the build's
-// nodes. A larger one is split by rows: a unit builds every feature of one block of its rows (each
+// thread is free. A build of fewer than 2 × BUILD_BLOCK rows is one unit when the level has enough
+// of them (WHOLE_BUILDS_PER_THREAD): it builds, subtracts and scans every feature, so only one
+// thread reads the node's rows. Otherwise it is split by the team's size feature ranges r: a unit
+// builds range r, subtracts it from the parent and scans range r of the build's nodes (every
+// thread then reads every row of the node). A larger one is split by rows: a unit builds every feature of one block of its rows (each
 // thread then gathers only its blocks' rows, where with ranges every thread gathers every row:
 // at 1M rows the levels' gathers are bound by memory latency), and after a barrier its ranges are
 // units that add the blocks' sums in block order, subtract and scan. A thread that a
@@ -207,6 +209,14 @@ export function partitionMid(counts: Int32Array, j: number, size: number, begin:
  * which can change a split only on an exact tie of gains. Smaller nodes are summed as xgboost does.
  */
 export const BUILD_BLOCK = 32768;
+
+/**
+ * A level's builds under 2 × BUILD_BLOCK rows are units of their own, each built and scanned by one
+ * thread, when there are at least this many per thread (largest first, the last ones small enough
+ * to even out the threads' shares); fewer are split by feature ranges, which has every thread read
+ * every row of the node. Which thread builds what changes no sum.
+ */
+export const WHOLE_BUILDS_PER_THREAD = 2;
 
 /** What the units of one level task share on one thread. */
 interface LevelUnits {
@@ -304,22 +314,31 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     scanUnit(th, u, 0, th.index, g, h, calcGain(p, g, h));
     return;
   }
-  // first every block of the large builds and every range of the others; then, once all blocks are
-  // built, the ranges of the large builds: their blocks summed, subtracted from the parent, scanned
-  let units = 0;
-  for (let j = 0; j < nb; j++) units += u.blocks[j] > 1 ? u.blocks[j] : T;
+  // first every block of the large builds, then the others: whole, largest first, when there are
+  // enough of them to share out (each node's rows are then read by one thread), else by feature
+  // ranges; then, once all blocks are built, the ranges of the large builds: their blocks summed,
+  // subtracted from the parent, scanned
+  const small: number[] = [];
+  for (let j = 0; j < nb; j++) if (u.blocks[j] === 1) small.push(j);
+  const whole = T > 1 && small.length >= WHOLE_BUILDS_PER_THREAD * T;
+  if (whole) small.sort((a, b) => u.end[b] - u.begin[b] - (u.end[a] - u.begin[a]) || a - b);
+  const blockUnits = partials + u.large.length;
+  const units = blockUnits + (whole ? small.length : small.length * T);
   for (let k = claim(th, th.next); k < units; k = claim(th, th.next)) {
-    let j = 0;
-    let at = k;
-    for (; ; j++) {
-      const n = u.blocks[j] > 1 ? u.blocks[j] : T;
-      if (at < n) break;
-      at -= n;
-    }
-    if (u.blocks[j] > 1) buildBlock(th, u, j, at);
-    else {
-      buildUnit(th, u, j, at);
-      scanBuild(th, u, j, at);
+    if (k < blockUnits) {
+      let i = 0;
+      let at = k;
+      for (; at >= u.blocks[u.large[i]]; i++) at -= u.blocks[u.large[i]];
+      buildBlock(th, u, u.large[i], at);
+    } else if (whole) {
+      const j = small[k - blockUnits];
+      buildUnit(th, u, j, -1);
+      scanBuild(th, u, j, -1);
+    } else {
+      const j = small[Math.floor((k - blockUnits) / T)];
+      const r = (k - blockUnits) % T;
+      buildUnit(th, u, j, r);
+      scanBuild(th, u, j, r);
     }
   }
   if (u.large.length === 0) return;
@@ -356,9 +375,14 @@ function buildRows(u: LevelUnits, j: number, size: number): void {
   u.end[j] = end;
 }
 
-/** Feature range r of build j: its bins cleared and built, then subtracted from the parent's. */
+/** Feature range r (-1: every feature) of thread t's share: the range itself, or all of them. */
+function unitFeatures(numCols: number, r: number, size: number): [number, number] {
+  return r < 0 ? [0, numCols] : featureRange(numCols, r, size);
+}
+
+/** Feature range r of build j (-1: the whole build): its bins cleared and built, then subtracted from the parent's. */
 function buildUnit(th: TeamThread, u: LevelUnits, j: number, r: number): void {
-  const [c0, c1] = featureRange(u.d[D.numCols], r, th.size);
+  const [c0, c1] = unitFeatures(u.d[D.numCols], r, th.size);
   buildInto(th, u, u.P[u.builds + j * LEVEL_JOB.build], c0, c1, u.begin[j], u.end[j]);
   subtractRange(th, u, j, r);
 }
@@ -388,12 +412,12 @@ function buildInto(
   build(d[D.bins], d[D.ptr], d[D.numCols], c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], target);
 }
 
-/** Feature range r of build j's sibling: the parent's histogram minus build j's, in the parent's slot. */
+/** Feature range r (-1: all) of build j's sibling: the parent's histogram minus build j's, in the parent's slot. */
 function subtractRange(th: TeamThread, u: LevelUnits, j: number, r: number): void {
   const at = u.builds + j * LEVEL_JOB.build;
   const parent = u.P[at + 5];
   if (parent < 0) return;
-  const [c0, c1] = featureRange(u.d[D.numCols], r, th.size);
+  const [c0, c1] = unitFeatures(u.d[D.numCols], r, th.size);
   const b0 = u.ptr[c0] * 16;
   th.kernels.sub(parent + b0, u.P[at] + b0, u.ptr[c1] * 16 - b0);
 }
@@ -412,7 +436,7 @@ function reduceRange(th: TeamThread, u: LevelUnits, j: number, r: number): void 
   }
 }
 
-/** Feature range r of build j's nodes (the scans it completes). */
+/** Feature range r (-1: all) of build j's nodes (the scans it completes). */
 function scanBuild(th: TeamThread, u: LevelUnits, j: number, r: number): void {
   const P = u.P;
   const at = u.builds + j * LEVEL_JOB.build;
@@ -423,10 +447,14 @@ function scanBuild(th: TeamThread, u: LevelUnits, j: number, r: number): void {
   }
 }
 
-/** Feature range r of scan i (node sums g, h, gain rootGain): its best split into the results. */
+/**
+ * Feature range r of scan i (node sums g, h, gain rootGain): its best split into the results, in
+ * the range's place. r = -1: every feature, into range 0's place, the other ranges' places saying
+ * none (the best of all features is the best of the ranges' bests, whichever way they are grouped).
+ */
 function scanUnit(th: TeamThread, u: LevelUnits, i: number, r: number, g: number, h: number, rootGain: number): void {
   const { P, ptr, s, best } = u;
-  const [c0, c1] = featureRange(u.d[D.numCols], r, th.size);
+  const [c0, c1] = unitFeatures(u.d[D.numCols], r, th.size);
   const at = u.scans + i * LEVEL_JOB.scan;
   s.histAddr = P[at];
   s.hist = new Float64Array(u.buf, P[at], u.histLen);
@@ -443,8 +471,9 @@ function scanUnit(th: TeamThread, u: LevelUnits, i: number, r: number, g: number
       if (fid >= c0 && fid < c1) found = enumerateFeature(s, ptr, fid, g, h, rootGain, best) || found;
     }
   }
-  const o = (i * th.size + r) * RESULT;
   const results = u.results;
+  if (r < 0) for (let t = 1; t < th.size; t++) results[(i * th.size + t) * RESULT] = Number.NaN;
+  const o = (i * th.size + Math.max(r, 0)) * RESULT;
   results[o] = found ? best.lossChg : Number.NaN;
   results[o + 1] = best.feature;
   results[o + 2] = best.bin;
