@@ -105,6 +105,8 @@ export class Team {
   private readonly memory: WebAssembly.Memory | undefined;
   private readonly sab: SharedArrayBuffer | undefined;
   private top = 0;
+  /** below this byte, a reused arena may hold an earlier team's data (alloc zeroes it) */
+  private readonly dirty: number;
   private taskOffset = 0;
   private taskLength = 0;
   private failure: Error | undefined;
@@ -128,8 +130,12 @@ export class Team {
   ) {
     const module = js ? null : kernelModule();
     this.ctrl = new Int32Array(new SharedArrayBuffer((C.ACK + C.LINE * size) * 4));
-    if (module) this.memory = new WebAssembly.Memory({ initial: 1, maximum: WASM_MAX_PAGES, shared: true });
-    else this.sab = new (SharedArrayBuffer as GrowableSab)(PAGE, { maxByteLength: WASM_MAX_PAGES * PAGE });
+    const reused = takeSpareArena(module !== null);
+    this.dirty = reused?.used ?? 0;
+    if (module)
+      this.memory = reused?.memory ?? new WebAssembly.Memory({ initial: 1, maximum: WASM_MAX_PAGES, shared: true });
+    else
+      this.sab = reused?.sab ?? new (SharedArrayBuffer as GrowableSab)(PAGE, { maxByteLength: WASM_MAX_PAGES * PAGE });
     const memory = this.memory;
     const sab = this.sab;
     const buffer = memory ? () => memory.buffer : () => sab as SharedArrayBuffer;
@@ -201,6 +207,7 @@ export class Team {
       else (this.sab as unknown as { grow(bytes: number): void }).grow(have + pages * PAGE);
     }
     this.top = end;
+    if (at < this.dirty) new Uint8Array(this.buffer(), at, Math.min(end, this.dirty) - at).fill(0);
     return at;
   }
 
@@ -270,7 +277,7 @@ export class Team {
   }
 
   async close(): Promise<void> {
-    let reusable = false;
+    let reusable = this.workers.length === 0 && this.failure === undefined;
     if (this.workers.length > 0 && this.failure === undefined) {
       const P = this.task(1);
       P[0] = Task.Exit;
@@ -283,7 +290,43 @@ export class Team {
     // threads that finished the Exit task wait for the next team's setup; others end
     if (reusable) for (const w of this.workers) idle.give(w);
     else await Promise.all(this.workers.map((w) => w.terminate()));
+    // the arena too, once no thread of this team uses it
+    if (reusable) keepSpareArena({ memory: this.memory, sab: this.sab, used: Math.max(this.top, this.dirty) });
   }
+}
+
+/**
+ * The arena of the last team that closed cleanly, for the next team: its pages are the process's
+ * already, where a fresh arena's first touch costs a page fault per 4 KiB (~16 µs each on the
+ * 2-vCPU VM: ~150 ms of a 200k-row training on two threads). Let go after ARENA_KEEP_MS without a
+ * team, so an idle trainer gives its memory back.
+ */
+interface SpareArena {
+  memory: WebAssembly.Memory | undefined;
+  sab: SharedArrayBuffer | undefined;
+  /** bytes the teams that used it wrote */
+  used: number;
+}
+const ARENA_KEEP_MS = 60_000;
+let spare: SpareArena | undefined;
+let spareTimer: ReturnType<typeof setTimeout> | undefined;
+
+function keepSpareArena(a: SpareArena): void {
+  spare = a;
+  clearTimeout(spareTimer);
+  spareTimer = setTimeout(() => {
+    spare = undefined;
+  }, ARENA_KEEP_MS);
+  spareTimer.unref();
+}
+
+/** The spare arena if it is of the kind wanted (WebAssembly memory or SharedArrayBuffer); it is then no longer spare. */
+function takeSpareArena(wasm: boolean): SpareArena | undefined {
+  const a = spare;
+  if (a === undefined || (a.memory !== undefined) !== wasm) return undefined;
+  spare = undefined;
+  clearTimeout(spareTimer);
+  return a;
 }
 
 // Idle worker threads, kept between trainings: a thread costs ~50–200 ms to start and its first
@@ -295,6 +338,11 @@ const idle = new IdleWorkers(ENTRY, 16);
 /** Starts `n` histogram threads ahead of a team that will use them (the trainer's warm-up). */
 export function prestartWorkers(n: number): Promise<void> {
   return idle.prestart(n);
+}
+
+/** Bytes of the spare arena the next team will start from, 0 without one (tests). */
+export function spareArenaBytes(): number {
+  return spare === undefined ? 0 : (spare.memory?.buffer ?? (spare.sab as SharedArrayBuffer)).byteLength;
 }
 
 /** The idle worker threads (tests). */

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { validateHyperparameters } from './hyperparameters/index.js';
-import { idleWorkers, prestartWorkers } from './hist-team.js';
+import { idleWorkers, prestartWorkers, spareArenaBytes } from './hist-team.js';
 import { train } from './train.js';
 import type { DMatrix } from './types.js';
 
@@ -117,6 +117,25 @@ describe('xgboost trainer: hist and approx on threads', () => {
     const again = await train(params(hp, 3), dense, []);
     assert.deepEqual(again.model, first.model);
     assert.equal(idleWorkers(), idleBefore);
+  });
+
+  it("a team starts from the last team's arena: the same models, after another shape and after a failure", async () => {
+    const hp = { tree_method: 'hist' };
+    const first = await train(params(hp, 2), sparse, []);
+    const kept = spareArenaBytes();
+    assert.ok(kept > 1 << 20, `a spare arena of ${kept} bytes`);
+    // a training of another shape on it, then the first one again
+    const other = await train(params({ tree_method: 'approx' }, 1), dense, []);
+    assert.ok(spareArenaBytes() >= kept, 'the next team took it and gave it back');
+    assert.notDeepEqual(other.model, first.model);
+    const again = await train(params(hp, 2), sparse, []);
+    assert.deepEqual(again.model, first.model);
+    // a training that fails inside a task leaves its arena half-written: the next one is unaffected
+    const labels = dense.labels.map((y, i) => (i === 11_000 ? 3 : y > 0 ? 1 : 0));
+    await assert.rejects(
+      train(params({ tree_method: 'hist', objective: 'reg:logistic' }, 2), { ...dense, labels }, []),
+    );
+    assert.deepEqual((await train(params(hp, 2), sparse, [])).model, first.model);
   });
 
   it('starts worker threads ahead of a team, loaded and waiting, and a team trains on them', async () => {
