@@ -2,6 +2,7 @@
 // (/usr/bin/python3), each run in its own process so peak RSS is its own. Times cover train() only.
 // Usage: npm run build && node dist/bench/xgboost-train/bench.js [--quick] [--only notebook|TEXT] [--runs N]
 //   [--warm | --prewarm] [--threads 1,2]
+// With N > 2, a row with the median of the pairs' ratios follows each figure's runs.
 
 import { spawnSync } from 'node:child_process';
 import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
@@ -111,6 +112,11 @@ async function child(file: string, params: TrainParams, out: string, mode: Mode)
   console.log(JSON.stringify({ ms, cpuMs, rssMB: process.resourceUsage().maxRSS / 1024 }));
 }
 
+function median(xs: number[]): number {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
+
 function run(cmd: string, args: string[]): { ms: number; cpuMs: number; rssMB: number } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
@@ -174,7 +180,9 @@ async function main(): Promise<void> {
     console.log('|---|---|---|---|---|---|---|');
     for (const s of sets) {
       if (only !== undefined && only !== 'notebook' && !s.name.includes(only)) continue;
-      for (const t of s.threads.filter((x) => threads === undefined || threads.includes(x)))
+      for (const t of s.threads.filter((x) => threads === undefined || threads.includes(x))) {
+        const ratios: number[] = [];
+        const cpuRatios: number[] = [];
         for (let rep = 0; rep < runs; rep++) {
           const params = { ...s.params, nthread: t };
           const pyOut = join(dir, 'py.f32');
@@ -195,7 +203,16 @@ async function main(): Promise<void> {
           console.log(
             `| ${s.name} | ${t} | ${py.ms.toFixed(0)} (${py.cpuMs.toFixed(0)}) ms | ${ts.ms.toFixed(0)} (${ts.cpuMs.toFixed(0)}) ms | ${(ts.ms / py.ms).toFixed(2)}× (${(ts.cpuMs / py.cpuMs).toFixed(2)}×) | ${py.rssMB.toFixed(0)} / ${ts.rssMB.toFixed(0)} MB | ${maxRel.toExponential(1)} |`,
           );
+          ratios.push(ts.ms / py.ms);
+          cpuRatios.push(ts.cpuMs / py.cpuMs);
         }
+        // each pair runs back to back, so a drifting host moves both; the median of the pairs' ratios
+        // is the figure to read when there are several
+        if (runs > 2)
+          console.log(
+            `| ${s.name} | ${t} | median of ${runs} pairs | | ${median(ratios).toFixed(2)}× (${median(cpuRatios).toFixed(2)}×) | | |`,
+          );
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
