@@ -13,6 +13,7 @@ import { validateHyperparameters } from '../../src/training/xgboost/hyperparamet
 import { train } from '../../src/training/xgboost/train.js';
 import { warmUpTrainer } from '../../src/training/xgboost/warm-up.js';
 import type { TrainParams } from '../../src/training/xgboost/types.js';
+import { median } from '../support.js';
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -110,11 +111,6 @@ async function child(file: string, params: TrainParams, out: string, mode: Mode)
   }
   writeFileSync(out, Buffer.from(m.buffer));
   console.log(JSON.stringify({ ms, cpuMs, rssMB: process.resourceUsage().maxRSS / 1024 }));
-}
-
-function median(xs: number[]): number {
-  const v = [...xs].sort((a, b) => a - b);
-  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
 }
 
 function run(cmd: string, args: string[]): { ms: number; cpuMs: number; rssMB: number } {

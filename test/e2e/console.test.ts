@@ -40,6 +40,25 @@ describe('web console in Chromium', { skip }, () => {
   const errors: string[] = [];
   const url = (path: string) => `${server.endpoint}/console${path}`;
   const shot = (name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true });
+  /**
+   * Waits until the number in attribute `attr` of the first `selector` is at least `atLeast` or
+   * below `below`. A function, not a string: Playwright polls a string predicate with eval, which
+   * the console's Content-Security-Policy refuses (and the refusal shows up as a page error).
+   */
+  const untilNumber = (selector: string, attr: string, want: { atLeast?: number; below?: number }, timeout?: number) =>
+    page.waitForFunction(
+      ([sel, name, atLeast, below]) => {
+        const doc = (
+          globalThis as unknown as {
+            document: { querySelector(s: string): { getAttribute(a: string): string | null } | null };
+          }
+        ).document;
+        const v = Number(doc.querySelector(sel)?.getAttribute(name));
+        return (atLeast === null || v >= atLeast) && (below === null || v < below);
+      },
+      [selector, attr, want.atLeast ?? null, want.below ?? null] as const,
+      { timeout },
+    );
 
   before(async () => {
     server = await startServer(['--default-region', REGION]);
@@ -193,20 +212,7 @@ describe('web console in Chromium', { skip }, () => {
     const prediction = Number(await page.locator('.prediction pre').innerText());
     assert.ok(Math.abs(prediction - manifest.seedRow.prediction) < 1e-4, String(prediction));
     // The charts sample /metrics: the invocation shows up as a rate in a later interval.
-    await page.waitForFunction(
-      () =>
-        Number(
-          (
-            globalThis as unknown as {
-              document: { querySelector(s: string): { getAttribute(a: string): string | null } | null };
-            }
-          ).document
-            .querySelector('.charts')
-            ?.getAttribute('data-samples'),
-        ) >= 2,
-      undefined,
-      { timeout: 15_000 },
-    );
+    await untilNumber('.charts', 'data-samples', { atLeast: 2 }, 15_000);
     assert.equal(await page.locator('figure.chart canvas').count(), 4);
     await shot('endpoint');
 
@@ -257,21 +263,7 @@ describe('web console in Chromium', { skip }, () => {
     await page.locator('.entity-details h2', { hasText: `${GROUP}/1` }).waitFor();
     // The wheel zooms in at the pointer: fewer entities fit in the picture.
     await page.mouse.wheel(0, -1200);
-    // A function, not a string: Playwright polls a string predicate with eval, which the console's
-    // Content-Security-Policy refuses (and the refusal would show up as a page error).
-    await page.waitForFunction(
-      (all) =>
-        Number(
-          (
-            globalThis as unknown as {
-              document: { querySelector(s: string): { getAttribute(a: string): string | null } | null };
-            }
-          ).document
-            .querySelector('.graph-host canvas.graph-picture')
-            ?.getAttribute('data-drawn-nodes'),
-        ) < all,
-      Number(summary[1]),
-    );
+    await untilNumber('.graph-host canvas.graph-picture', 'data-drawn-nodes', { below: Number(summary[1]) });
     await page.getByRole('button', { name: 'Fit the picture' }).click();
     await page.locator(`.graph-host canvas.graph-picture[data-drawn-nodes="${summary[1]}"]`).waitFor();
     await shot('lineage');

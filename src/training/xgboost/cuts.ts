@@ -1,6 +1,7 @@
 // xgboost 1.7's cut points (src/common/quantile.cc SketchContainer::MakeCuts/AddCutPoint,
 // SortedSketchContainer, hist_util.h SearchBin), built from the sketches in ./sketch.ts.
 
+import { primeAtLoad } from './prime.js';
 import { Sketch, Summary } from './sketch.js';
 
 const f = Math.fround;
@@ -280,12 +281,8 @@ export function searchBin(cuts: Cuts, c: number, v: number): number {
   return lo - cuts.ptr[c];
 }
 
-// As sketch.ts primes its merge and sort: `column`'s loop runs hot on stack replacement in the first
-// long column, before the code after it has ever run, and that compiled code kept sending the rest
-// of each column to the interpreter (12-16 times in a 200k-row job after the warm-up, each thread's
-// first block of features then taking ~100 ms against ~45). Cutting a few made-up columns at load,
-// weighted and not, one of them empty, gives V8 the types of all of it first.
-function prime(): void {
+// `column`'s tail after its push loop, primed (./prime.ts): columns weighted and not, one empty.
+{
   const n = 64;
   const cols = 3;
   const data = new Float32Array(n * cols);
@@ -297,10 +294,9 @@ function prime(): void {
   const weights = new Float32Array(n).map((_, r) => 1 + (r % 2));
   const cutter = new ColumnCutter();
   const out = new Float32Array(16);
-  for (let i = 0; i < 32; i++) {
+  primeAtLoad((i) => {
     const weighted = i % 2 === 1;
     cutter.gather(data, n, cols, 0, cols, weighted ? weights : undefined);
     for (let k = 0; k < cols; k++) cutter.column(k, 16, weighted, out);
-  }
+  });
 }
-prime();

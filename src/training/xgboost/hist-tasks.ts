@@ -147,14 +147,14 @@ export function runTask(th: TeamThread, taskOffset: number, taskLength: number):
 // thread is free. A build of fewer than 2 × BUILD_BLOCK rows is one unit when the level has enough
 // of them (WHOLE_BUILDS_PER_THREAD): it builds, subtracts and scans every feature, so only one
 // thread reads the node's rows. Otherwise it is split by the team's size feature ranges r: a unit
-// builds range r, subtracts it from the parent and scans range r of the build's nodes (every
-// thread then reads every row of the node). A larger one is split by rows: a unit builds every feature of one block of its rows (each
-// thread then gathers only its blocks' rows, where with ranges every thread gathers every row:
-// at 1M rows the levels' gathers are bound by memory latency), and after a barrier its ranges are
-// units that add the blocks' sums in block order, subtract and scan. A thread that a
-// neighbour process or a slow wake-up holds back then takes fewer units instead of holding up the
-// others at the end of the level. Each unit's result has its own place (scan, range), so which
-// thread ran it changes nothing.
+// builds range r, subtracts it from the parent and scans range r of the build's nodes (every thread
+// then reads every row of the node). A larger one is split by rows: a unit builds every feature of
+// one block of its rows (each thread then gathers only its blocks' rows, where with ranges every
+// thread gathers every row: at 1M rows the levels' gathers are bound by memory latency), and after
+// a barrier its ranges are units that add the blocks' sums in block order, subtract and scan. A
+// thread that a neighbour process or a slow wake-up holds back then takes fewer units instead of
+// holding up the others at the end of the level. Each unit's result has its own place (scan,
+// range), so which thread ran it changes nothing.
 
 /** the doubles per partition, build and scan job */
 export const LEVEL_JOB = { partition: 5, build: 8, scan: 6 } as const;
@@ -216,7 +216,7 @@ export const BUILD_BLOCK = 32768;
  * to even out the threads' shares); fewer are split by feature ranges, which has every thread read
  * every row of the node. Which thread builds what changes no sum.
  */
-export const WHOLE_BUILDS_PER_THREAD = 2;
+const WHOLE_BUILDS_PER_THREAD = 2;
 
 /** What the units of one level task share on one thread. */
 interface LevelUnits {
@@ -375,7 +375,7 @@ function buildRows(u: LevelUnits, j: number, size: number): void {
   u.end[j] = end;
 }
 
-/** Feature range r (-1: every feature) of thread t's share: the range itself, or all of them. */
+/** The features [c0, c1) of a unit: feature range r of the team's size, or every feature for r = -1. */
 function unitFeatures(numCols: number, r: number, size: number): [number, number] {
   return r < 0 ? [0, numCols] : featureRange(numCols, r, size);
 }

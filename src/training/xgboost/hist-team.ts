@@ -277,8 +277,8 @@ export class Team {
   }
 
   async close(): Promise<void> {
-    let reusable = this.workers.length === 0 && this.failure === undefined;
-    if (this.workers.length > 0 && this.failure === undefined) {
+    let reusable = this.failure === undefined;
+    if (reusable && this.workers.length > 0) {
       const P = this.task(1);
       P[0] = Task.Exit;
       reusable = await this.run().then(

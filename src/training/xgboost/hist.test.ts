@@ -1,8 +1,8 @@
 // tree_method hist/approx on a team of threads (hist-team.ts): the model must not depend on the
 // number of threads (nor so on how a level's work is shared out: deep levels' nodes whole, the
 // others by feature ranges, large nodes by row blocks) nor on the kernels (WebAssembly or
-// JavaScript), and a thread's error must be the one a single thread reports. The data are large enough (> 65,536 cells) for train() to start
-// threads at all.
+// JavaScript), and a thread's error must be the one a single thread reports. The data are large
+// enough (> 65,536 cells) for train() to start threads at all.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -2,6 +2,8 @@
 // QuantileSketchTemplate), with every rank computed in float as xgboost's <float, float> sketches
 // do, so the cut points (./cuts.ts) come out identical.
 
+import { primeAtLoad } from './prime.js';
+
 const f = Math.fround;
 
 export class Summary {
@@ -513,18 +515,11 @@ export class Sketch {
   }
 }
 
-// V8 compiles a function whose loop runs hot on stack replacement, the code after the loop
-// included; code that has not run yet by then is compiled as an exit to the interpreter, and the
-// compiled code stays cached for the loop, so every later call leaves it there again (in a
-// worker's first 200k-row training, setCombine's tails and FixError did so ~240 times: ~100 ms of
-// interpreted merging; sortValues did so ~120 times in a job after a warm-up whose values were
-// all positive). Merging and sorting a few made-up entries at load, every branch taken, gives V8
-// the types of all of it before anything is compiled (a few dozen times: V8 records types only
-// once a function has run a few times).
-function prime(): void {
+// The merge's tails and the sort's negative keys, primed (./prime.ts).
+{
   const of = (values: number[], rmin: number[], rmax: number[]) => {
     const s = new Summary(values.length);
-    for (let i = 0; i < values.length; i++) s.set(i, rmin[i], rmax[i], 1, values[i]);
+    for (let k = 0; k < values.length; k++) s.set(k, rmin[k], rmax[k], 1, values[k]);
     s.size = values.length;
     return s;
   };
@@ -535,11 +530,10 @@ function prime(): void {
   const mixed = Float32Array.from([3.5, -1.25, 0, -0, 1e-30, -7e12, 2, 2, -2, 65504, 0.1, -0.1]);
   const same = new Float32Array(8).fill(1.5);
   const sorted = new Float32Array(mixed.length);
-  for (let i = 0; i < 32; i++) {
+  primeAtLoad(() => {
     out.setCombine(a, b);
     out.setCombine(b, a);
     sortValues(mixed, mixed.length, sorted);
     sortValues(same, same.length, sorted);
-  }
+  });
 }
-prime();
