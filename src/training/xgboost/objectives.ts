@@ -77,6 +77,10 @@ function regLoss(
     defaultMetric: metric,
     probToMargin: toMargin,
     gradients(preds, labels, weights, grad, hess) {
+      if (loss === squareLoss && !weights && scale === 1) {
+        squaredGradients(preds, labels, grad, hess);
+        return;
+      }
       for (let i = 0; i < labels.length; i++) {
         const p = transform(preds[i]);
         let w = weights ? weights[i] : 1;
@@ -99,6 +103,19 @@ const squareLoss: Loss = (p, y, o) => {
   o[0] = f(p - y);
   o[1] = 1;
 };
+
+/**
+ * squareLoss of unweighted rows (scale_pos_weight 1), the default objective's every round. The
+ * general loop's three calls through closures cost ~6 ns a row (0.6 s of a 1M-row, 100-round
+ * training); this is the same float difference (a Float32Array store rounds as f does) and hessian 1.
+ */
+function squaredGradients(preds: Float32Array, labels: Float32Array, grad: Float32Array, hess: Float32Array): void {
+  const n = labels.length;
+  for (let i = 0; i < n; i++) {
+    grad[i] = preds[i] - labels[i];
+    hess[i] = 1;
+  }
+}
 const logisticLoss: Loss = (p, y, o) => {
   o[0] = f(p - y);
   o[1] = Math.max(f(p * f(1 - p)), EPS16);
