@@ -50,7 +50,9 @@ function addLeaf(
   g: number,
   v: number,
 ): void {
-  for (let i = begin; i < end; i++) margins[rows[i] * k + g] += v;
+  // One output group (all but multi:*): the row is the index, no multiply and add of doubles per row.
+  if (k === 1) for (let i = begin; i < end; i++) margins[rows[i]] += v;
+  else for (let i = begin; i < end; i++) margins[rows[i] * k + g] += v;
 }
 
 /** The main thread's handle: views of the arrays in the arena, and the tasks over them. */
