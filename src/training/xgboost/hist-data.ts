@@ -6,6 +6,7 @@
 // row chunks, so no two threads write the same cache line.
 
 import { assembleCuts, CUT_BLOCK, ColumnCutter, type Cuts } from './cuts.js';
+import { gatherScratchBytes } from './hist-kernels.js';
 import { D, rowChunk, Task, type TeamThread } from './hist-tasks.js';
 import type { Team } from './hist-team.js';
 import type { SplitParams } from './split.js';
@@ -263,7 +264,9 @@ export async function binMatrix(
     d[D.minChildWeight] = p.minChildWeight;
     d[D.maxDeltaStep] = p.maxDeltaStep;
   }
-  if (prev === undefined || d[D.width] !== width) d[D.bins] = team.alloc(cells * width);
+  // 16 spare bytes: a gathered build copies a row's bins 16 bytes at a time
+  if (prev === undefined || d[D.width] !== width) d[D.bins] = team.alloc(cells * width + 16);
+  if (width === 1 && !(d[D.gather] > 0)) d[D.gather] = team.alloc(team.size * gatherScratchBytes(numCols));
   if (prev === undefined || d[D.colsWidth] !== colsWidth) d[D.cols] = team.alloc(cells * colsWidth);
   d[D.width] = width;
   d[D.sparse] = dense ? 0 : 1;

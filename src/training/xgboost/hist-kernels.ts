@@ -60,8 +60,13 @@ export type PartitionFn = (
   rpos: number,
 ) => number;
 
+/** A BuildFn over byte bins that first copies each chunk of rows to `scratch` (gatherScratchBytes). */
+export type GatherBuildFn = (...args: [...Parameters<BuildFn>, scratch: number]) => void;
+
 export interface Kernels {
   build(f: BinFormat): BuildFn;
+  /** byte bins of rows scattered over the matrix (WebAssembly only): see gatherBuildKernel */
+  gather?: GatherBuildFn;
   /** dst -= src over `bytes` bytes of doubles (a multiple of 16): the sibling from the parent */
   sub(dst: number, src: number, bytes: number): void;
   partition(width: 1 | 2 | 4, dense: boolean): PartitionFn;
@@ -84,50 +89,94 @@ const GRAD = 8;
 const HESS = 9;
 const STRIDE = 10;
 const HIST = 11;
-const I = 12;
-const STOP = 13;
-const C = 14;
-const HB = 15;
-const K = 16;
-const J = 17; // J..J+3: the rows' first bin addresses
-const G = 21; // G..G+3: the rows' gradient pairs (v128)
+/** the gathered build's thirteenth parameter: its scratch (GATHER_ROWS × (row bytes rounded up to 16 + 16)) */
+const SCR = 12;
 
-function buildKernel(name: string, width: 1 | 2 | 4, sparse: boolean): Func {
+/** Rows a gathered build copies before it adds them up (see gatherBuildKernel). */
+export const GATHER_ROWS = 64;
+
+/** Bytes of a thread's scratch for gathered builds of numCols byte bins a row. */
+export function gatherScratchBytes(numCols: number): number {
+  return GATHER_ROWS * (((numCols + 15) & ~15) + 16);
+}
+
+/**
+ * A build kernel. `gathered` (width 1 only): the rows come from a scratch the kernel fills itself,
+ * see gatherBuildKernel; the row loops and the cells are the same.
+ */
+function buildKernel(name: string, width: 1 | 2 | 4, sparse: boolean, gathered = false): Func {
+  const params = gathered ? 13 : 12;
+  // locals: I, STOP, C, HB, K, J..J+3, then (gathered) OUT, M, U, Q, RS, SCRG; then G..G+3 (v128)
+  const I = params;
+  const STOP = I + 1;
+  const C = I + 2;
+  const HB = I + 3;
+  const K = I + 4;
+  const J = I + 5; // J..J+3: the rows' first bin addresses
+  const OUT = I + 9;
+  const M = I + 10;
+  const U = I + 11;
+  const Q = I + 12;
+  const RS = I + 13;
+  const SCRG = I + 14;
+  const i32Locals = gathered ? 15 : 9;
+  const G = I + i32Locals; // G..G+3: the rows' gradient pairs (v128)
   const shift = width === 1 ? 0 : width === 2 ? 1 : 2;
   const load = width === 1 ? op.load8() : width === 2 ? op.load16() : op.load32();
   const missing = width === 2 ? 0xffff : -1;
-  /** row u of the group: its gradient pair (two floats as doubles) and the address of its first bin */
-  const row = (u: number): Bytes => [
-    ...op.get(ROWS),
+  /** gathered: row u of the group is scratch row I + u, its pair and bins already copied there */
+  const scratchRow = (u: number): Bytes => [
+    ...op.get(SCRG),
     ...op.get(I),
-    ...op.i32(2),
+    ...op.i32(4),
     ...op.shl,
     ...op.add,
-    ...op.load32(u * 4),
-    ...op.tee(K),
-    ...op.get(STRIDE),
-    ...op.mul,
-    ...op.tee(HB),
-    ...op.get(GRAD),
-    ...op.add,
-    ...op.f32load(),
-    ...op.f64promote,
-    ...op.f64x2splat,
-    ...op.get(HB),
-    ...op.get(HESS),
-    ...op.add,
-    ...op.f32load(),
-    ...op.f64promote,
-    ...op.f64x2replaceLane(1),
+    ...op.v128load(u * 16),
     ...op.set(G + u),
-    ...op.get(K),
-    ...op.get(NC),
+    ...op.get(I),
+    ...op.i32(u),
+    ...op.add,
+    ...op.get(RS),
     ...op.mul,
-    ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
-    ...op.get(BINS),
+    ...op.get(SCR),
     ...op.add,
     ...op.set(J + u),
   ];
+  /** row u of the group: its gradient pair (two floats as doubles) and the address of its first bin */
+  const row = (u: number): Bytes =>
+    gathered
+      ? scratchRow(u)
+      : [
+          ...op.get(ROWS),
+          ...op.get(I),
+          ...op.i32(2),
+          ...op.shl,
+          ...op.add,
+          ...op.load32(u * 4),
+          ...op.tee(K),
+          ...op.get(STRIDE),
+          ...op.mul,
+          ...op.tee(HB),
+          ...op.get(GRAD),
+          ...op.add,
+          ...op.f32load(),
+          ...op.f64promote,
+          ...op.f64x2splat,
+          ...op.get(HB),
+          ...op.get(HESS),
+          ...op.add,
+          ...op.f32load(),
+          ...op.f64promote,
+          ...op.f64x2replaceLane(1),
+          ...op.set(G + u),
+          ...op.get(K),
+          ...op.get(NC),
+          ...op.mul,
+          ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
+          ...op.get(BINS),
+          ...op.add,
+          ...op.set(J + u),
+        ];
   /** hist[bin] += the gradient pair of row u, bin read at J+u + C (C counts bytes for global bins) */
   const cell = (u: number): Bytes => {
     const add: Bytes = [
@@ -245,7 +294,139 @@ function buildKernel(name: string, width: 1 | 2 | 4, sparse: boolean): Func {
     ...rowLoop(4, STOP),
     ...rowLoop(1, END),
   ];
-  return { name, params: 12, i32Locals: 9, v128Locals: 4, body };
+  if (!gathered) return { name, params, i32Locals, v128Locals: 4, body };
+  // Chunks of GATHER_ROWS rows: first each row's bins (RS bytes, 16 at a time) and gradient pair
+  // copied to the scratch, then the chunk's rows 0..M added up from there, four at a time.
+  const gather: Bytes = [
+    ...op.i32(0),
+    ...op.set(U),
+    ...op.block,
+    ...op.loop,
+    ...op.get(U),
+    ...op.get(M),
+    ...op.geS,
+    ...op.brIf(1),
+    ...op.get(ROWS),
+    ...op.get(OUT),
+    ...op.get(U),
+    ...op.add,
+    ...op.i32(2),
+    ...op.shl,
+    ...op.add,
+    ...op.load32(),
+    ...op.set(K),
+    // bins: scratch row U ← row K's RS bytes (a row's last chunk may read past it: the bins are allocated with 16 spare bytes)
+    ...op.i32(0),
+    ...op.set(Q),
+    ...op.block,
+    ...op.loop,
+    ...op.get(Q),
+    ...op.get(RS),
+    ...op.geS,
+    ...op.brIf(1),
+    ...op.get(SCR),
+    ...op.get(U),
+    ...op.get(RS),
+    ...op.mul,
+    ...op.add,
+    ...op.get(Q),
+    ...op.add,
+    ...op.get(BINS),
+    ...op.get(K),
+    ...op.get(NC),
+    ...op.mul,
+    ...op.add,
+    ...op.get(Q),
+    ...op.add,
+    ...op.v128load(),
+    ...op.v128store(),
+    ...op.get(Q),
+    ...op.i32(16),
+    ...op.add,
+    ...op.set(Q),
+    ...op.br(0),
+    ...op.end,
+    ...op.end,
+    // the gradient pair, as the plain kernel makes it
+    ...op.get(SCRG),
+    ...op.get(U),
+    ...op.i32(4),
+    ...op.shl,
+    ...op.add,
+    ...op.get(K),
+    ...op.get(STRIDE),
+    ...op.mul,
+    ...op.tee(HB),
+    ...op.get(GRAD),
+    ...op.add,
+    ...op.f32load(),
+    ...op.f64promote,
+    ...op.f64x2splat,
+    ...op.get(HB),
+    ...op.get(HESS),
+    ...op.add,
+    ...op.f32load(),
+    ...op.f64promote,
+    ...op.f64x2replaceLane(1),
+    ...op.v128store(),
+    ...op.get(U),
+    ...op.i32(1),
+    ...op.add,
+    ...op.set(U),
+    ...op.br(0),
+    ...op.end,
+    ...op.end,
+  ];
+  const chunks: Bytes = [
+    // RS: a row's bytes rounded up to 16; the pairs after GATHER_ROWS such rows
+    ...op.get(NC),
+    ...op.i32(15),
+    ...op.add,
+    ...op.i32(-16),
+    ...op.and,
+    ...op.tee(RS),
+    ...op.i32(GATHER_ROWS),
+    ...op.mul,
+    ...op.get(SCR),
+    ...op.add,
+    ...op.set(SCRG),
+    ...op.get(BEGIN),
+    ...op.set(OUT),
+    ...op.block,
+    ...op.loop,
+    ...op.get(OUT),
+    ...op.get(END),
+    ...op.geS,
+    ...op.brIf(1),
+    // M = min(END - OUT, GATHER_ROWS)
+    ...op.get(END),
+    ...op.get(OUT),
+    ...op.sub,
+    ...op.tee(M),
+    ...op.i32(GATHER_ROWS),
+    ...op.get(M),
+    ...op.i32(GATHER_ROWS),
+    ...op.leS,
+    ...op.select,
+    ...op.set(M),
+    ...gather,
+    ...op.get(M),
+    ...op.i32(3),
+    ...op.sub,
+    ...op.set(STOP),
+    ...op.i32(0),
+    ...op.set(I),
+    ...rowLoop(4, STOP),
+    ...rowLoop(1, M),
+    ...op.get(OUT),
+    ...op.get(M),
+    ...op.add,
+    ...op.set(OUT),
+    ...op.br(0),
+    ...op.end,
+    ...op.end,
+  ];
+  return { name, params, i32Locals, v128Locals: 4, body: chunks };
 }
 
 function subKernel(): Func {
@@ -407,6 +588,7 @@ export function kernelModule(): WebAssembly.Module | null {
           buildKernel('b4', 4, false),
           buildKernel('b2s', 2, true),
           buildKernel('b4s', 4, true),
+          buildKernel('g1', 1, false, true),
           subKernel(),
           partitionKernel('p1', 1, true),
           partitionKernel('p2', 2, true),
@@ -432,11 +614,13 @@ export function wasmKernels(module: WebAssembly.Module, memory: WebAssembly.Memo
   const e = new WebAssembly.Instance(module, { e: { m: memory } }).exports as Record<string, BuildFn> &
     Record<string, PartitionFn> &
     Record<string, ScanFn> & {
+      g1: GatherBuildFn;
       sub(dst: number, src: number, bytes: number): void;
       copy(dst: number, src: number, bytes: number): void;
     };
   return {
     build: (f) => (f.width === 1 ? e.b1 : f.width === 2 ? (f.sparse ? e.b2s : e.b2) : f.sparse ? e.b4s : e.b4),
+    gather: e.g1,
     sub: e.sub,
     partition: (w, dense) => e[`p${w}${dense ? '' : 's'}`],
     copy: e.copy,

@@ -9,7 +9,7 @@
 // of a node is the same maximum with the same tie rule (SplitEntry.update) however the features
 // were grouped, and a partition is stable whichever chunks it was cut into.
 
-import type { Kernels } from './hist-kernels.js';
+import { GATHER_ROWS, gatherScratchBytes, type Kernels } from './hist-kernels.js';
 import { cutColumns, quantizeColumns, transposeBins } from './hist-data.js';
 import { gradientsTask, leavesTask } from './hist-rows.js';
 import type { ObjectiveImpl } from './objectives.js';
@@ -64,7 +64,9 @@ export const D = {
   colSizes: 23,
   hess: 24,
   stride: 25,
-  SIZE: 26,
+  /** byte bins only: the threads' scratch of gathered builds, gatherScratchBytes(numCols) each (0: none) */
+  gather: 26,
+  SIZE: 27,
 } as const;
 
 /** Where a task's jobs start in its block */
@@ -408,6 +410,30 @@ function buildInto(
 ): void {
   const { d, ptr } = u;
   new Float64Array(u.buf, target + ptr[c0] * 16, (ptr[c1] - ptr[c0]) * 2).fill(0);
+  const gather = th.kernels.gather;
+  if (gather !== undefined && d[D.width] === 1 && d[D.gather] > 0 && end - begin >= GATHER_ROWS) {
+    // rows scattered over the matrix (a node's rows are in ascending order: contiguous iff their span is their count)
+    const rows = new Int32Array(u.buf, d[D.rows] + begin * 4, end - begin);
+    if (rows[end - begin - 1] - rows[0] !== end - begin - 1) {
+      const scratch = d[D.gather] + th.index * gatherScratchBytes(d[D.numCols]);
+      gather(
+        d[D.bins],
+        d[D.ptr],
+        d[D.numCols],
+        c0,
+        c1,
+        d[D.rows],
+        begin,
+        end,
+        d[D.grad],
+        d[D.hess],
+        d[D.stride],
+        target,
+        scratch,
+      );
+      return;
+    }
+  }
   const build = th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
   build(d[D.bins], d[D.ptr], d[D.numCols], c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], target);
 }
