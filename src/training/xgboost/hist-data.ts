@@ -6,7 +6,7 @@
 // row chunks, so no two threads write the same cache line.
 
 import { assembleCuts, CUT_BLOCK, ColumnCutter, type Cuts } from './cuts.js';
-import { gatherScratchBytes } from './hist-kernels.js';
+import { gatherScratchBytes } from './hist-build-kernel.js';
 import { D, rowChunk, Task, type TeamThread } from './hist-tasks.js';
 import type { Team } from './hist-team.js';
 import type { SplitParams } from './split.js';

@@ -1,17 +1,12 @@
 // The histogram kernels against each other on one arena: the gathered build (rows copied to a
-// scratch in chunks, then added up) must give every bin the very doubles the plain build and the
-// JavaScript kernel give it, for any feature count, feature range, node size and row set.
+// scratch in chunks, then added up) and the kernels made for one matrix's layout must give every
+// bin the very doubles the plain build and the JavaScript kernel give it, for any feature count,
+// bins per feature, feature range, node size and row set.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  GATHER_ROWS,
-  gatherScratchBytes,
-  jsKernels,
-  kernelModule,
-  WASM_MAX_PAGES,
-  wasmKernels,
-} from './hist-kernels.js';
+import { GATHER_ROWS, gatherScratchBytes, LAYOUT_MAX_COLS } from './hist-build-kernel.js';
+import { jsKernels, kernelModule, LayoutCache, layoutKernels, WASM_MAX_PAGES, wasmKernels } from './hist-kernels.js';
 
 const PAGE = 65536;
 
@@ -28,7 +23,7 @@ function arena(bytes: number) {
 }
 
 describe('xgboost trainer: histogram kernels', () => {
-  it('the gathered build adds the same doubles as the plain and the JavaScript builds', () => {
+  it('the gathered and the layout builds add the same doubles as the plain and the JavaScript builds', () => {
     const module = kernelModule();
     assert.ok(module, 'WebAssembly is available on Node 20');
     let s = 11;
@@ -38,7 +33,10 @@ describe('xgboost trainer: histogram kernels', () => {
     };
     for (const numCols of [1, 7, 16, 20, 33]) {
       const numRows = 3000;
-      const bins = 1 + Math.floor(u() * 255);
+      // each feature its own number of bins (1..256), so the histogram offsets are uneven
+      const counts = Array.from({ length: numCols }, () => 1 + Math.floor(u() * 256));
+      const ptr = new Int32Array(numCols + 1);
+      for (let c = 0; c < numCols; c++) ptr[c + 1] = ptr[c] + counts[c];
       const { memory, alloc } = arena(8 << 20);
       const wasm = wasmKernels(module, memory);
       const js = jsKernels(() => memory.buffer);
@@ -47,12 +45,13 @@ describe('xgboost trainer: histogram kernels', () => {
       const offAt = alloc(numCols * 4);
       const rowAt = alloc(numRows * 4);
       const gradAt = alloc(numRows * 8);
-      const histBytes = numCols * bins * 16;
-      const [plainAt, gatherAt, jsAt] = [alloc(histBytes), alloc(histBytes), alloc(histBytes)];
+      const histBytes = ptr[numCols] * 16;
+      const [plainAt, gatherAt, jsAt, ownAt, ownGatherAt] = [0, 0, 0, 0, 0].map(() => alloc(histBytes));
+      const own = layoutKernels(memory, { numCols, ptr });
       const scratch = alloc(gatherScratchBytes(numCols));
       const binView = new Uint8Array(buf, binAt, numRows * numCols);
-      for (let i = 0; i < binView.length; i++) binView[i] = Math.floor(u() * bins);
-      new Int32Array(buf, offAt, numCols).set(Array.from({ length: numCols }, (_, c) => c * bins));
+      for (let i = 0; i < binView.length; i++) binView[i] = Math.floor(u() * counts[i % numCols]);
+      new Int32Array(buf, offAt, numCols).set(ptr.subarray(0, numCols));
       // gradient and hessian of row r at r × 8 and r × 8 + 4 (stride 8): values of both signs
       const pairs = new Float32Array(buf, gradAt, numRows * 2);
       for (let i = 0; i < pairs.length; i++) pairs[i] = (u() - 0.3) * 10;
@@ -67,18 +66,44 @@ describe('xgboost trainer: histogram kernels', () => {
           [0, numCols],
           [Math.floor(numCols / 3), numCols],
         ]) {
-          const views = [plainAt, gatherAt, jsAt].map((at) => new Float64Array(buf, at, histBytes / 8));
+          const views = [plainAt, gatherAt, jsAt, ownAt, ownGatherAt].map(
+            (at) => new Float64Array(buf, at, histBytes / 8),
+          );
           for (const v of views) v.fill(0);
           const args = [binAt, offAt, numCols, c0, c1, rowAt, begin, end, gradAt, gradAt + 4, 8] as const;
           wasm.build({ width: 1, sparse: false })(...args, plainAt);
           wasm.gather!(...args, gatherAt, scratch);
           js.build({ width: 1, sparse: false })(...args, jsAt);
-          const [plain, gathered, inJs] = views.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+          const [plain, gathered, inJs, layout, layoutGathered] = views.map((v) =>
+            Buffer.from(v.buffer, v.byteOffset, v.byteLength),
+          );
+          const what = `${numCols} features, ${size} rows, features ${c0}..${c1}`;
           assert.ok(plain.some((b) => b !== 0));
-          assert.ok(gathered.equals(plain), `${numCols} features, ${size} rows, features ${c0}..${c1}`);
-          assert.ok(inJs.equals(plain));
+          assert.ok(gathered.equals(plain), what);
+          assert.ok(inJs.equals(plain), what);
+          // the layout's kernels build every feature, whatever c0 and c1 say
+          if (c0 === 0 && c1 === numCols) {
+            own.build(...args, ownAt);
+            own.gather(...args, ownGatherAt, scratch);
+            assert.ok(layout.equals(plain), what);
+            assert.ok(layoutGathered.equals(plain), what);
+          }
         }
       }
     }
+  });
+
+  it("compiles a matrix's own kernels only once the same layout has served `after` builds", () => {
+    const { memory } = arena(PAGE);
+    const cache = new LayoutCache(memory, 4);
+    const ptr = Int32Array.from([0, 10, 30]);
+    for (let i = 1; i < 4; i++) assert.equal(cache.of(2, ptr), undefined, `build ${i}`);
+    const kernels = cache.of(2, ptr);
+    assert.ok(kernels);
+    assert.equal(cache.of(2, Int32Array.from(ptr)), kernels, 'the same layout in another array');
+    // a matrix binned anew each tree (approx): a layout that changes before `after` builds never compiles
+    for (let i = 0; i < 12; i++) assert.equal(cache.of(2, Int32Array.from([0, 10, 31 + (i % 2)])), undefined);
+    const wide = new Int32Array(LAYOUT_MAX_COLS + 2);
+    for (let i = 0; i < 8; i++) assert.equal(cache.of(LAYOUT_MAX_COLS + 1, wide), undefined);
   });
 });

@@ -1,14 +1,13 @@
-// The histogram kernels of tree_method hist/approx over the shared arena (./hist-arena.ts): for
-// rows rowIdx[begin..end), add each row's gradient pair (two floats, as doubles) to the bin of each
-// feature c0..c1-1 (xgboost's RowsWiseBuildHistKernel). Rows go four at a time feature by
-// feature, so a bin still receives its rows in row order: the same sequence of double additions as
-// xgboost's, whatever the unrolling or the thread that runs a feature.
-//
-// Hand-written WebAssembly, encoded by ./wasm.ts: one 128-bit load, f64x2.add and store per cell
-// (a JavaScript kernel needs two of each plus bounds checks). The JavaScript kernels below do the
-// same additions for when WebAssembly is not available.
+// The kernels of tree_method hist/approx over the team's shared arena (./hist-team.ts): the
+// histogram builds (./hist-build-kernel.ts), the sibling's subtraction, the partition of a node's
+// rows, a memmove and the split scans (./hist-scan.ts), hand-written WebAssembly compiled into one
+// module per thread; a matrix's own build kernels (LayoutCache); and the same kernels in
+// JavaScript for when WebAssembly is not available (one 128-bit load, f64x2.add and store per cell
+// in WebAssembly, where JavaScript needs two of each plus bounds checks), adding the same doubles
+// in the same order.
 
 import { type ScanFn, scanKernel } from './hist-scan.js';
+import { type BinLayout, type BuildFn, buildKernel, type GatherBuildFn, LAYOUT_MAX_COLS } from './hist-build-kernel.js';
 import { type Bytes, encodeModule, type Func, op } from './wasm.js';
 
 /** How the row-major bins are stored (BinMatrix): bytes per cell and whether they are feature-local. */
@@ -18,26 +17,6 @@ export interface BinFormat {
   /** global bins only: some cells hold the missing marker (all ones) */
   sparse: boolean;
 }
-
-/**
- * Byte addresses in the arena a build reads: bins, offsets (Int32 per feature, width 1 only),
- * rows (Int32 row indices), grad and hess (Float32, row r's at r × stride bytes); hist is the
- * output histogram.
- */
-export type BuildFn = (
-  bins: number,
-  offsets: number,
-  numCols: number,
-  c0: number,
-  c1: number,
-  rows: number,
-  begin: number,
-  end: number,
-  grad: number,
-  hess: number,
-  stride: number,
-  hist: number,
-) => void;
 
 /**
  * Rows rows[s..e) (Int32 at byte address rows) by their bin in column-major feature-local bins
@@ -60,11 +39,10 @@ export type PartitionFn = (
   rpos: number,
 ) => number;
 
-/** A BuildFn over byte bins that first copies each chunk of rows to `scratch` (gatherScratchBytes). */
-export type GatherBuildFn = (...args: [...Parameters<BuildFn>, scratch: number]) => void;
-
 export interface Kernels {
   build(f: BinFormat): BuildFn;
+  /** dense byte bins (WebAssembly only): kernels for this matrix's layout, every feature at once, once it is worth compiling them */
+  layout?(numCols: number, ptr: Int32Array): { build: BuildFn; gather: GatherBuildFn } | undefined;
   /** byte bins of rows scattered over the matrix (WebAssembly only): see gatherBuildKernel */
   gather?: GatherBuildFn;
   /** dst -= src over `bytes` bytes of doubles (a multiple of 16): the sibling from the parent */
@@ -74,359 +52,6 @@ export interface Kernels {
   copy(dst: number, src: number, bytes: number): void;
   /** the split scans of plain gains (./hist-scan.ts), when in WebAssembly */
   scan?: { forward: ScanFn; backward: ScanFn };
-}
-
-// parameters of a build kernel, then its locals
-const BINS = 0;
-const OFFS = 1;
-const NC = 2;
-const C0 = 3;
-const C1 = 4;
-const ROWS = 5;
-const BEGIN = 6;
-const END = 7;
-const GRAD = 8;
-const HESS = 9;
-const STRIDE = 10;
-const HIST = 11;
-/** the gathered build's thirteenth parameter: its scratch (GATHER_ROWS × (row bytes rounded up to 16 + 16)) */
-const SCR = 12;
-
-/** Rows a gathered build copies before it adds them up (see gatherBuildKernel). */
-export const GATHER_ROWS = 64;
-
-/** Bytes of a thread's scratch for gathered builds of numCols byte bins a row. */
-export function gatherScratchBytes(numCols: number): number {
-  return GATHER_ROWS * (((numCols + 15) & ~15) + 16);
-}
-
-/**
- * A build kernel. `gathered` (width 1 only): the rows come from a scratch the kernel fills itself,
- * see gatherBuildKernel; the row loops and the cells are the same.
- */
-function buildKernel(name: string, width: 1 | 2 | 4, sparse: boolean, gathered = false): Func {
-  const params = gathered ? 13 : 12;
-  // locals: I, STOP, C, HB, K, J..J+3, then (gathered) OUT, M, U, Q, RS, SCRG; then G..G+3 (v128)
-  const I = params;
-  const STOP = I + 1;
-  const C = I + 2;
-  const HB = I + 3;
-  const K = I + 4;
-  const J = I + 5; // J..J+3: the rows' first bin addresses
-  const OUT = I + 9;
-  const M = I + 10;
-  const U = I + 11;
-  const Q = I + 12;
-  const RS = I + 13;
-  const SCRG = I + 14;
-  const i32Locals = gathered ? 15 : 9;
-  const G = I + i32Locals; // G..G+3: the rows' gradient pairs (v128)
-  const shift = width === 1 ? 0 : width === 2 ? 1 : 2;
-  const load = width === 1 ? op.load8() : width === 2 ? op.load16() : op.load32();
-  const missing = width === 2 ? 0xffff : -1;
-  /** gathered: row u of the group is scratch row I + u, its pair and bins already copied there */
-  const scratchRow = (u: number): Bytes => [
-    ...op.get(SCRG),
-    ...op.get(I),
-    ...op.i32(4),
-    ...op.shl,
-    ...op.add,
-    ...op.v128load(u * 16),
-    ...op.set(G + u),
-    ...op.get(I),
-    ...op.i32(u),
-    ...op.add,
-    ...op.get(RS),
-    ...op.mul,
-    ...op.get(SCR),
-    ...op.add,
-    ...op.set(J + u),
-  ];
-  /** row u of the group: its gradient pair (two floats as doubles) and the address of its first bin */
-  const row = (u: number): Bytes =>
-    gathered
-      ? scratchRow(u)
-      : [
-          ...op.get(ROWS),
-          ...op.get(I),
-          ...op.i32(2),
-          ...op.shl,
-          ...op.add,
-          ...op.load32(u * 4),
-          ...op.tee(K),
-          ...op.get(STRIDE),
-          ...op.mul,
-          ...op.tee(HB),
-          ...op.get(GRAD),
-          ...op.add,
-          ...op.f32load(),
-          ...op.f64promote,
-          ...op.f64x2splat,
-          ...op.get(HB),
-          ...op.get(HESS),
-          ...op.add,
-          ...op.f32load(),
-          ...op.f64promote,
-          ...op.f64x2replaceLane(1),
-          ...op.set(G + u),
-          ...op.get(K),
-          ...op.get(NC),
-          ...op.mul,
-          ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
-          ...op.get(BINS),
-          ...op.add,
-          ...op.set(J + u),
-        ];
-  /** hist[bin] += the gradient pair of row u, bin read at J+u + C (C counts bytes for global bins) */
-  const cell = (u: number): Bytes => {
-    const add: Bytes = [
-      ...op.tee(K),
-      ...op.get(K),
-      ...op.v128load(),
-      ...op.get(G + u),
-      ...op.f64x2add,
-      ...op.v128store(),
-    ];
-    if (width === 1) {
-      return [
-        ...op.get(HB),
-        ...op.get(J + u),
-        ...op.get(C),
-        ...op.add,
-        ...load,
-        ...op.i32(4),
-        ...op.shl,
-        ...op.add,
-        ...add,
-      ];
-    }
-    const addr = [...op.get(HIST), ...op.get(K), ...op.i32(4), ...op.shl, ...op.add, ...add];
-    if (!sparse) return [...op.get(J + u), ...op.get(C), ...op.add, ...load, ...op.set(K), ...addr];
-    return [
-      ...op.get(J + u),
-      ...op.get(C),
-      ...op.add,
-      ...load,
-      ...op.tee(K),
-      ...op.i32(missing),
-      ...op.ne,
-      ...op.if,
-      ...addr,
-      ...op.end,
-    ];
-  };
-  /** the feature loop for `rows` rows already set up */
-  const features = (rows: number): Bytes => {
-    const body: Bytes = [];
-    if (width === 1) {
-      // HB: the histogram address of this feature's first bin
-      body.push(
-        ...op.get(HIST),
-        ...op.get(OFFS),
-        ...op.get(C),
-        ...op.i32(2),
-        ...op.shl,
-        ...op.add,
-        ...op.load32(),
-        ...op.i32(4),
-        ...op.shl,
-        ...op.add,
-        ...op.set(HB),
-      );
-    }
-    for (let u = 0; u < rows; u++) body.push(...cell(u));
-    return [
-      ...op.get(C0),
-      ...op.set(C),
-      ...op.block,
-      ...op.loop,
-      ...op.get(C),
-      ...op.get(C1),
-      ...op.geS,
-      ...op.brIf(1),
-      ...body,
-      ...op.get(C),
-      ...op.i32(width === 1 ? 1 : width),
-      ...op.add,
-      ...op.set(C),
-      ...op.br(0),
-      ...op.end,
-      ...op.end,
-    ];
-  };
-  const rowLoop = (rows: number, stop: number): Bytes => [
-    ...op.block,
-    ...op.loop,
-    ...op.get(I),
-    ...op.get(stop),
-    ...op.geS,
-    ...op.brIf(1),
-    ...Array.from({ length: rows }, (_, u) => row(u)).flat(),
-    ...features(rows),
-    ...op.get(I),
-    ...op.i32(rows),
-    ...op.add,
-    ...op.set(I),
-    ...op.br(0),
-    ...op.end,
-    ...op.end,
-  ];
-  const body: Bytes = [
-    // global bins: C counts bytes of the row
-    ...(width === 1
-      ? []
-      : [
-          ...op.get(C0),
-          ...op.i32(shift),
-          ...op.shl,
-          ...op.set(C0),
-          ...op.get(C1),
-          ...op.i32(shift),
-          ...op.shl,
-          ...op.set(C1),
-        ]),
-    ...op.get(END),
-    ...op.i32(3),
-    ...op.sub,
-    ...op.set(STOP),
-    ...op.get(BEGIN),
-    ...op.set(I),
-    ...rowLoop(4, STOP),
-    ...rowLoop(1, END),
-  ];
-  if (!gathered) return { name, params, i32Locals, v128Locals: 4, body };
-  // Chunks of GATHER_ROWS rows: first each row's bins (RS bytes, 16 at a time) and gradient pair
-  // copied to the scratch, then the chunk's rows 0..M added up from there, four at a time.
-  const gather: Bytes = [
-    ...op.i32(0),
-    ...op.set(U),
-    ...op.block,
-    ...op.loop,
-    ...op.get(U),
-    ...op.get(M),
-    ...op.geS,
-    ...op.brIf(1),
-    ...op.get(ROWS),
-    ...op.get(OUT),
-    ...op.get(U),
-    ...op.add,
-    ...op.i32(2),
-    ...op.shl,
-    ...op.add,
-    ...op.load32(),
-    ...op.set(K),
-    // bins: scratch row U ← row K's RS bytes (a row's last chunk may read past it: the bins are allocated with 16 spare bytes)
-    ...op.i32(0),
-    ...op.set(Q),
-    ...op.block,
-    ...op.loop,
-    ...op.get(Q),
-    ...op.get(RS),
-    ...op.geS,
-    ...op.brIf(1),
-    ...op.get(SCR),
-    ...op.get(U),
-    ...op.get(RS),
-    ...op.mul,
-    ...op.add,
-    ...op.get(Q),
-    ...op.add,
-    ...op.get(BINS),
-    ...op.get(K),
-    ...op.get(NC),
-    ...op.mul,
-    ...op.add,
-    ...op.get(Q),
-    ...op.add,
-    ...op.v128load(),
-    ...op.v128store(),
-    ...op.get(Q),
-    ...op.i32(16),
-    ...op.add,
-    ...op.set(Q),
-    ...op.br(0),
-    ...op.end,
-    ...op.end,
-    // the gradient pair, as the plain kernel makes it
-    ...op.get(SCRG),
-    ...op.get(U),
-    ...op.i32(4),
-    ...op.shl,
-    ...op.add,
-    ...op.get(K),
-    ...op.get(STRIDE),
-    ...op.mul,
-    ...op.tee(HB),
-    ...op.get(GRAD),
-    ...op.add,
-    ...op.f32load(),
-    ...op.f64promote,
-    ...op.f64x2splat,
-    ...op.get(HB),
-    ...op.get(HESS),
-    ...op.add,
-    ...op.f32load(),
-    ...op.f64promote,
-    ...op.f64x2replaceLane(1),
-    ...op.v128store(),
-    ...op.get(U),
-    ...op.i32(1),
-    ...op.add,
-    ...op.set(U),
-    ...op.br(0),
-    ...op.end,
-    ...op.end,
-  ];
-  const chunks: Bytes = [
-    // RS: a row's bytes rounded up to 16; the pairs after GATHER_ROWS such rows
-    ...op.get(NC),
-    ...op.i32(15),
-    ...op.add,
-    ...op.i32(-16),
-    ...op.and,
-    ...op.tee(RS),
-    ...op.i32(GATHER_ROWS),
-    ...op.mul,
-    ...op.get(SCR),
-    ...op.add,
-    ...op.set(SCRG),
-    ...op.get(BEGIN),
-    ...op.set(OUT),
-    ...op.block,
-    ...op.loop,
-    ...op.get(OUT),
-    ...op.get(END),
-    ...op.geS,
-    ...op.brIf(1),
-    // M = min(END - OUT, GATHER_ROWS)
-    ...op.get(END),
-    ...op.get(OUT),
-    ...op.sub,
-    ...op.tee(M),
-    ...op.i32(GATHER_ROWS),
-    ...op.get(M),
-    ...op.i32(GATHER_ROWS),
-    ...op.leS,
-    ...op.select,
-    ...op.set(M),
-    ...gather,
-    ...op.get(M),
-    ...op.i32(3),
-    ...op.sub,
-    ...op.set(STOP),
-    ...op.i32(0),
-    ...op.set(I),
-    ...rowLoop(4, STOP),
-    ...rowLoop(1, M),
-    ...op.get(OUT),
-    ...op.get(M),
-    ...op.add,
-    ...op.set(OUT),
-    ...op.br(0),
-    ...op.end,
-    ...op.end,
-  ];
-  return { name, params, i32Locals, v128Locals: 4, body: chunks };
 }
 
 function subKernel(): Func {
@@ -609,8 +234,60 @@ export function kernelModule(): WebAssembly.Module | null {
   return compiled;
 }
 
+/**
+ * The build kernels of one matrix (BinLayout): dense byte bins, every feature. They cost about 60 %
+ * of the general kernel's time per cell (profiled: ~0.6 against ~1.0 ns at 200k × 28), which spends
+ * the difference on the feature loop, the offset table and address arithmetic; compiling them
+ * takes a few milliseconds.
+ */
+export function layoutKernels(
+  memory: WebAssembly.Memory,
+  layout: BinLayout,
+): { build: BuildFn; gather: GatherBuildFn } {
+  const module = new WebAssembly.Module(
+    encodeModule([buildKernel('b', 1, false, false, layout), buildKernel('g', 1, false, true, layout)], WASM_MAX_PAGES),
+  );
+  const e = new WebAssembly.Instance(module, { e: { m: memory } }).exports as { b: BuildFn; g: GatherBuildFn };
+  return { build: e.b, gather: e.g };
+}
+
+/**
+ * A thread's kernels for the matrix it builds, once that matrix has been seen for `after` builds
+ * in a row (so a matrix binned anew each tree, as approx does with changing hessians, never pays
+ * for compiling).
+ */
+export class LayoutCache {
+  private ptr = new Int32Array(0);
+  private seen = 0;
+  private kernels: { build: BuildFn; gather: GatherBuildFn } | undefined;
+
+  constructor(
+    private readonly memory: WebAssembly.Memory,
+    private readonly after = 32,
+  ) {}
+
+  of(numCols: number, ptr: Int32Array): { build: BuildFn; gather: GatherBuildFn } | undefined {
+    if (numCols > LAYOUT_MAX_COLS) return undefined;
+    if (!sameInts(ptr, this.ptr)) {
+      this.ptr = ptr.slice();
+      this.seen = 0;
+      this.kernels = undefined;
+    }
+    if (this.kernels === undefined && ++this.seen >= this.after)
+      this.kernels = layoutKernels(this.memory, { numCols, ptr: this.ptr });
+    return this.kernels;
+  }
+}
+
+function sameInts(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The WebAssembly kernels bound to a shared memory. */
 export function wasmKernels(module: WebAssembly.Module, memory: WebAssembly.Memory): Kernels {
+  const layouts = new LayoutCache(memory);
   const e = new WebAssembly.Instance(module, { e: { m: memory } }).exports as Record<string, BuildFn> &
     Record<string, PartitionFn> &
     Record<string, ScanFn> & {
@@ -621,6 +298,7 @@ export function wasmKernels(module: WebAssembly.Module, memory: WebAssembly.Memo
   return {
     build: (f) => (f.width === 1 ? e.b1 : f.width === 2 ? (f.sparse ? e.b2s : e.b2) : f.sparse ? e.b4s : e.b4),
     gather: e.g1,
+    layout: (numCols, ptr) => layouts.of(numCols, ptr),
     sub: e.sub,
     partition: (w, dense) => e[`p${w}${dense ? '' : 's'}`],
     copy: e.copy,

@@ -9,7 +9,8 @@
 // of a node is the same maximum with the same tie rule (SplitEntry.update) however the features
 // were grouped, and a partition is stable whichever chunks it was cut into.
 
-import { GATHER_ROWS, gatherScratchBytes, type Kernels } from './hist-kernels.js';
+import { GATHER_ROWS, gatherScratchBytes } from './hist-build-kernel.js';
+import type { Kernels } from './hist-kernels.js';
 import { cutColumns, quantizeColumns, transposeBins } from './hist-data.js';
 import { gradientsTask, leavesTask } from './hist-rows.js';
 import type { ObjectiveImpl } from './objectives.js';
@@ -398,7 +399,11 @@ function buildBlock(th: TeamThread, u: LevelUnits, j: number, b: number): void {
   buildInto(th, u, target, 0, u.d[D.numCols], begin, end);
 }
 
-/** The histogram at `target`, features c0..c1 of rows[begin, end): cleared, then built. */
+/**
+ * The histogram at `target`, features c0..c1 of rows[begin, end): cleared, then built. Byte bins
+ * take the gathered kernel for rows scattered over the matrix, and the matrix's own kernels
+ * (Kernels.layout) for every feature at once; every kernel adds each bin's rows in row order.
+ */
 function buildInto(
   th: TeamThread,
   u: LevelUnits,
@@ -409,17 +414,20 @@ function buildInto(
   end: number,
 ): void {
   const { d, ptr } = u;
+  const nc = d[D.numCols];
   new Float64Array(u.buf, target + ptr[c0] * 16, (ptr[c1] - ptr[c0]) * 2).fill(0);
-  const gather = th.kernels.gather;
-  if (gather !== undefined && d[D.width] === 1 && d[D.gather] > 0 && end - begin >= GATHER_ROWS) {
+  const bytes = d[D.width] === 1;
+  const own = bytes && c0 === 0 && c1 === nc ? th.kernels.layout?.(nc, ptr) : undefined;
+  const gather = own?.gather ?? th.kernels.gather;
+  if (gather !== undefined && bytes && d[D.gather] > 0 && end - begin >= GATHER_ROWS) {
     // rows scattered over the matrix (a node's rows are in ascending order: contiguous iff their span is their count)
     const rows = new Int32Array(u.buf, d[D.rows] + begin * 4, end - begin);
     if (rows[end - begin - 1] - rows[0] !== end - begin - 1) {
-      const scratch = d[D.gather] + th.index * gatherScratchBytes(d[D.numCols]);
+      const scratch = d[D.gather] + th.index * gatherScratchBytes(nc);
       gather(
         d[D.bins],
         d[D.ptr],
-        d[D.numCols],
+        nc,
         c0,
         c1,
         d[D.rows],
@@ -434,8 +442,8 @@ function buildInto(
       return;
     }
   }
-  const build = th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
-  build(d[D.bins], d[D.ptr], d[D.numCols], c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], target);
+  const build = own?.build ?? th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
+  build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], target);
 }
 
 /** Feature range r (-1: all) of build j's sibling: the parent's histogram minus build j's, in the parent's slot. */
