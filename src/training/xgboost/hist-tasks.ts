@@ -420,7 +420,8 @@ function buildInto(
   const own = bytes && c0 === 0 && c1 === nc ? th.kernels.layout?.(nc, ptr) : undefined;
   const gather = own?.gather ?? th.kernels.gather;
   if (gather !== undefined && bytes && d[D.gather] > 0 && end - begin >= GATHER_ROWS) {
-    // rows scattered over the matrix (a node's rows are in ascending order: contiguous iff their span is their count)
+    // rows scattered over the matrix (a node's rows are in ascending order: contiguous iff their span is their
+    // count); only a choice of speed, as both kernels read the rows through the index
     const rows = new Int32Array(u.buf, d[D.rows] + begin * 4, end - begin);
     if (rows[end - begin - 1] - rows[0] !== end - begin - 1) {
       const scratch = d[D.gather] + th.index * gatherScratchBytes(nc);
