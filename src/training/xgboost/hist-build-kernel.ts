@@ -4,7 +4,7 @@
 // feature, so a bin still receives its rows in row order: the same sequence of double additions as
 // xgboost's, whatever the unrolling, the thread that runs a feature or the variant:
 //   - the plain kernel, one per bin format (./hist-kernels.ts, BinFormat);
-//   - the gathered kernel (byte bins): rows scattered over the matrix are first copied to a scratch
+//   - the gathered kernel, one per bin format: rows scattered over the matrix are first copied to a scratch
 //     in chunks, so the processor has many rows' cache misses in flight, then added up from there;
 //   - a matrix's own kernels (byte bins, BinLayout): every feature of a row in straight-line code
 //     with its offsets as constants.
@@ -53,9 +53,9 @@ const SCR = 12;
 /** Rows a gathered build copies before it adds them up (see gatherBuildKernel). */
 export const GATHER_ROWS = 64;
 
-/** Bytes of a thread's scratch for gathered builds of numCols byte bins a row. */
-export function gatherScratchBytes(numCols: number): number {
-  return GATHER_ROWS * (((numCols + 15) & ~15) + 16);
+/** Bytes of a thread's scratch for gathered builds of numCols bins of `width` bytes a row. */
+export function gatherScratchBytes(numCols: number, width: 1 | 2 | 4): number {
+  return GATHER_ROWS * (((numCols * width + 15) & ~15) + 16);
 }
 
 /**
@@ -71,7 +71,7 @@ export interface BinLayout {
 export const LAYOUT_MAX_COLS = 128;
 
 /**
- * A build kernel. `gathered` (width 1 only): the rows come from a scratch the kernel fills itself
+ * A build kernel. `gathered`: the rows come from a scratch the kernel fills itself
  * (chunks of GATHER_ROWS, see below); the row loops and the cells are the same. `layout` (width 1
  * only): a kernel for that matrix alone, every feature of a row added in straight-line code with
  * the feature's bin offset and histogram offset as constants (its `numCols`, `offsets`, `c0` and
@@ -276,9 +276,9 @@ export function buildKernel(
     ...op.end,
     ...op.end,
   ];
-  const body: Bytes = [
-    // global bins: C counts bytes of the row
-    ...(width === 1
+  // global bins: C counts bytes of the row
+  const byteColumns: Bytes =
+    width === 1
       ? []
       : [
           ...op.get(C0),
@@ -289,7 +289,9 @@ export function buildKernel(
           ...op.i32(shift),
           ...op.shl,
           ...op.set(C1),
-        ]),
+        ];
+  const body: Bytes = [
+    ...byteColumns,
     ...op.get(END),
     ...op.i32(3),
     ...op.sub,
@@ -340,6 +342,7 @@ export function buildKernel(
     ...op.get(K),
     ...op.get(NC),
     ...op.mul,
+    ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
     ...op.add,
     ...op.get(Q),
     ...op.add,
@@ -369,8 +372,10 @@ export function buildKernel(
     ...op.end,
   ];
   const chunks: Bytes = [
+    ...byteColumns,
     // RS: a row's bytes rounded up to 16; the pairs after GATHER_ROWS such rows
     ...op.get(NC),
+    ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
     ...op.i32(15),
     ...op.add,
     ...op.i32(-16),

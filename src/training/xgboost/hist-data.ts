@@ -266,7 +266,8 @@ export async function binMatrix(
   }
   // 16 spare bytes: a gathered build copies a row's bins 16 bytes at a time
   if (prev === undefined || d[D.width] !== width) d[D.bins] = team.alloc(cells * width + 16);
-  if (width === 1 && !(d[D.gather] > 0)) d[D.gather] = team.alloc(team.size * gatherScratchBytes(numCols));
+  // for the widest bins, so that a matrix binned anew (approx) with other widths fits
+  if (!(d[D.gather] > 0)) d[D.gather] = team.alloc(team.size * gatherScratchBytes(numCols, 4));
   if (prev === undefined || d[D.colsWidth] !== colsWidth) d[D.cols] = team.alloc(cells * colsWidth);
   d[D.width] = width;
   d[D.sparse] = dense ? 0 : 1;

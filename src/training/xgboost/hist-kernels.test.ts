@@ -23,7 +23,7 @@ function arena(bytes: number) {
 }
 
 describe('xgboost trainer: histogram kernels', () => {
-  it('the gathered and the layout builds add the same doubles as the plain and the JavaScript builds', () => {
+  it('the gathered and the layout builds add the same doubles as the plain and the JavaScript builds, every bin format', () => {
     const module = kernelModule();
     assert.ok(module, 'WebAssembly is available on Node 20');
     let s = 11;
@@ -31,66 +31,85 @@ describe('xgboost trainer: histogram kernels', () => {
       s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
       return s / 2 ** 32;
     };
-    for (const numCols of [1, 7, 16, 20, 33]) {
-      const numRows = 3000;
-      // each feature its own number of bins (1..256), so the histogram offsets are uneven
-      const counts = Array.from({ length: numCols }, () => 1 + Math.floor(u() * 256));
-      const ptr = new Int32Array(numCols + 1);
-      for (let c = 0; c < numCols; c++) ptr[c + 1] = ptr[c] + counts[c];
-      const { memory, alloc } = arena(8 << 20);
-      const wasm = wasmKernels(module, memory);
-      const js = jsKernels(() => memory.buffer);
-      const buf = memory.buffer;
-      const binAt = alloc(numRows * numCols + 16);
-      const offAt = alloc(numCols * 4);
-      const rowAt = alloc(numRows * 4);
-      const gradAt = alloc(numRows * 8);
-      const histBytes = ptr[numCols] * 16;
-      const [plainAt, gatherAt, jsAt, ownAt, ownGatherAt] = [0, 0, 0, 0, 0].map(() => alloc(histBytes));
-      const own = layoutKernels(memory, { numCols, ptr });
-      const scratch = alloc(gatherScratchBytes(numCols));
-      const binView = new Uint8Array(buf, binAt, numRows * numCols);
-      for (let i = 0; i < binView.length; i++) binView[i] = Math.floor(u() * counts[i % numCols]);
-      new Int32Array(buf, offAt, numCols).set(ptr.subarray(0, numCols));
-      // gradient and hessian of row r at r × 8 and r × 8 + 4 (stride 8): values of both signs
-      const pairs = new Float32Array(buf, gradAt, numRows * 2);
-      for (let i = 0; i < pairs.length; i++) pairs[i] = (u() - 0.3) * 10;
-      // a node's rows: ascending, scattered; sizes around the chunk and the four-row groups
-      const all = Array.from({ length: numRows }, (_, r) => r).filter(() => u() < 0.6);
-      const rows = new Int32Array(buf, rowAt, all.length);
-      rows.set(all);
-      for (const size of [GATHER_ROWS, GATHER_ROWS + 1, 3 * GATHER_ROWS - 3, all.length - 5]) {
-        const begin = 5;
-        const end = begin + size;
-        for (const [c0, c1] of [
-          [0, numCols],
-          [Math.floor(numCols / 3), numCols],
-        ]) {
-          const views = [plainAt, gatherAt, jsAt, ownAt, ownGatherAt].map(
-            (at) => new Float64Array(buf, at, histBytes / 8),
-          );
-          for (const v of views) v.fill(0);
-          const args = [binAt, offAt, numCols, c0, c1, rowAt, begin, end, gradAt, gradAt + 4, 8] as const;
-          wasm.build({ width: 1, sparse: false })(...args, plainAt);
-          wasm.gather!(...args, gatherAt, scratch);
-          js.build({ width: 1, sparse: false })(...args, jsAt);
-          const [plain, gathered, inJs, layout, layoutGathered] = views.map((v) =>
-            Buffer.from(v.buffer, v.byteOffset, v.byteLength),
-          );
-          const what = `${numCols} features, ${size} rows, features ${c0}..${c1}`;
-          assert.ok(plain.some((b) => b !== 0));
-          assert.ok(gathered.equals(plain), what);
-          assert.ok(inJs.equals(plain), what);
-          // the layout's kernels build every feature, whatever c0 and c1 say
-          if (c0 === 0 && c1 === numCols) {
-            own.build(...args, ownAt);
-            own.gather(...args, ownGatherAt, scratch);
-            assert.ok(layout.equals(plain), what);
-            assert.ok(layoutGathered.equals(plain), what);
+    const formats = [
+      { width: 1, sparse: false },
+      { width: 2, sparse: false },
+      { width: 2, sparse: true },
+      { width: 4, sparse: false },
+      { width: 4, sparse: true },
+    ] as const;
+    for (const format of formats)
+      for (const numCols of [1, 7, 16, 20, 33]) {
+        const { width, sparse } = format;
+        const numRows = 3000;
+        // each feature its own number of bins (1..256), so the histogram offsets are uneven
+        const counts = Array.from({ length: numCols }, () => 1 + Math.floor(u() * 256));
+        const ptr = new Int32Array(numCols + 1);
+        for (let c = 0; c < numCols; c++) ptr[c + 1] = ptr[c] + counts[c];
+        const { memory, alloc } = arena(8 << 20);
+        const wasm = wasmKernels(module, memory);
+        const js = jsKernels(() => memory.buffer);
+        const buf = memory.buffer;
+        const binAt = alloc(numRows * numCols * width + 16);
+        const offAt = alloc(numCols * 4);
+        const rowAt = alloc(numRows * 4);
+        const gradAt = alloc(numRows * 8);
+        const histBytes = ptr[numCols] * 16;
+        const [plainAt, gatherAt, jsAt, ownAt, ownGatherAt] = [0, 0, 0, 0, 0].map(() => alloc(histBytes));
+        const scratch = alloc(gatherScratchBytes(numCols, width));
+        // byte bins are feature-local (plus the offsets); wider ones global, sparse ones with missing cells
+        const binView =
+          width === 1
+            ? new Uint8Array(buf, binAt, numRows * numCols)
+            : width === 2
+              ? new Uint16Array(buf, binAt, numRows * numCols)
+              : new Uint32Array(buf, binAt, numRows * numCols);
+        const missing = width === 2 ? 0xffff : 0xffffffff;
+        for (let i = 0; i < binView.length; i++) {
+          const local = Math.floor(u() * counts[i % numCols]);
+          binView[i] = width === 1 ? local : sparse && u() < 0.2 ? missing : ptr[i % numCols] + local;
+        }
+        new Int32Array(buf, offAt, numCols).set(ptr.subarray(0, numCols));
+        // gradient and hessian of row r at r × 8 and r × 8 + 4 (stride 8): values of both signs
+        const pairs = new Float32Array(buf, gradAt, numRows * 2);
+        for (let i = 0; i < pairs.length; i++) pairs[i] = (u() - 0.3) * 10;
+        // a node's rows: ascending, scattered; sizes around the chunk and the four-row groups
+        const all = Array.from({ length: numRows }, (_, r) => r).filter(() => u() < 0.6);
+        const rows = new Int32Array(buf, rowAt, all.length);
+        rows.set(all);
+        for (const size of [GATHER_ROWS, GATHER_ROWS + 1, 3 * GATHER_ROWS - 3, all.length - 5]) {
+          const begin = 5;
+          const end = begin + size;
+          for (const [c0, c1] of [
+            [0, numCols],
+            [Math.floor(numCols / 3), numCols],
+          ]) {
+            const views = [plainAt, gatherAt, jsAt, ownAt, ownGatherAt].map(
+              (at) => new Float64Array(buf, at, histBytes / 8),
+            );
+            for (const v of views) v.fill(0);
+            const args = [binAt, offAt, numCols, c0, c1, rowAt, begin, end, gradAt, gradAt + 4, 8] as const;
+            wasm.build(format)(...args, plainAt);
+            wasm.gather!(format)(...args, gatherAt, scratch);
+            js.build(format)(...args, jsAt);
+            const [plain, gathered, inJs, layout, layoutGathered] = views.map((v) =>
+              Buffer.from(v.buffer, v.byteOffset, v.byteLength),
+            );
+            const what = `${width}-byte${sparse ? ' sparse' : ''} bins, ${numCols} features, ${size} rows, features ${c0}..${c1}`;
+            assert.ok(plain.some((b) => b !== 0));
+            assert.ok(gathered.equals(plain), what);
+            assert.ok(inJs.equals(plain), what);
+            // the layout's kernels (byte bins) build every feature, whatever c0 and c1 say
+            if (width === 1 && c0 === 0 && c1 === numCols) {
+              const own = layoutKernels(memory, { numCols, ptr });
+              own.build(...args, ownAt);
+              own.gather(...args, ownGatherAt, scratch);
+              assert.ok(layout.equals(plain), what);
+              assert.ok(layoutGathered.equals(plain), what);
+            }
           }
         }
       }
-    }
   });
 
   it("compiles a matrix's own kernels only once the same layout has served `after` builds", () => {

@@ -43,8 +43,8 @@ export interface Kernels {
   build(f: BinFormat): BuildFn;
   /** dense byte bins (WebAssembly only): kernels for this matrix's layout, every feature at once, once it is worth compiling them */
   layout?(numCols: number, ptr: Int32Array): { build: BuildFn; gather: GatherBuildFn } | undefined;
-  /** byte bins of rows scattered over the matrix (WebAssembly only): see gatherBuildKernel */
-  gather?: GatherBuildFn;
+  /** rows scattered over the matrix (WebAssembly only): the gathered build of ./hist-build-kernel.ts */
+  gather?(f: BinFormat): GatherBuildFn;
   /** dst -= src over `bytes` bytes of doubles (a multiple of 16): the sibling from the parent */
   sub(dst: number, src: number, bytes: number): void;
   partition(width: 1 | 2 | 4, dense: boolean): PartitionFn;
@@ -214,6 +214,10 @@ export function kernelModule(): WebAssembly.Module | null {
           buildKernel('b2s', 2, true),
           buildKernel('b4s', 4, true),
           buildKernel('g1', 1, false, true),
+          buildKernel('g2', 2, false, true),
+          buildKernel('g4', 4, false, true),
+          buildKernel('g2s', 2, true, true),
+          buildKernel('g4s', 4, true, true),
           subKernel(),
           partitionKernel('p1', 1, true),
           partitionKernel('p2', 2, true),
@@ -292,12 +296,16 @@ export function wasmKernels(module: WebAssembly.Module, memory: WebAssembly.Memo
     Record<string, PartitionFn> &
     Record<string, ScanFn> & {
       g1: GatherBuildFn;
+      g2: GatherBuildFn;
+      g4: GatherBuildFn;
+      g2s: GatherBuildFn;
+      g4s: GatherBuildFn;
       sub(dst: number, src: number, bytes: number): void;
       copy(dst: number, src: number, bytes: number): void;
     };
   return {
     build: (f) => (f.width === 1 ? e.b1 : f.width === 2 ? (f.sparse ? e.b2s : e.b2) : f.sparse ? e.b4s : e.b4),
-    gather: e.g1,
+    gather: (f) => (f.width === 1 ? e.g1 : f.width === 2 ? (f.sparse ? e.g2s : e.g2) : f.sparse ? e.g4s : e.g4),
     layout: (numCols, ptr) => layouts.of(numCols, ptr),
     sub: e.sub,
     partition: (w, dense) => e[`p${w}${dense ? '' : 's'}`],

@@ -65,7 +65,7 @@ export const D = {
   colSizes: 23,
   hess: 24,
   stride: 25,
-  /** byte bins only: the threads' scratch of gathered builds, gatherScratchBytes(numCols) each (0: none) */
+  /** the threads' scratch of gathered builds, gatherScratchBytes(numCols, 4) each (0: none) */
   gather: 26,
   SIZE: 27,
 } as const;
@@ -400,8 +400,8 @@ function buildBlock(th: TeamThread, u: LevelUnits, j: number, b: number): void {
 }
 
 /**
- * The histogram at `target`, features c0..c1 of rows[begin, end): cleared, then built. Byte bins
- * take the gathered kernel for rows scattered over the matrix, and the matrix's own kernels
+ * The histogram at `target`, features c0..c1 of rows[begin, end): cleared, then built. Rows
+ * scattered over the matrix take the gathered kernel, and byte bins the matrix's own kernels
  * (Kernels.layout) for every feature at once; every kernel adds each bin's rows in row order.
  */
 function buildInto(
@@ -416,15 +416,15 @@ function buildInto(
   const { d, ptr } = u;
   const nc = d[D.numCols];
   new Float64Array(u.buf, target + ptr[c0] * 16, (ptr[c1] - ptr[c0]) * 2).fill(0);
-  const bytes = d[D.width] === 1;
-  const own = bytes && c0 === 0 && c1 === nc ? th.kernels.layout?.(nc, ptr) : undefined;
-  const gather = own?.gather ?? th.kernels.gather;
-  if (gather !== undefined && bytes && d[D.gather] > 0 && end - begin >= GATHER_ROWS) {
+  const format = { width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 };
+  const own = format.width === 1 && c0 === 0 && c1 === nc ? th.kernels.layout?.(nc, ptr) : undefined;
+  const gather = own?.gather ?? th.kernels.gather?.(format);
+  if (gather !== undefined && d[D.gather] > 0 && end - begin >= GATHER_ROWS) {
     // rows scattered over the matrix (a node's rows are in ascending order: contiguous iff their span is their
     // count); only a choice of speed, as both kernels read the rows through the index
     const rows = new Int32Array(u.buf, d[D.rows] + begin * 4, end - begin);
     if (rows[end - begin - 1] - rows[0] !== end - begin - 1) {
-      const scratch = d[D.gather] + th.index * gatherScratchBytes(nc);
+      const scratch = d[D.gather] + th.index * gatherScratchBytes(nc, 4);
       gather(
         d[D.bins],
         d[D.ptr],
@@ -443,7 +443,7 @@ function buildInto(
       return;
     }
   }
-  const build = own?.build ?? th.kernels.build({ width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 });
+  const build = own?.build ?? th.kernels.build(format);
   build(d[D.bins], d[D.ptr], nc, c0, c1, d[D.rows], begin, end, d[D.grad], d[D.hess], d[D.stride], target);
 }
 
