@@ -9,7 +9,7 @@
 //   - a matrix's own kernels (byte bins, BinLayout): every feature of a row in straight-line code
 //     with its offsets as constants.
 
-import { type Bytes, type Func, op } from './wasm.js';
+import { type Bytes, type Func, op, whileBelow } from './wasm.js';
 
 /**
  * Byte addresses in the arena a build reads: bins, offsets (Int32 per feature, width 1 only),
@@ -31,7 +31,7 @@ export type BuildFn = (
   hist: number,
 ) => void;
 
-/** A BuildFn over byte bins that first copies each chunk of rows to `scratch` (gatherScratchBytes). */
+/** A BuildFn that first copies each chunk of GATHER_ROWS rows to `scratch` (gatherScratchBytes). */
 export type GatherBuildFn = (...args: [...Parameters<BuildFn>, scratch: number]) => void;
 
 // parameters of a build kernel, then its locals
@@ -50,7 +50,7 @@ const HIST = 11;
 /** the gathered build's thirteenth parameter: its scratch (GATHER_ROWS × (row bytes rounded up to 16 + 16)) */
 const SCR = 12;
 
-/** Rows a gathered build copies before it adds them up (see gatherBuildKernel). */
+/** Rows a gathered build copies before it adds them up (buildKernel, `gathered`). */
 export const GATHER_ROWS = 64;
 
 /** Bytes of a thread's scratch for gathered builds of numCols bins of `width` bytes a row. */
@@ -121,6 +121,15 @@ export function buildKernel(
     ...op.f64promote,
     ...op.f64x2replaceLane(1),
   ];
+  /** the address of row K's first bin, left on the stack */
+  const binsOfK: Bytes = [
+    ...op.get(K),
+    ...op.get(NC),
+    ...op.mul,
+    ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
+    ...op.get(BINS),
+    ...op.add,
+  ];
   /** gathered: row u of the group is scratch row I + u, its pair and bins already copied there */
   const scratchRow = (u: number): Bytes => [
     ...op.get(SCRG),
@@ -153,12 +162,7 @@ export function buildKernel(
           ...op.set(K),
           ...pairOfK,
           ...op.set(G + u),
-          ...op.get(K),
-          ...op.get(NC),
-          ...op.mul,
-          ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
-          ...op.get(BINS),
-          ...op.add,
+          ...binsOfK,
           ...op.set(J + u),
         ];
   /** hist[bin] += the gradient pair of row u, bin read at J+u + C (C counts bytes for global bins) */
@@ -199,7 +203,6 @@ export function buildKernel(
       ...op.end,
     ];
   };
-  /** the feature loop for `rows` rows already set up */
   /** the layout's feature c of row u: no loop, no offset table, no feature counter */
   const layoutCell = (u: number, c: number, histAt: number): Bytes => [
     ...op.get(J + u),
@@ -215,6 +218,7 @@ export function buildKernel(
     ...op.f64x2add,
     ...op.v128store(histAt),
   ];
+  /** the features of `rows` rows already set up (J, G): a loop over C0..C1, or the layout's straight line */
   const features = (rows: number): Bytes => {
     if (layout !== undefined) {
       const body: Bytes = [];
@@ -243,39 +247,18 @@ export function buildKernel(
     return [
       ...op.get(C0),
       ...op.set(C),
-      ...op.block,
-      ...op.loop,
-      ...op.get(C),
-      ...op.get(C1),
-      ...op.geS,
-      ...op.brIf(1),
-      ...body,
-      ...op.get(C),
-      ...op.i32(width === 1 ? 1 : width),
-      ...op.add,
-      ...op.set(C),
-      ...op.br(0),
-      ...op.end,
-      ...op.end,
+      ...whileBelow(C, C1, [...body, ...op.get(C), ...op.i32(width === 1 ? 1 : width), ...op.add, ...op.set(C)]),
     ];
   };
-  const rowLoop = (rows: number, stop: number): Bytes => [
-    ...op.block,
-    ...op.loop,
-    ...op.get(I),
-    ...op.get(stop),
-    ...op.geS,
-    ...op.brIf(1),
-    ...Array.from({ length: rows }, (_, u) => row(u)).flat(),
-    ...features(rows),
-    ...op.get(I),
-    ...op.i32(rows),
-    ...op.add,
-    ...op.set(I),
-    ...op.br(0),
-    ...op.end,
-    ...op.end,
-  ];
+  const rowLoop = (rows: number, stop: number): Bytes =>
+    whileBelow(I, stop, [
+      ...Array.from({ length: rows }, (_, u) => row(u)).flat(),
+      ...features(rows),
+      ...op.get(I),
+      ...op.i32(rows),
+      ...op.add,
+      ...op.set(I),
+    ]);
   // global bins: C counts bytes of the row
   const byteColumns: Bytes =
     width === 1
@@ -307,69 +290,50 @@ export function buildKernel(
   const gather: Bytes = [
     ...op.i32(0),
     ...op.set(U),
-    ...op.block,
-    ...op.loop,
-    ...op.get(U),
-    ...op.get(M),
-    ...op.geS,
-    ...op.brIf(1),
-    ...op.get(ROWS),
-    ...op.get(OUT),
-    ...op.get(U),
-    ...op.add,
-    ...op.i32(2),
-    ...op.shl,
-    ...op.add,
-    ...op.load32(),
-    ...op.set(K),
-    // bins: scratch row U ← row K's RS bytes (a row's last chunk may read past it: the bins are allocated with 16 spare bytes)
-    ...op.i32(0),
-    ...op.set(Q),
-    ...op.block,
-    ...op.loop,
-    ...op.get(Q),
-    ...op.get(RS),
-    ...op.geS,
-    ...op.brIf(1),
-    ...op.get(SCR),
-    ...op.get(U),
-    ...op.get(RS),
-    ...op.mul,
-    ...op.add,
-    ...op.get(Q),
-    ...op.add,
-    ...op.get(BINS),
-    ...op.get(K),
-    ...op.get(NC),
-    ...op.mul,
-    ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
-    ...op.add,
-    ...op.get(Q),
-    ...op.add,
-    ...op.v128load(),
-    ...op.v128store(),
-    ...op.get(Q),
-    ...op.i32(16),
-    ...op.add,
-    ...op.set(Q),
-    ...op.br(0),
-    ...op.end,
-    ...op.end,
-    // the gradient pair, to the chunk's pairs
-    ...op.get(SCRG),
-    ...op.get(U),
-    ...op.i32(4),
-    ...op.shl,
-    ...op.add,
-    ...pairOfK,
-    ...op.v128store(),
-    ...op.get(U),
-    ...op.i32(1),
-    ...op.add,
-    ...op.set(U),
-    ...op.br(0),
-    ...op.end,
-    ...op.end,
+    ...whileBelow(U, M, [
+      ...op.get(ROWS),
+      ...op.get(OUT),
+      ...op.get(U),
+      ...op.add,
+      ...op.i32(2),
+      ...op.shl,
+      ...op.add,
+      ...op.load32(),
+      ...op.set(K),
+      // bins: scratch row U ← row K's RS bytes (a row's last chunk may read past it: the bins are allocated with 16 spare bytes)
+      ...op.i32(0),
+      ...op.set(Q),
+      ...whileBelow(Q, RS, [
+        ...op.get(SCR),
+        ...op.get(U),
+        ...op.get(RS),
+        ...op.mul,
+        ...op.add,
+        ...op.get(Q),
+        ...op.add,
+        ...binsOfK,
+        ...op.get(Q),
+        ...op.add,
+        ...op.v128load(),
+        ...op.v128store(),
+        ...op.get(Q),
+        ...op.i32(16),
+        ...op.add,
+        ...op.set(Q),
+      ]),
+      // the gradient pair, to the chunk's pairs
+      ...op.get(SCRG),
+      ...op.get(U),
+      ...op.i32(4),
+      ...op.shl,
+      ...op.add,
+      ...pairOfK,
+      ...op.v128store(),
+      ...op.get(U),
+      ...op.i32(1),
+      ...op.add,
+      ...op.set(U),
+    ]),
   ];
   const chunks: Bytes = [
     ...byteColumns,
@@ -388,39 +352,32 @@ export function buildKernel(
     ...op.set(SCRG),
     ...op.get(BEGIN),
     ...op.set(OUT),
-    ...op.block,
-    ...op.loop,
-    ...op.get(OUT),
-    ...op.get(END),
-    ...op.geS,
-    ...op.brIf(1),
-    // M = min(END - OUT, GATHER_ROWS)
-    ...op.get(END),
-    ...op.get(OUT),
-    ...op.sub,
-    ...op.tee(M),
-    ...op.i32(GATHER_ROWS),
-    ...op.get(M),
-    ...op.i32(GATHER_ROWS),
-    ...op.leS,
-    ...op.select,
-    ...op.set(M),
-    ...gather,
-    ...op.get(M),
-    ...op.i32(3),
-    ...op.sub,
-    ...op.set(STOP),
-    ...op.i32(0),
-    ...op.set(I),
-    ...rowLoop(4, STOP),
-    ...rowLoop(1, M),
-    ...op.get(OUT),
-    ...op.get(M),
-    ...op.add,
-    ...op.set(OUT),
-    ...op.br(0),
-    ...op.end,
-    ...op.end,
+    ...whileBelow(OUT, END, [
+      // M = min(END - OUT, GATHER_ROWS)
+      ...op.get(END),
+      ...op.get(OUT),
+      ...op.sub,
+      ...op.tee(M),
+      ...op.i32(GATHER_ROWS),
+      ...op.get(M),
+      ...op.i32(GATHER_ROWS),
+      ...op.leS,
+      ...op.select,
+      ...op.set(M),
+      ...gather,
+      ...op.get(M),
+      ...op.i32(3),
+      ...op.sub,
+      ...op.set(STOP),
+      ...op.i32(0),
+      ...op.set(I),
+      ...rowLoop(4, STOP),
+      ...rowLoop(1, M),
+      ...op.get(OUT),
+      ...op.get(M),
+      ...op.add,
+      ...op.set(OUT),
+    ]),
   ];
   return { name, params, i32Locals, v128Locals: 4, body: chunks };
 }

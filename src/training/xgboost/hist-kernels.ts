@@ -8,7 +8,7 @@
 
 import { type ScanFn, scanKernel } from './hist-scan.js';
 import { type BinLayout, type BuildFn, buildKernel, type GatherBuildFn, LAYOUT_MAX_COLS } from './hist-build-kernel.js';
-import { type Bytes, encodeModule, type Func, op } from './wasm.js';
+import { type Bytes, encodeModule, type Func, op, whileBelow } from './wasm.js';
 
 /** How the row-major bins are stored (BinMatrix): bytes per cell and whether they are feature-local. */
 export interface BinFormat {
@@ -39,6 +39,21 @@ export type PartitionFn = (
   rpos: number,
 ) => number;
 
+/** Every bin format a matrix can have (byte bins are dense). */
+const FORMATS: readonly BinFormat[] = [
+  { width: 1, sparse: false },
+  { width: 2, sparse: false },
+  { width: 4, sparse: false },
+  { width: 2, sparse: true },
+  { width: 4, sparse: true },
+];
+
+/** A format's kernel name suffix: 1, 2, 4, 2s, 4s. */
+const suffix = (f: BinFormat): string => `${f.width}${f.sparse ? 's' : ''}`;
+
+/** A format's index among small integers (1..5), for a lookup without building a name. */
+const formatIndex = (f: BinFormat): number => f.width + (f.sparse ? 1 : 0);
+
 export interface Kernels {
   build(f: BinFormat): BuildFn;
   /** dense byte bins (WebAssembly only): kernels for this matrix's layout, every feature at once, once it is worth compiling them */
@@ -67,32 +82,25 @@ function subKernel(): Func {
     body: [
       ...op.i32(0),
       ...op.set(P),
-      ...op.block,
-      ...op.loop,
-      ...op.get(P),
-      ...op.get(N),
-      ...op.geS,
-      ...op.brIf(1),
-      ...op.get(DST),
-      ...op.get(P),
-      ...op.add,
-      ...op.get(DST),
-      ...op.get(P),
-      ...op.add,
-      ...op.v128load(),
-      ...op.get(SRC),
-      ...op.get(P),
-      ...op.add,
-      ...op.v128load(),
-      ...op.f64x2sub,
-      ...op.v128store(),
-      ...op.get(P),
-      ...op.i32(16),
-      ...op.add,
-      ...op.set(P),
-      ...op.br(0),
-      ...op.end,
-      ...op.end,
+      ...whileBelow(P, N, [
+        ...op.get(DST),
+        ...op.get(P),
+        ...op.add,
+        ...op.get(DST),
+        ...op.get(P),
+        ...op.add,
+        ...op.v128load(),
+        ...op.get(SRC),
+        ...op.get(P),
+        ...op.add,
+        ...op.v128load(),
+        ...op.f64x2sub,
+        ...op.v128store(),
+        ...op.get(P),
+        ...op.i32(16),
+        ...op.add,
+        ...op.set(P),
+      ]),
     ],
   };
 }
@@ -128,59 +136,52 @@ function partitionKernel(name: string, width: 1 | 2 | 4, dense: boolean): Func {
       ...op.set(NR),
       ...op.get(S),
       ...op.set(IX),
-      ...op.block,
-      ...op.loop,
-      ...op.get(IX),
-      ...op.get(E),
-      ...op.geS,
-      ...op.brIf(1),
-      ...op.get(ROWS_),
-      ...op.get(IX),
-      ...op.i32(2),
-      ...op.shl,
-      ...op.add,
-      ...op.load32(),
-      ...op.set(ROW),
-      ...op.get(COLS),
-      ...op.get(BASE),
-      ...op.get(ROW),
-      ...op.add,
-      ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
-      ...op.add,
-      ...load,
-      ...side,
-      ...op.set(L),
-      ...op.get(LEFT),
-      ...op.get(NL),
-      ...op.i32(2),
-      ...op.shl,
-      ...op.add,
-      ...op.get(ROW),
-      ...op.store32(),
-      ...op.get(RIGHT),
-      ...op.get(NR),
-      ...op.i32(2),
-      ...op.shl,
-      ...op.add,
-      ...op.get(ROW),
-      ...op.store32(),
-      ...op.get(NL),
-      ...op.get(L),
-      ...op.add,
-      ...op.set(NL),
-      ...op.get(NR),
-      ...op.get(L),
-      ...op.i32(1),
-      ...op.xor,
-      ...op.add,
-      ...op.set(NR),
-      ...op.get(IX),
-      ...op.i32(1),
-      ...op.add,
-      ...op.set(IX),
-      ...op.br(0),
-      ...op.end,
-      ...op.end,
+      ...whileBelow(IX, E, [
+        ...op.get(ROWS_),
+        ...op.get(IX),
+        ...op.i32(2),
+        ...op.shl,
+        ...op.add,
+        ...op.load32(),
+        ...op.set(ROW),
+        ...op.get(COLS),
+        ...op.get(BASE),
+        ...op.get(ROW),
+        ...op.add,
+        ...(shift > 0 ? [...op.i32(shift), ...op.shl] : []),
+        ...op.add,
+        ...load,
+        ...side,
+        ...op.set(L),
+        ...op.get(LEFT),
+        ...op.get(NL),
+        ...op.i32(2),
+        ...op.shl,
+        ...op.add,
+        ...op.get(ROW),
+        ...op.store32(),
+        ...op.get(RIGHT),
+        ...op.get(NR),
+        ...op.i32(2),
+        ...op.shl,
+        ...op.add,
+        ...op.get(ROW),
+        ...op.store32(),
+        ...op.get(NL),
+        ...op.get(L),
+        ...op.add,
+        ...op.set(NL),
+        ...op.get(NR),
+        ...op.get(L),
+        ...op.i32(1),
+        ...op.xor,
+        ...op.add,
+        ...op.set(NR),
+        ...op.get(IX),
+        ...op.i32(1),
+        ...op.add,
+        ...op.set(IX),
+      ]),
       ...op.get(NL),
       ...op.get(LPOS),
       ...op.sub,
@@ -208,16 +209,8 @@ export function kernelModule(): WebAssembly.Module | null {
     compiled = new WebAssembly.Module(
       encodeModule(
         [
-          buildKernel('b1', 1, false),
-          buildKernel('b2', 2, false),
-          buildKernel('b4', 4, false),
-          buildKernel('b2s', 2, true),
-          buildKernel('b4s', 4, true),
-          buildKernel('g1', 1, false, true),
-          buildKernel('g2', 2, false, true),
-          buildKernel('g4', 4, false, true),
-          buildKernel('g2s', 2, true, true),
-          buildKernel('g4s', 4, true, true),
+          ...FORMATS.map((f) => buildKernel(`b${suffix(f)}`, f.width, f.sparse)),
+          ...FORMATS.map((f) => buildKernel(`g${suffix(f)}`, f.width, f.sparse, true)),
           subKernel(),
           partitionKernel('p1', 1, true),
           partitionKernel('p2', 2, true),
@@ -256,9 +249,10 @@ export function layoutKernels(
 }
 
 /**
- * A thread's kernels for the matrix it builds, once that matrix has been seen for `after` builds
- * in a row (so a matrix binned anew each tree, as approx does with changing hessians, never pays
- * for compiling).
+ * A thread's kernels for the matrix it builds, once its layout (bins per feature: the kernels bake
+ * in offsets, not cut values) has served `after` builds in a row. Approx bins anew each tree, but
+ * its layout mostly stays (every feature with max_bin bins), and then its kernels are reused;
+ * a layout that changes before serving `after` builds never pays for compiling.
  */
 export class LayoutCache {
   private ptr = new Int32Array(0);
@@ -294,18 +288,21 @@ export function wasmKernels(module: WebAssembly.Module, memory: WebAssembly.Memo
   const layouts = new LayoutCache(memory);
   const e = new WebAssembly.Instance(module, { e: { m: memory } }).exports as Record<string, BuildFn> &
     Record<string, PartitionFn> &
-    Record<string, ScanFn> & {
-      g1: GatherBuildFn;
-      g2: GatherBuildFn;
-      g4: GatherBuildFn;
-      g2s: GatherBuildFn;
-      g4s: GatherBuildFn;
+    Record<string, ScanFn> &
+    Record<string, GatherBuildFn> & {
       sub(dst: number, src: number, bytes: number): void;
       copy(dst: number, src: number, bytes: number): void;
     };
+  // by formatIndex, looked up on every build
+  const builds: BuildFn[] = [];
+  const gathers: GatherBuildFn[] = [];
+  for (const f of FORMATS) {
+    builds[formatIndex(f)] = e[`b${suffix(f)}`];
+    gathers[formatIndex(f)] = e[`g${suffix(f)}`];
+  }
   return {
-    build: (f) => (f.width === 1 ? e.b1 : f.width === 2 ? (f.sparse ? e.b2s : e.b2) : f.sparse ? e.b4s : e.b4),
-    gather: (f) => (f.width === 1 ? e.g1 : f.width === 2 ? (f.sparse ? e.g2s : e.g2) : f.sparse ? e.g4s : e.g4),
+    build: (f) => builds[formatIndex(f)],
+    gather: (f) => gathers[formatIndex(f)],
     layout: (numCols, ptr) => layouts.of(numCols, ptr),
     sub: e.sub,
     partition: (w, dense) => e[`p${w}${dense ? '' : 's'}`],

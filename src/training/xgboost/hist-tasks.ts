@@ -10,7 +10,7 @@
 // were grouped, and a partition is stable whichever chunks it was cut into.
 
 import { GATHER_ROWS, gatherScratchBytes } from './hist-build-kernel.js';
-import type { Kernels } from './hist-kernels.js';
+import type { BinFormat, Kernels } from './hist-kernels.js';
 import { cutColumns, quantizeColumns, transposeBins } from './hist-data.js';
 import { gradientsTask, leavesTask } from './hist-rows.js';
 import type { ObjectiveImpl } from './objectives.js';
@@ -242,6 +242,9 @@ interface LevelUnits {
   partial: Int32Array;
   /** the builds of more than one block, in order */
   large: number[];
+  /** the matrix's bin format, and every row index (a node's rows are a range of it) */
+  format: BinFormat;
+  rows: Int32Array;
 }
 
 function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64Array): void {
@@ -289,6 +292,8 @@ function level(th: TeamThread, buf: ArrayBufferLike, P: Float64Array, d: Float64
     blocks: new Int32Array(nb),
     partial: new Int32Array(nb),
     large: [],
+    format: { width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 },
+    rows: new Int32Array(buf, d[D.rows], d[D.numRows]),
   };
   // the builds' rows and blocks: every thread works them out alike from the partition's counts
   let partials = 0;
@@ -416,14 +421,13 @@ function buildInto(
   const { d, ptr } = u;
   const nc = d[D.numCols];
   new Float64Array(u.buf, target + ptr[c0] * 16, (ptr[c1] - ptr[c0]) * 2).fill(0);
-  const format = { width: d[D.width] as 1 | 2 | 4, sparse: d[D.sparse] === 1 };
+  const { format, rows } = u;
   const own = format.width === 1 && c0 === 0 && c1 === nc ? th.kernels.layout?.(nc, ptr) : undefined;
   const gather = own?.gather ?? th.kernels.gather?.(format);
   if (gather !== undefined && d[D.gather] > 0 && end - begin >= GATHER_ROWS) {
     // rows scattered over the matrix (a node's rows are in ascending order: contiguous iff their span is their
     // count); only a choice of speed, as both kernels read the rows through the index
-    const rows = new Int32Array(u.buf, d[D.rows] + begin * 4, end - begin);
-    if (rows[end - begin - 1] - rows[0] !== end - begin - 1) {
+    if (rows[end - 1] - rows[begin] !== end - begin - 1) {
       const scratch = d[D.gather] + th.index * gatherScratchBytes(nc, 4);
       gather(
         d[D.bins],

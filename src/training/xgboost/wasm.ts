@@ -112,6 +112,25 @@ export const op = {
   brIf: (depth: number): Bytes => [0x0d, depth],
 };
 
+/**
+ * `body` repeated while i32 local `i` is below local `limit` (signed), tested before each turn: the
+ * loop the kernels are made of. `body` advances `i` itself.
+ */
+export function whileBelow(i: number, limit: number, body: Bytes): Bytes {
+  return [
+    ...op.block,
+    ...op.loop,
+    ...op.get(i),
+    ...op.get(limit),
+    ...op.geS,
+    ...op.brIf(1),
+    ...body,
+    ...op.br(0),
+    ...op.end,
+    ...op.end,
+  ];
+}
+
 export interface Func {
   name: string;
   /** the parameters' types, or how many i32 parameters */
