@@ -43,11 +43,18 @@ const { values } = parseArgs({
     fresh: { type: 'boolean', default: false },
     // Only the fixed-rate rounds (quick, and what a server profile should see).
     'rate-only': { type: 'boolean', default: false },
+    // A second anonymous server ("off2") in the alone rounds: two servers that do the same work
+    // read apart by what the processes themselves do (heap layout, JIT, where the kernel puts
+    // them), and that A/A ratio is the noise floor of the on/off one, printed beside it.
+    control: { type: 'boolean', default: false },
+    // Fresh sets of server processes for the alone rounds (see there).
+    pairs: { type: 'string', default: '1' },
   },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
+const pairs = Number(values.pairs);
 const ROW = '.345,0.224414,.131102,0.042329,.279923,-0.110329,-0.099358,0.0';
 const IMAGE = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.0-1-cpu-py3';
 const KEY = { accessKeyId: 'AKIABENCH00000000001', secretAccessKey: 'bench-secret-access-key' };
@@ -289,6 +296,79 @@ async function verificationCost(policy: unknown): Promise<{ describeUs: number; 
   };
 }
 
+interface ServerSet {
+  readonly off: Proc;
+  readonly on: Proc;
+  /** --control: a second anonymous server. */
+  readonly off2: Proc | undefined;
+  readonly reqs: { off: Requests; on: Requests; off2: Requests | undefined };
+}
+
+/** Fresh servers, pinned with --pin, the model deployed on each, their requests signed. */
+async function serverSet(dir: string, n: number, creds: string): Promise<ServerSet> {
+  const off = await slipway(join(dir, `off-${n}`), ['--log-level', 'warn']);
+  const on = await slipway(join(dir, `on-${n}`), ['--log-level', 'warn', '--credentials-file', creds]);
+  const off2 = values.control ? await slipway(join(dir, `off2-${n}`), ['--log-level', 'warn']) : undefined;
+  const all = off2 ? [off, on, off2] : [off, on];
+  if (values.pin) {
+    for (const s of all) execFileSync('taskset', ['-a', '-cp', '0', String(s.child.pid!)]);
+    execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
+  }
+  for (const s of all) await deploy(s.port);
+  return {
+    off,
+    on,
+    off2,
+    reqs: { off: await requestsFor(off), on: await requestsFor(on), off2: off2 && (await requestsFor(off2)) },
+  };
+}
+
+async function stopSet(set: ServerSet): Promise<void> {
+  await Promise.all([set.off.stop(), set.on.stop(), set.off2?.stop()]);
+}
+
+/**
+ * One set's servers alone and saturated, in turn, `rounds` times: on/off (and off2/off) per
+ * round. Each server goes first, second (and third) equally often: the one measured right after
+ * another's load is not measured alike.
+ */
+async function aloneRounds(set: ServerSet, which: 'describe' | 'invoke') {
+  const rps = { off: [] as number[], on: [] as number[], off2: [] as number[] };
+  const measured: Array<{ label: keyof typeof rps; s: Proc; r: Requests }> = [
+    { label: 'off', s: set.off, r: set.reqs.off },
+    { label: 'on', s: set.on, r: set.reqs.on },
+  ];
+  if (set.off2 && set.reqs.off2) measured.push({ label: 'off2', s: set.off2, r: set.reqs.off2 });
+  // Warm-up: a fresh process's first seconds are its JIT's.
+  for (const { s, r } of measured)
+    await load(`http://127.0.0.1:${s.port}${r[which].path}`, r[which].request, {
+      seconds: 2,
+      connections: Math.max(1, connections / 2),
+    });
+  for (let round = 0; round < rounds; round++) {
+    const order = measured.map((_, i) => measured[(i + round) % measured.length]!);
+    if (round % 2) order.reverse();
+    for (const { label, s, r } of order) {
+      const x = await load(`http://127.0.0.1:${s.port}${r[which].path}`, r[which].request, {
+        seconds: Math.min(seconds, 3),
+        connections: Math.max(1, connections / 2),
+      });
+      rps[label].push(x.rps);
+    }
+  }
+  const on = rps.on.map((x, i) => x / rps.off[i]!);
+  const off2 = rps.off2.map((x, i) => x / rps.off[i]!);
+  const name = which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm';
+  report(
+    `${name}, each server alone and saturated, ${rounds} rounds: off ${rps.off.join('/')} req/s, on ${rps.on.join('/')} req/s, ratio per round ${on.map((r) => r.toFixed(2)).join('/')} (median ${median(on).toFixed(2)})`,
+  );
+  if (set.off2)
+    report(
+      `${name}, control (a second anonymous server), same rounds: off2 ${rps.off2.join('/')} req/s, off2/off per round ${off2.map((r) => r.toFixed(2)).join('/')} (median ${median(off2).toFixed(2)})`,
+    );
+  return { on, off2 };
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-'));
 try {
   // Both servers run side by side and are measured in turn, twice, so that a neighbour's load on
@@ -317,15 +397,8 @@ try {
   report(
     `verification + authorization in process: DescribeEndpoint ${cost.describeUs} µs, InvokeEndpoint ${cost.invokeUs} µs per request`,
   );
-  const off = await slipway(join(dir, 'off'), ['--log-level', 'warn']);
-  const on = await slipway(join(dir, 'on'), ['--log-level', 'warn', '--credentials-file', creds]);
-  if (values.pin) {
-    for (const pid of [off.child.pid!, on.child.pid!]) execFileSync('taskset', ['-a', '-cp', '0', String(pid)]);
-    execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
-  }
-  await deploy(off.port);
-  await deploy(on.port);
-  const reqs = { off: await requestsFor(off), on: await requestsFor(on) };
+  const set = await serverSet(dir, 0, creds);
+  const { off, on, reqs } = set;
   const totals = { describe: { off: 0, on: 0 }, invoke: { off: 0, on: 0 } };
   for (const which of values['rate-only'] ? [] : (['describe', 'invoke'] as const)) {
     await side(off, on, reqs, which, 2); // warm-up
@@ -344,27 +417,22 @@ try {
       }
     }
   }
-  // Throughput of each server alone, saturated, in turn (off, on, on, off, ...): loaded at once,
-  // the two servers and autocannon share the 2 cores, and when autocannon is what limits both,
-  // their ratio tends to 1 whatever the servers cost; alone, a server is what limits its own rate.
+  // Throughput of each server alone, saturated, in turn: loaded at once, the two servers and
+  // autocannon share the 2 cores, and when autocannon is what limits both, their ratio tends to 1
+  // whatever the servers cost; alone, a server is what limits its own rate. Each further pair
+  // (--pairs) is a fresh set of processes: one pair of processes can read ±15 % apart on the same
+  // work for the whole of its life (heap and code placement, what the JIT made of its warm-up),
+  // so the figure is the median over every round of every pair.
   const alone = { describe: [] as number[], invoke: [] as number[] };
-  for (const which of values['rate-only'] ? [] : (['describe', 'invoke'] as const)) {
-    const rps = { off: [] as number[], on: [] as number[] };
-    for (let round = 0; round < rounds; round++) {
-      for (const label of round % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-        const s = label === 'off' ? off : on;
-        const r = reqs[label][which];
-        const x = await load(`http://127.0.0.1:${s.port}${r.path}`, r.request, {
-          seconds: Math.min(seconds, 3),
-          connections: Math.max(1, connections / 2),
-        });
-        rps[label].push(x.rps);
-      }
+  const control = { describe: [] as number[], invoke: [] as number[] };
+  for (let pair = 0; pair < (values['rate-only'] ? 0 : pairs); pair++) {
+    const current = pair === 0 ? set : await serverSet(dir, pair, creds);
+    for (const which of ['describe', 'invoke'] as const) {
+      const r = await aloneRounds(current, which);
+      alone[which].push(...r.on);
+      control[which].push(...r.off2);
     }
-    alone[which] = rps.on.map((x, i) => x / rps.off[i]!);
-    report(
-      `${which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm'}, each server alone and saturated, ${rounds} rounds: off ${rps.off.join('/')} req/s, on ${rps.on.join('/')} req/s, ratio per round ${alone[which].map((r) => r.toFixed(2)).join('/')}`,
-    );
+    if (pair > 0) await stopSet(current);
   }
   // Server CPU per request at a fixed rate below saturation, each server alone in turn (off, on,
   // off, on, ...): no contention between the two servers, so this is the verification's own cost.
@@ -399,13 +467,18 @@ try {
     );
   }
   await off.stop();
+  await set.off2?.stop();
   if (!values['rate-only']) {
     report(
       `throughput ratio on/off, both servers loaded at once, 3 rounds: DescribeEndpoint ${(totals.describe.on / totals.describe.off).toFixed(2)}, InvokeEndpoint ${(totals.invoke.on / totals.invoke.off).toFixed(2)}`,
     );
     report(
-      `throughput ratio on/off, each server alone and saturated, median of ${rounds} rounds: DescribeEndpoint ${median(alone.describe).toFixed(2)}, InvokeEndpoint ${median(alone.invoke).toFixed(2)}`,
+      `throughput ratio on/off, each server alone and saturated, median of ${rounds} rounds × ${pairs} pair(s): DescribeEndpoint ${median(alone.describe).toFixed(2)}, InvokeEndpoint ${median(alone.invoke).toFixed(2)}`,
     );
+    if (values.control)
+      report(
+        `control ratio off2/off (two anonymous servers), same rounds, median: DescribeEndpoint ${median(control.describe).toFixed(2)}, InvokeEndpoint ${median(control.invoke).toFixed(2)}`,
+      );
   }
 
   // 3. Forged signatures against the verifying server. RSS is read before and after each fifth:
