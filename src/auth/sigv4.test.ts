@@ -135,6 +135,42 @@ test('CanonicalHeaders writes the lines of the values each request carries, not 
   }
 });
 
+test('header values are written as the SDKs sign them: trimmed, each run of any white space one space', () => {
+  // The SDKs write `value.trim().replace(/\s+/g, ' ')`: a lone tab, no-break space or em space
+  // inside a value is one space too, not only runs of spaces.
+  const sdkForm = (v: string) => v.trim().replace(/\s+/g, ' ');
+  const alphabet = ['a', 'Z', '9', ' ', ' ', '\t', '\u00a0', '\u2003', '\u000b', '\u0001', '\u0085', ',', ':', 'é'];
+  const names = ['x-a', 'x-b'];
+  const lines = new CanonicalHeaders(names);
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let i = 0; i < 5000; i++) {
+    const value = () => Array.from({ length: random(7) }, () => alphabet[random(alphabet.length)]).join('');
+    const headers = { 'x-a': value(), 'x-b': random(4) === 0 ? [value(), value()] : value() };
+    const expected = names
+      .map((n) => {
+        const v = headers[n as 'x-a'];
+        return `${n}:${sdkForm(Array.isArray(v) ? v.join(',') : v)}\n`;
+      })
+      .join('');
+    const canonical = canonicalRequest({
+      method: 'GET',
+      rawPath: '/',
+      rawQuery: '',
+      headers,
+      signedHeaders: names,
+      signedHeaderList: names.join(';'),
+      payloadHash: 'ab'.repeat(32),
+      s3: false,
+    });
+    assert.equal(canonical, `GET\n/\n\n${expected}\nx-a;x-b\n${'ab'.repeat(32)}`, JSON.stringify(headers));
+    assert.equal(lines.of(headers), expected, JSON.stringify(headers));
+  }
+});
+
 test('canonicalUri and the X-Amz-Date check answer each input on its own, after any other', () => {
   assert.equal(canonicalUri('/endpoints/hot/invocations', false), '/endpoints/hot/invocations');
   assert.equal(canonicalUri('/endpoints/hot/invocations', false), '/endpoints/hot/invocations');

@@ -322,39 +322,74 @@ export interface CanonicalInput {
   readonly s3: boolean;
 }
 
-const RUNS_OF_SPACE = /\s\s|[\t\n\r]/;
+/**
+ * Whether SigV4's form of a header value (trimmed, each run of white space one space, as the SDKs
+ * write it) is the value as it is: no white space but single spaces between other characters. Any
+ * other white space, and any control character, says no (the general form then decides), so a
+ * value passed as it is always equals the general form. Most values (dates, ids, host, content
+ * type) pass: one loop instead of a trim and a regular expression each.
+ */
+function canonicalAsIs(v: string): boolean {
+  let space = true; // a leading space is trimmed
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 0x20) {
+      if (space) return false;
+      space = true;
+    } else if (c < 0x20 || c === 0xa0 || c >= 0x1680) return false;
+    else space = false;
+  }
+  return !space || v.length === 0;
+}
+
+/** A header's value in the canonical request: repeated headers joined by commas, trimmed, runs of white space folded. */
+function canonicalValue(v: string | string[] | undefined): string {
+  const s = v === undefined ? '' : Array.isArray(v) ? v.join(',') : v;
+  return canonicalAsIs(s) ? s : s.trim().replace(/\s+/g, ' ');
+}
 
 /**
  * The canonical header lines of one set of signed headers for the values last seen. A client's
- * requests repeat their header values (the date changes once a second), so the lines are written
- * again only when a value differs; it is a function of the values alone (nothing about the
- * signature or the verdict), so a hit gives exactly what writing them would.
+ * requests repeat most header values, so the lines are written again only when a value differs;
+ * it is a function of the values alone (nothing about the signature or the verdict), so a hit
+ * gives exactly what writing them would. Live SDK traffic signs a new amz-sdk-invocation-id on
+ * every request, so there the lines are written each time: `name:` prefixes kept, values checked
+ * by `canonicalAsIs`, the last values recorded in place.
  */
 export class CanonicalHeaders {
-  private values: ReadonlyArray<string | string[] | undefined> = [];
+  /** `name:` of each signed header. */
+  private readonly prefixes: readonly string[];
+  private readonly values: Array<string | string[] | undefined>;
+  private written = false;
   private block = '';
 
-  constructor(readonly names: readonly string[]) {}
+  constructor(readonly names: readonly string[]) {
+    this.prefixes = names.map((n) => `${n}:`);
+    this.values = names.map(() => undefined);
+  }
 
   of(headers: IncomingHttpHeaders): string {
-    const names = this.names;
-    const last = this.values;
-    let same = last.length === names.length;
-    for (let i = 0; same && i < names.length; i++) same = headers[names[i]!] === last[i];
-    if (same) return this.block;
-    this.values = names.map((n) => headers[n]);
-    this.block = headerLines(headers, names);
-    return this.block;
+    const { names, values } = this;
+    if (this.written) {
+      let i = 0;
+      while (i < names.length && headers[names[i]!] === values[i]) i++;
+      if (i === names.length) return this.block;
+    }
+    let lines = '';
+    for (let k = 0; k < names.length; k++) {
+      const v = headers[names[k]!];
+      values[k] = v;
+      lines += `${this.prefixes[k]}${canonicalValue(v)}\n`;
+    }
+    this.written = true;
+    this.block = lines;
+    return lines;
   }
 }
 
 function headerLines(headers: IncomingHttpHeaders, names: readonly string[]): string {
   let lines = '';
-  for (const name of names) {
-    const v = (header(headers, name) ?? '').trim();
-    // Runs of spaces fold to one; a value without any (nearly all) is used as it is.
-    lines += `${name}:${RUNS_OF_SPACE.test(v) ? v.replace(/\s+/g, ' ') : v}\n`;
-  }
+  for (const name of names) lines += `${name}:${canonicalValue(headers[name])}\n`;
   return lines;
 }
 
