@@ -175,6 +175,16 @@ export class Authorizer {
     return { principals: next.byAccessKey.size, roles: next.byArn.size };
   }
 
+  /**
+   * The credential an Authorization header in the SDK layout names, parsed once per such prefix
+   * (the parse `authenticate` then reuses): routing reads its service and region from it instead
+   * of matching the header again. Undefined for any other request.
+   */
+  headerScope(headers: IncomingHttpHeaders): SignatureCredential | undefined {
+    const auth = headers.authorization;
+    return typeof auth === 'string' ? this.headerCredentials.of(auth) : undefined;
+  }
+
   /** Verifies the request's SigV4 signature (header or presigned query) and names its principal. */
   authenticate(req: SignedRequest, opts: AuthenticateOptions = {}): Authenticated | AuthFailure {
     const creds = this.credentials;

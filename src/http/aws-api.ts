@@ -75,7 +75,8 @@ export class AwsApi {
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-    const scope = credentialScope(req.headers, query);
+    const authz = this.opts.authorizer?.enabled ? this.opts.authorizer : undefined;
+    const scope = authz?.headerScope(req.headers) ?? credentialScope(req.headers, query);
     const ctx: RequestContext = {
       requestId,
       accountId: this.opts.accountId,
@@ -92,7 +93,6 @@ export class AwsApi {
     };
     let op = '-';
     let response: WireResponse;
-    const authz = this.opts.authorizer?.enabled ? this.opts.authorizer : undefined;
     try {
       const target = req.headers['x-amz-target'];
       const s3 = this.opts.s3;
