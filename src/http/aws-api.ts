@@ -18,6 +18,7 @@ import { gateFor, type ServiceName } from '../auth/services.js';
 import { type ConsoleAssets, isConsolePath } from './console-assets.js';
 import { credentialScope } from './sigv4-scope.js';
 import { writeResponse, readBody, BodyTooLargeError } from './io.js';
+import { TurnStage } from './turn-stage.js';
 
 /** A protocol that reads and writes the socket itself (S3 streams bodies of any size). */
 export interface RawProtocolHandler {
@@ -53,8 +54,23 @@ export interface AwsApiOptions {
 
 const MiB = 1024 * 1024;
 
+/** What the authentication stage needs of a JSON or Runtime request whose body has been read. */
+interface JsonAuthentication {
+  readonly req: IncomingMessage;
+  readonly body: Buffer;
+  readonly ctx: RequestContext;
+  readonly service: ServiceName;
+}
+
 export class AwsApi {
   private draining = false;
+  /**
+   * JSON and Runtime requests are authenticated together, once per event-loop turn, with or
+   * without a credentials file (see TurnStage): the handlers then follow one another.
+   */
+  private readonly authentication = new TurnStage((a: JsonAuthentication) =>
+    this.authenticateJson(a.req, a.body, a.ctx, a.service),
+  );
 
   constructor(private readonly opts: AwsApiOptions) {}
 
@@ -114,7 +130,7 @@ export class AwsApi {
         op = target.slice(target.indexOf('.') + 1);
         const body = await readBody(req, this.opts.maxJsonBody ?? 16 * MiB);
         const logs = this.opts.logs && target.startsWith('Logs_20140328.') ? this.opts.logs : undefined;
-        const authed = this.authenticateJson(req, body, ctx, logs ? 'logs' : 'sagemaker');
+        const authed = await this.authentication.next({ req, body, ctx, service: logs ? 'logs' : 'sagemaker' });
         response = authed.rejected
           ? awsJsonError(authed.rejected, ctx)
           : await (logs ?? this.opts.sagemaker).handle(this.wire(req, path, query, body), authed);
@@ -144,7 +160,7 @@ export class AwsApi {
           } catch (err) {
             if (!(err instanceof BodyTooLargeError)) throw err;
           }
-          const authed = body ? this.authenticateJson(req, body, ctx, 'sagemaker-runtime') : ctx;
+          const authed = body ? await this.authentication.next({ req, body, ctx, service: 'sagemaker-runtime' }) : ctx;
           response = authed.rejected
             ? restJsonError(authed.rejected, ctx)
             : body
