@@ -5,12 +5,15 @@
 //     autocannon at the same time, so that other load on the machine weighs on both alike; then
 //     each alone and saturated, in turn (the ratio where the server, not autocannon, is the limit);
 //   - 10,000 requests with random bad signatures: all refused, no crash, RSS along the way.
-// Both servers get the same signed bytes: autocannon replays one request signed by the SDK's
-// signer (valid for the 15-minute skew window), which the anonymous server accepts unchecked and
-// the other verifies in full (canonical request, SHA-256 of body and canonical request, HMAC with
-// the cached signing key, policy decision). Nothing in the server remembers a signature or a
-// verdict: a replayed request costs what a freshly signed one does.
+// Both servers get the same signed bytes, which the anonymous server accepts unchecked and the
+// other verifies in full (canonical request, SHA-256 of body and canonical request, HMAC with the
+// cached signing key, policy decision). By default autocannon replays one request signed by the
+// SDK's signer (valid for the 15-minute skew window); the server then finds its canonical header
+// lines unchanged and reuses them. With --fresh each request carries headers of its own, as a live
+// SDK client signs them (a new amz-sdk-invocation-id each time), so every line is written anew:
+// the figure for real traffic. Nothing in the server remembers a signature or a verdict.
 // Run: npm run build && node dist/bench/auth.js [--seconds 10] [--bad 10000] [--rounds 8] [--pin] [--fresh]
+//        [--pairs N] [--control]
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,7 +42,7 @@ const { values } = parseArgs({
     pin: { type: 'boolean', default: false },
     // Each request signed afresh as a live SDK client signs it (its own amz-sdk-invocation-id,
     // amz-sdk-request and user agent, all signed): from a pool of 1,000 signed by the SDK's signer
-    // before the load, so that no two requests in a row carry the same headers.
+    // before the load, which each connection sends in turn (autocannon builds their bytes once).
     fresh: { type: 'boolean', default: false },
     // Only the fixed-rate rounds (quick, and what a server profile should see).
     'rate-only': { type: 'boolean', default: false },
@@ -171,8 +174,7 @@ async function requestsFor(s: Proc) {
       };
       pool.push(await signed(s.port, 'POST', path, { ...headers, ...sdk }, body));
     }
-    let i = 0;
-    return { nextHeaders: () => pool[i++ % pool.length]!, body: () => body };
+    return { pool, body: () => body };
   };
   return {
     describe: { path: '/', request: await one('/', target, describeBody) },
@@ -334,6 +336,7 @@ async function stopSet(set: ServerSet): Promise<void> {
  */
 async function aloneRounds(set: ServerSet, which: 'describe' | 'invoke') {
   const rps = { off: [] as number[], on: [] as number[], off2: [] as number[] };
+  const cpu = { off: [] as number[], on: [] as number[], off2: [] as number[] };
   const measured: Array<{ label: keyof typeof rps; s: Proc; r: Requests }> = [
     { label: 'off', s: set.off, r: set.reqs.off },
     { label: 'on', s: set.on, r: set.reqs.on },
@@ -349,18 +352,22 @@ async function aloneRounds(set: ServerSet, which: 'describe' | 'invoke') {
     const order = measured.map((_, i) => measured[(i + round) % measured.length]!);
     if (round % 2) order.reverse();
     for (const { label, s, r } of order) {
-      const x = await load(`http://127.0.0.1:${s.port}${r[which].path}`, r[which].request, {
-        seconds: Math.min(seconds, 3),
-        connections: Math.max(1, connections / 2),
-      });
+      const x = await cpuPerRequest(s.child.pid!, () =>
+        load(`http://127.0.0.1:${s.port}${r[which].path}`, r[which].request, {
+          seconds: Math.min(seconds, 3),
+          connections: Math.max(1, connections / 2),
+        }),
+      );
+      if (x.bad) throw new Error(`${label}: ${x.bad} requests failed`);
       rps[label].push(x.rps);
+      cpu[label].push(x.cpuUs);
     }
   }
   const on = rps.on.map((x, i) => x / rps.off[i]!);
   const off2 = rps.off2.map((x, i) => x / rps.off[i]!);
   const name = which === 'describe' ? 'DescribeEndpoint' : 'InvokeEndpoint warm';
   report(
-    `${name}, each server alone and saturated, ${rounds} rounds: off ${rps.off.join('/')} req/s, on ${rps.on.join('/')} req/s, ratio per round ${on.map((r) => r.toFixed(2)).join('/')} (median ${median(on).toFixed(2)})`,
+    `${name}, each server alone and saturated, ${rounds} rounds: off ${rps.off.join('/')} req/s, on ${rps.on.join('/')} req/s, ratio per round ${on.map((r) => r.toFixed(2)).join('/')} (median ${median(on).toFixed(2)}); server CPU per request, median: off ${median(cpu.off)} µs, on ${median(cpu.on)} µs${set.off2 ? `, off2 ${median(cpu.off2)} µs` : ''}`,
   );
   if (set.off2)
     report(

@@ -81,8 +81,11 @@ export async function load(
   request: {
     method?: 'POST' | 'GET';
     headers?: Record<string, string>;
-    /** each request's headers, when they change from one request to the next */
-    nextHeaders?: () => Record<string, string>;
+    /**
+     * Headers of requests sent in turn, each connection cycling through them: autocannon builds
+     * each one's bytes once, so a pool costs the client no more per request than one request.
+     */
+    pool?: readonly Record<string, string>[];
     body?: () => string;
   },
   opts: { seconds: number; connections: number; rate?: number },
@@ -92,19 +95,15 @@ export async function load(
     connections: opts.connections,
     duration: opts.seconds,
     overallRate: opts.rate,
-    requests: [
-      {
-        method: request.method ?? 'POST',
-        headers: request.headers,
-        setupRequest: (req) => {
-          if (!request.body && !request.nextHeaders) return req;
-          const next = { ...req };
-          if (request.body) next.body = request.body();
-          if (request.nextHeaders) next.headers = request.nextHeaders();
-          return next;
-        },
-      },
-    ],
+    requests: request.pool
+      ? request.pool.map((headers) => ({ method: request.method ?? 'POST', headers, body: request.body?.() }))
+      : [
+          {
+            method: request.method ?? 'POST',
+            headers: request.headers,
+            setupRequest: (req) => (request.body ? { ...req, body: request.body() } : req),
+          },
+        ],
   });
   return {
     rps: Math.round(r.requests.average),
