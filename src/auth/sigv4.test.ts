@@ -104,19 +104,25 @@ test('sameSignature compares exactly, whatever the inputs', () => {
   assert.equal(sameSignature(a, `${a}0`), false);
 });
 
-test('CanonicalHeaders writes the lines of the values each request carries, not the last ones', () => {
-  const names = ['content-type', 'host', 'x-amz-date'];
-  const lines = new CanonicalHeaders(names);
-  const input = (headers: Record<string, string | string[]>) => ({
+/** A POST without a query whose signed headers are `names`. */
+function canonicalInput(names: string[], headers: Record<string, string | string[]>, rawPath: string) {
+  return {
     method: 'POST',
-    rawPath: '/endpoints/hot/invocations',
+    rawPath,
     rawQuery: '',
     headers,
     signedHeaders: names,
     signedHeaderList: names.join(';'),
     payloadHash: 'ab'.repeat(32),
     s3: false,
-  });
+  };
+}
+
+test('CanonicalHeaders writes the lines of the values each request carries, not the last ones', () => {
+  const names = ['content-type', 'host', 'x-amz-date'];
+  const lines = new CanonicalHeaders(names);
+  const input = (headers: Record<string, string | string[]>) =>
+    canonicalInput(names, headers, '/endpoints/hot/invocations');
   const a = { 'content-type': 'text/csv', host: 'h:1', 'x-amz-date': '20261124T160000Z' };
   const b = { ...a, 'x-amz-date': '20261124T160001Z' };
   const c = { ...a, host: '  h:2   with  spaces ' };
@@ -156,17 +162,8 @@ test('header values are written as the SDKs sign them: trimmed, each run of any 
         return `${n}:${sdkForm(Array.isArray(v) ? v.join(',') : v)}\n`;
       })
       .join('');
-    const canonical = canonicalRequest({
-      method: 'GET',
-      rawPath: '/',
-      rawQuery: '',
-      headers,
-      signedHeaders: names,
-      signedHeaderList: names.join(';'),
-      payloadHash: 'ab'.repeat(32),
-      s3: false,
-    });
-    assert.equal(canonical, `GET\n/\n\n${expected}\nx-a;x-b\n${'ab'.repeat(32)}`, JSON.stringify(headers));
+    const canonical = canonicalRequest(canonicalInput(names, headers, '/'));
+    assert.equal(canonical, `POST\n/\n\n${expected}\nx-a;x-b\n${'ab'.repeat(32)}`, JSON.stringify(headers));
     assert.equal(lines.of(headers), expected, JSON.stringify(headers));
   }
 });
