@@ -342,22 +342,18 @@ async function aloneRounds(set: ServerSet, which: 'describe' | 'invoke') {
     { label: 'on', s: set.on, r: set.reqs.on },
   ];
   if (set.off2 && set.reqs.off2) measured.push({ label: 'off2', s: set.off2, r: set.reqs.off2 });
-  // Warm-up: a fresh process's first seconds are its JIT's.
-  for (const { s, r } of measured)
-    await load(`http://127.0.0.1:${s.port}${r[which].path}`, r[which].request, {
-      seconds: 2,
+  const saturate = (s: Proc, r: Requests, secs: number) =>
+    load(`http://127.0.0.1:${s.port}${r[which].path}`, r[which].request, {
+      seconds: secs,
       connections: Math.max(1, connections / 2),
     });
+  // Warm-up: a fresh process's first seconds are its JIT's.
+  for (const { s, r } of measured) await saturate(s, r, 2);
   for (let round = 0; round < rounds; round++) {
     const order = measured.map((_, i) => measured[(i + round) % measured.length]!);
     if (round % 2) order.reverse();
     for (const { label, s, r } of order) {
-      const x = await cpuPerRequest(s.child.pid!, () =>
-        load(`http://127.0.0.1:${s.port}${r[which].path}`, r[which].request, {
-          seconds: Math.min(seconds, 3),
-          connections: Math.max(1, connections / 2),
-        }),
-      );
+      const x = await cpuPerRequest(s.child.pid!, () => saturate(s, r, Math.min(seconds, 3)));
       if (x.bad) throw new Error(`${label}: ${x.bad} requests failed`);
       rps[label].push(x.rps);
       cpu[label].push(x.cpuUs);

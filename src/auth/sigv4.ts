@@ -342,10 +342,10 @@ function canonicalAsIs(v: string): boolean {
   return !space || v.length === 0;
 }
 
-/** A header's value in the canonical request: repeated headers joined by commas, trimmed, runs of white space folded. */
-function canonicalValue(v: string | string[] | undefined): string {
-  const s = v === undefined ? '' : Array.isArray(v) ? v.join(',') : v;
-  return canonicalAsIs(s) ? s : s.trim().replace(/\s+/g, ' ');
+/** A header's value in the canonical request: trimmed, runs of white space folded. */
+function canonicalValue(v: string | undefined): string {
+  if (v === undefined) return '';
+  return canonicalAsIs(v) ? v : v.trim().replace(/\s+/g, ' ');
 }
 
 /**
@@ -353,18 +353,14 @@ function canonicalValue(v: string | string[] | undefined): string {
  * requests repeat most header values, so the lines are written again only when a value differs;
  * it is a function of the values alone (nothing about the signature or the verdict), so a hit
  * gives exactly what writing them would. Live SDK traffic signs a new amz-sdk-invocation-id on
- * every request, so there the lines are written each time: `name:` prefixes kept, values checked
- * by `canonicalAsIs`, the last values recorded in place.
+ * every request, so there the lines are written each time.
  */
 export class CanonicalHeaders {
-  /** `name:` of each signed header. */
-  private readonly prefixes: readonly string[];
   private readonly values: Array<string | string[] | undefined>;
   private written = false;
   private block = '';
 
   constructor(readonly names: readonly string[]) {
-    this.prefixes = names.map((n) => `${n}:`);
     this.values = names.map(() => undefined);
   }
 
@@ -379,7 +375,7 @@ export class CanonicalHeaders {
     for (let k = 0; k < names.length; k++) {
       const v = headers[names[k]!];
       values[k] = v;
-      lines += `${this.prefixes[k]}${canonicalValue(v)}\n`;
+      lines += headerLine(names[k]!, v);
     }
     this.written = true;
     this.block = lines;
@@ -387,9 +383,14 @@ export class CanonicalHeaders {
   }
 }
 
+/** One canonical header line; a repeated header's values joined by commas. */
+function headerLine(name: string, v: string | string[] | undefined): string {
+  return `${name}:${canonicalValue(Array.isArray(v) ? v.join(',') : v)}\n`;
+}
+
 function headerLines(headers: IncomingHttpHeaders, names: readonly string[]): string {
   let lines = '';
-  for (const name of names) lines += `${name}:${canonicalValue(headers[name])}\n`;
+  for (const name of names) lines += headerLine(name, headers[name]);
   return lines;
 }
 
