@@ -156,8 +156,10 @@ export function compileDefinition(text: string, options: DefinitionOptions = {})
   // References: they name what exists, and a step reference is a data dependency.
   const steps: PipelineStep[] = partial.map((s) => {
     const deps = new Set<string>(s.dependsOn);
-    for (const d of deps)
+    for (const d of deps) {
+      if (d === s.name) throw invalid(`step ${s.name} depends on itself.`);
       if (!names.has(d)) throw invalid(`step ${s.name} depends on ${d}, which is not a step of this pipeline.`);
+    }
     if (s.branch) deps.add(s.branch.condition);
     for (const ref of s.references) {
       const where = `step ${s.name}`;
