@@ -4,7 +4,7 @@
 // the end of its job, retries by the step's RetryPolicies, and stop.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/pipelines-retry-policy.html
 // https://docs.aws.amazon.com/sagemaker/latest/dg/pipelines-caching.html
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { SageMakerHandlers } from '../generated/sagemaker/handlers.js';
 import { getItem } from '../jobs/store.js';
 import type { RunContext } from '../jobs/types.js';
@@ -54,6 +54,12 @@ export interface StepContext {
   readonly pipelineKey: string;
   /** The next start order number. */
   nextSeq(): number;
+}
+
+/** A callback token as SageMaker's: 10 letters and digits. */
+function callbackToken(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return [...randomBytes(10)].map((b) => alphabet[b % alphabet.length]).join('');
 }
 
 const parseDoc = (row: StepRow | undefined): StepDoc => (row ? (JSON.parse(row.doc) as StepDoc) : {});
@@ -177,7 +183,7 @@ export class StepActions {
     }
 
     if (step.type === 'Callback') {
-      const token = randomUUID().replaceAll('-', '');
+      const token = callbackToken();
       await this.write(step, row, {
         status: 'Executing',
         attempt,
