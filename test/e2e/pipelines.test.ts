@@ -17,6 +17,7 @@ import {
   ListPipelinesCommand,
   ListTagsCommand,
   RetryPipelineExecutionCommand,
+  SearchCommand,
   SendPipelineExecutionStepFailureCommand,
   SendPipelineExecutionStepSuccessCommand,
   StartPipelineExecutionCommand,
@@ -129,6 +130,16 @@ test('a definition in S3, tags, listing by prefix, and DeletePipeline', async ()
     { Key: 'team', Value: 'ml' },
     { Key: 'stage', Value: 'dev' },
   ]);
+  const found = await clients.sm.send(
+    new SearchCommand({
+      Resource: 'Pipeline',
+      SearchExpression: { Filters: [{ Name: 'Tags.team', Operator: 'Equals', Value: 'ml' }] },
+    }),
+  );
+  assert.deepEqual(
+    found.Results?.map((r) => [r.Pipeline?.PipelineName, r.Pipeline?.RoleArn]),
+    [['Listed-One', PIPELINE_ROLE]],
+  );
   await clients.sm.send(new DeletePipelineCommand({ PipelineName: 'Listed-Two' }));
   await expectError(clients.sm.send(new DescribePipelineCommand({ PipelineName: 'Listed-Two' })), 'ResourceNotFound');
 });
@@ -203,6 +214,21 @@ test('callback steps wait for SendPipelineExecutionStep*; a failed execution is 
   done = await waitForExecution(clients.sm, arn!);
   assert.equal(done.execution.PipelineExecutionStatus, 'Succeeded');
   assert.deepEqual(done.steps.Approve!.Metadata?.Callback?.OutputParameters, [{ Name: 'image', Value: image }]);
+  const searched = await clients.sm.send(
+    new SearchCommand({
+      Resource: 'PipelineExecution',
+      SearchExpression: {
+        Filters: [
+          { Name: 'PipelineExecutionStatus', Operator: 'Equals', Value: 'Succeeded' },
+          { Name: 'PipelineArn', Operator: 'Contains', Value: 'callbacks' },
+        ],
+      },
+    }),
+  );
+  assert.deepEqual(
+    searched.Results?.map((r) => r.PipelineExecution?.PipelineExecutionArn),
+    [arn],
+  );
   const model = await clients.sm.send(
     new DescribeModelCommand({ ModelName: done.steps.Model!.Metadata!.Model!.Arn!.split('/').pop() }),
   );

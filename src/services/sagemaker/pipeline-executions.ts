@@ -107,28 +107,40 @@ export function stepSummary(row: StepRow, displayName?: string, description?: st
   };
 }
 
+/** DescribePipelineExecution's answer for a stored execution. */
+export function describeExecution(row: PipelineExecutionRow): DescribePipelineExecutionResponse {
+  const d = docOf(row);
+  return {
+    PipelineArn: d.PipelineArn,
+    PipelineExecutionArn: row.arn,
+    PipelineExecutionDisplayName: d.PipelineExecutionDisplayName,
+    PipelineExecutionStatus: row.status as DescribePipelineExecutionResponse['PipelineExecutionStatus'],
+    PipelineExecutionDescription: d.PipelineExecutionDescription,
+    PipelineExperimentConfig: d.PipelineExperimentConfig,
+    FailureReason: d.FailureReason,
+    CreationTime: new Date(row.created_at),
+    LastModifiedTime: new Date(row.last_modified_at),
+    CreatedBy: NO_USER,
+    LastModifiedBy: NO_USER,
+    ParallelismConfiguration: d.ParallelismConfiguration,
+  };
+}
+
+/** The execution's parameters as ListPipelineParametersForExecution shows them. */
+function parametersOf(d: ExecutionDoc): Array<{ Name: string; Value: string }> {
+  const declared = new Map(compileDefinition(d.PipelineDefinition).parameters.map((p) => [p.Name, p]));
+  return Object.entries(d.ParameterValues).map(([Name, v]) => ({ Name, Value: parameterText(declared.get(Name), v) }));
+}
+
+/** Search's PipelineExecution record: the description and the parameters. */
+export function pipelineExecutionDocument(row: PipelineExecutionRow) {
+  return { ...describeExecution(row), PipelineParameters: parametersOf(docOf(row)) };
+}
+
 export function pipelineExecutionHandlers(deps: ServiceDeps, service: PipelineService) {
   const { db, repos, tokens } = deps;
   const pipelines = pipelineKind(deps);
   const executions = repos.pipelineExecutions;
-
-  const describe = (row: PipelineExecutionRow): DescribePipelineExecutionResponse => {
-    const d = docOf(row);
-    return {
-      PipelineArn: d.PipelineArn,
-      PipelineExecutionArn: row.arn,
-      PipelineExecutionDisplayName: d.PipelineExecutionDisplayName,
-      PipelineExecutionStatus: row.status as DescribePipelineExecutionResponse['PipelineExecutionStatus'],
-      PipelineExecutionDescription: d.PipelineExecutionDescription,
-      PipelineExperimentConfig: d.PipelineExperimentConfig,
-      FailureReason: d.FailureReason,
-      CreationTime: new Date(row.created_at),
-      LastModifiedTime: new Date(row.last_modified_at),
-      CreatedBy: NO_USER,
-      LastModifiedBy: NO_USER,
-      ParallelismConfiguration: d.ParallelismConfiguration,
-    };
-  };
 
   /** One page of a list held in memory (steps, parameters), its NextToken bound to the request. */
   const page = <T>(
@@ -288,7 +300,7 @@ export function pipelineExecutionHandlers(deps: ServiceDeps, service: PipelineSe
       input: DescribePipelineExecutionRequest,
       ctx: RequestContext,
     ): Promise<DescribePipelineExecutionResponse> {
-      return describe(await findExecution(deps, db, ctx, input.PipelineExecutionArn));
+      return describeExecution(await findExecution(deps, db, ctx, input.PipelineExecutionArn));
     },
 
     async listPipelineExecutions(
@@ -363,12 +375,7 @@ export function pipelineExecutionHandlers(deps: ServiceDeps, service: PipelineSe
       ctx: RequestContext,
     ): Promise<ListPipelineParametersForExecutionResponse> {
       const row = await findExecution(deps, db, ctx, input.PipelineExecutionArn);
-      const d = docOf(row);
-      const declared = new Map(compileDefinition(d.PipelineDefinition).parameters.map((p) => [p.Name, p]));
-      const all = Object.entries(d.ParameterValues).map(([Name, v]) => ({
-        Name,
-        Value: parameterText(declared.get(Name), v),
-      }));
+      const all = parametersOf(docOf(row));
       const { items, NextToken } = page('ListPipelineParametersForExecution', ctx, row.arn, input, all);
       return { PipelineParameters: items, NextToken };
     },

@@ -27,6 +27,7 @@ import { ValidationException } from '../../protocol/common-errors.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { BlobNotFoundError, type BlobStore } from '../../storage/blobs/blob-store.js';
 import type { Queryable } from '../../storage/db/types.js';
+import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { audit, toDate } from '../common/resource-kind.js';
 import { tableKind } from '../common/table-kind.js';
@@ -104,26 +105,27 @@ async function definitionText(
   }
 }
 
+/** DescribePipeline's answer for a stored pipeline (also Search's Pipeline record). */
+export function pipelineDocument(row: ResourceRow): DescribePipelineResponse {
+  const d = JSON.parse(row.doc) as PipelineDoc;
+  return {
+    PipelineArn: row.arn,
+    PipelineName: row.name,
+    PipelineDisplayName: d.PipelineDisplayName,
+    PipelineDefinition: d.PipelineDefinition,
+    PipelineDescription: d.PipelineDescription,
+    RoleArn: d.RoleArn,
+    PipelineStatus: (row.status ?? 'Active') as 'Active',
+    ...audit(row),
+    LastRunTime: toDate(d.LastRunTime),
+    ParallelismConfiguration: d.ParallelismConfiguration,
+  };
+}
+
 export function pipelineHandlers(deps: ServiceDeps, service: PipelineService) {
   const pipelines = pipelineKind(deps);
   const { db, repos } = deps;
   const check = (text: string) => compileDefinition(text, { canRun: (t) => service.canRun(t) });
-
-  const describe = (row: Awaited<ReturnType<typeof pipelines.get>>): DescribePipelineResponse => {
-    const d = pipelines.doc(row);
-    return {
-      PipelineArn: row.arn,
-      PipelineName: row.name,
-      PipelineDisplayName: d.PipelineDisplayName,
-      PipelineDefinition: d.PipelineDefinition,
-      PipelineDescription: d.PipelineDescription,
-      RoleArn: d.RoleArn,
-      PipelineStatus: (row.status ?? 'Active') as 'Active',
-      ...audit(row),
-      LastRunTime: toDate(d.LastRunTime),
-      ParallelismConfiguration: d.ParallelismConfiguration,
-    };
-  };
 
   const find = async (ctx: RequestContext, nameOrArn: string, q: Queryable = db, lock = false) => {
     const name = pipelineName(ctx, nameOrArn);
@@ -173,7 +175,7 @@ export function pipelineHandlers(deps: ServiceDeps, service: PipelineService) {
 
     async describePipeline(input: DescribePipelineRequest, ctx: RequestContext): Promise<DescribePipelineResponse> {
       // DEVIATION(aws): pipeline versions are not kept; PipelineVersionId is not read.
-      return describe(await find(ctx, input.PipelineName));
+      return pipelineDocument(await find(ctx, input.PipelineName));
     },
 
     async deletePipeline(input: DeletePipelineRequest, ctx: RequestContext): Promise<DeletePipelineResponse> {
