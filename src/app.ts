@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
-import { Authorizer } from './auth/authorizer.js';
+import { Authorizer, deniedMessage } from './auth/authorizer.js';
+import { sagemakerActions } from './auth/actions/sagemaker.js';
 import { roleMayRead, roleMayWrite } from './auth/s3-access.js';
 import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
@@ -178,6 +179,16 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         wakeups,
         log: logger,
         pollMs: Math.min(1000, Math.max(50, (config.jobLeaseSeconds * 1000) / 4)),
+        access: authorizer.enabled
+          ? {
+              denied(role, operation, input, p) {
+                const { action, resources } = sagemakerActions(operation, input, p);
+                const refused = resources.find((r) => !authorizer.roleMay(role, action, r, p.region));
+                return refused === undefined ? undefined : deniedMessage(role, action, refused, 'ImplicitDeny');
+              },
+              mayRead: (role, uri, region) => roleMayRead(authorizer, role, uri, region),
+            }
+          : undefined,
       }),
     ),
   };

@@ -120,6 +120,8 @@ export function executionScope(
   pipeline: CompiledPipeline,
   steps: ReadonlyMap<string, StepRow>,
   blobs: BlobStore,
+  /** With a credentials file: whether the pipeline's role may read an object (Std:JsonGet). */
+  mayRead?: (uri: string) => boolean,
 ): Scope {
   const vars = executionVariables(executionArn, doc);
   const types = new Map(pipeline.parameters.map((p) => [p.Name, p.Type]));
@@ -157,6 +159,10 @@ export function executionScope(
       return `${uri.replace(/\/+$/, '')}/${def.FilePath.replace(/^\/+/, '')}`;
     },
     async readJson(uri) {
+      if (mayRead && !mayRead(uri))
+        throw new ExpressionError(
+          `Std:JsonGet could not read the property file ${uri}: the pipeline's role ${doc.RoleArn} may not (s3:GetObject is denied).`,
+        );
       let bytes: Buffer;
       try {
         const info = await blobs.stat(uri);

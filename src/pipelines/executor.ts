@@ -16,6 +16,7 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import { type CompiledPipeline, compileDefinition, type PipelineStep } from './definition.js';
 import { type ExecutionDoc, executionScope, type PipelineWork } from './execution.js';
 import { jobAdapterOf, StepActions } from './step-actions.js';
+import { asRole, type PipelineRoleAccess } from './role-access.js';
 import { listSteps, type StepDoc, type StepRow } from './store.js';
 import type { Wakeups } from './wakeups.js';
 
@@ -33,6 +34,8 @@ export interface ExecutorOptions {
   readonly log: Logger;
   /** How often a run looks at its records without being woken (what happens on other replicas). */
   readonly pollMs: number;
+  /** With a credentials file: what the pipeline's role may do (its steps act as that role). */
+  readonly access?: PipelineRoleAccess;
 }
 
 /** The final FailureReason of an execution whose steps failed (SageMaker's words, then which and why). */
@@ -56,10 +59,9 @@ export function pipelineExecutionKind(o: ExecutorOptions): JobKind<PipelineWork>
   });
 
   /** The execution's experiment and trial (PipelineExperimentConfig), created when missing. */
-  async function ensureExperiment(doc: ExecutionDoc, rc: RequestContext): Promise<void> {
+  async function ensureExperiment(doc: ExecutionDoc, rc: RequestContext, h: SageMakerHandlers): Promise<void> {
     const e = doc.PipelineExperimentConfig;
     if (!e) return;
-    const h = o.handlers();
     const ignoreTaken = (err: unknown) => {
       if (!(err instanceof ServiceError && /already exists/i.test(err.message))) throw err;
     };
@@ -89,8 +91,19 @@ export function pipelineExecutionKind(o: ExecutorOptions): JobKind<PipelineWork>
       compiled.set(w.executionArn, pipeline);
     }
     const rc = requestContext(w, doc.PipelineExecutionId);
+    const access = o.access;
+    const handlers = access ? asRole(o.handlers(), access, doc.RoleArn, w) : o.handlers();
+    const mayRead = access ? (uri: string) => access.mayRead(doc.RoleArn, uri, w.region) : undefined;
     if (!state.experiment) {
-      await ensureExperiment(doc, rc);
+      try {
+        await ensureExperiment(doc, rc, handlers);
+      } catch (e) {
+        // The trial the steps' jobs join cannot be made (the role may not, a name taken by a trial
+        // of another experiment): nothing can run; say why.
+        if (!(e instanceof ServiceError)) throw e;
+        await end(ctx, 'Failed', `The execution's experiment and trial could not be created: ${e.code}: ${e.message}`);
+        return true;
+      }
       state.experiment = true;
     }
     let rows = await listSteps(db, w.executionArn);
@@ -104,9 +117,9 @@ export function pipelineExecutionKind(o: ExecutorOptions): JobKind<PipelineWork>
       new StepActions({
         run: ctx,
         doc,
-        scope: executionScope(w.executionArn, doc, pipeline!, byName, o.blobs),
+        scope: executionScope(w.executionArn, doc, pipeline!, byName, o.blobs, mayRead),
         request: rc,
-        handlers: o.handlers(),
+        handlers,
         wakeups: o.wakeups,
         db,
         pipelineKey: doc.PipelineName.toLowerCase(),
