@@ -71,7 +71,7 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
           deny(res, requestId, r);
           return;
         }
-        const region = r.parts.credential.region || defaultRegion;
+        const region = r.parts?.credential.region || defaultRegion;
         const url = new URL(req.url ?? '/', 'http://graph');
         const path = url.pathname.replace(/\/+$/, '') || '/';
         // Gremlin queries are authorized one by one once parsed (queryAccess); other routes here.
@@ -103,7 +103,7 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
         );
         return;
       }
-      callers.set(req, { principal: r.principal, region: r.parts.credential.region || defaultRegion });
+      callers.set(req, { principal: r.principal, region: r.parts?.credential.region || defaultRegion });
       inner(req, socket, head);
     };
 
