@@ -3,7 +3,7 @@
 Slipway, and sorts each failure into "AWS differs, and why" (scripts/moto/aws-differs.tsv) or
 "unexplained" (a Slipway bug or a new test to look at).
 
-    /usr/bin/python3 scripts/moto/run_moto_sagemaker.py /path/to/moto [--endpoint URL] [--files a,b]
+    /usr/bin/python3 scripts/moto/run_moto_sagemaker.py /path/to/moto [--endpoint URL] [--files a,b] [-- pytest args]
 
 Nothing is fetched: the moto checkout is given. Needs Debian's python3-boto3, python3-pytest and
 python3-freezegun (the test files import it), and `npm run build` (the server is dist/). Without
@@ -62,8 +62,10 @@ def main():
     ap.add_argument("--account-id", default="123456789012", help="the account moto's tests expect")
     ap.add_argument("--files", default=",".join(FILES), help="test files, by the part after test_sagemaker_")
     ap.add_argument("--junit", help="also keep pytest's JUnit XML here")
-    ap.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
-    a = ap.parse_args()
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    a = ap.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
+    a.pytest_args = extra
 
     tests = os.path.join(os.path.abspath(a.moto), "tests", "test_sagemaker")
     if not os.path.isdir(tests):
