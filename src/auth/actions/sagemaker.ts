@@ -63,6 +63,7 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
   CreateEndpoint: [endpoint('EndpointName')],
   DescribeEndpoint: [endpoint('EndpointName')],
   UpdateEndpoint: [endpoint('EndpointName')],
+  UpdateEndpointWeightsAndCapacities: [endpoint('EndpointName')],
   DeleteEndpoint: [endpoint('EndpointName')],
   InvokeEndpoint: [endpoint('EndpointName')],
   CreateEndpointConfig: [endpointConfig('EndpointConfigName')],
