@@ -66,9 +66,10 @@ assert set(steps) == {"AbaloneProcess", "AbaloneTrain", "AbaloneEval", "AbaloneM
 assert all(s["StepStatus"] == "Succeeded" for s in steps.values()), steps
 assert steps["AbaloneMSECond"]["Metadata"]["Condition"]["Outcome"] == "True"
 train_arn = steps["AbaloneTrain"]["Metadata"]["TrainingJob"]["Arn"]
-train_name = train_arn.split("/")[-1]
+# ARNs lower-case job names, as SageMaker's do; the name keeps its case.
+job = sm.describe_training_job(TrainingJobName=train_arn.split("/")[-1])
+train_name = job["TrainingJobName"]
 assert train_name.startswith("pipelines-" + ex1.split("/")[-1] + "-AbaloneTrain-"), train_name
-job = sm.describe_training_job(TrainingJobName=train_name)
 assert job["TrainingJobStatus"] == "Completed"
 assert job["InputDataConfig"][0]["DataSource"]["S3DataSource"]["S3Uri"].endswith("/AbaloneProcess/output/train")
 tags = {t["Key"]: t["Value"] for t in sm.list_tags(ResourceArn=train_arn)["Tags"]}

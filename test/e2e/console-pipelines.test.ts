@@ -122,7 +122,7 @@ describe('console Pipelines page in Chromium', { skip }, () => {
     assert.match(await page.locator('.step-facts .outcome').innerText(), /true: the IfSteps run/);
     await node('Prepare').click();
     const jobLink = page.locator('.step-facts a', { hasText: 'processing job' });
-    assert.match(await jobLink.innerText(), /pipelines-.*-Prepare-/);
+    assert.match(await jobLink.innerText(), /pipelines-.*-prepare-/);
     await shot('pipeline-execution-done');
     await jobLink.click();
     await page.waitForURL(/\/console\/jobs\/processing\/pipelines-/);
