@@ -218,6 +218,9 @@ export function pipelineExecutionHandlers(deps: ServiceDeps, service: PipelineSe
       if (name === undefined) throw pipelineNotFound(ctx, input.PipelineName);
       const pipeline = await pipelines.get(db, ctx, name);
       const pdoc = pipelines.doc(pipeline);
+      // The execution runs as the pipeline's stored role: the caller must be allowed to pass it
+      // (iam:PassRole, asked of the gate once it offers it: the credentials file's policies).
+      (ctx.gate as { passRole?(roleArn: string): void } | undefined)?.passRole?.(pdoc.RoleArn);
       // The definition was checked when stored; a server of another version checks it again.
       const compiled = compileDefinition(pdoc.PipelineDefinition, { canRun: (t) => service.canRun(t) });
       const values = parameterValues(compiled.parameters, input.PipelineParameters ?? []);
