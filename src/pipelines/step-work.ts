@@ -151,7 +151,7 @@ export const JOB_ADAPTERS: Readonly<Record<JobStepType, JobAdapter>> = {
   // The seam for hyperparameter tuning jobs: usable once CreateHyperParameterTuningJob is served.
   Tuning: jobAdapter({
     metadataKey: 'TuningJob',
-    runnerKind: 'hyper-parameter-tuning-job',
+    runnerKind: 'tuning-job',
     operation: 'HyperParameterTuningJob',
     nameMember: 'HyperParameterTuningJobName',
     arnMember: 'HyperParameterTuningJobArn',
