@@ -236,7 +236,9 @@ export class StepActions {
     }
 
     // Phase 1: the attempt, its request and the name of what it creates are committed first.
-    const name = resumed?.ResourceName ?? resourceName(this.arn, this.c.doc.PipelineExecutionId, step.name, attempt);
+    const name =
+      resumed?.ResourceName ??
+      resourceName(this.arn, this.c.doc.PipelineExecutionId, step.name, attempt, adapter?.nameLimit);
     if (!resumed) {
       const ok = await this.write(step, row, {
         status: 'Starting',

@@ -36,11 +36,16 @@ export interface JobAdapter {
   readonly runnerKind: string;
   /** The request members whose values decide a cache hit (SageMaker's default cache key attributes). */
   readonly cacheAttributes: readonly string[];
+  /** How long its name may be (a tuning job's: 32 characters). */
+  readonly nameLimit: { readonly max: number; readonly prefix: string };
   create(h: SageMakerHandlers, name: string, request: Json, tags: readonly Tag[], ctx: RequestContext): Promise<string>;
   /** undefined when there is no such job. */
   describe(h: SageMakerHandlers, name: string, ctx: RequestContext): Promise<JobState | undefined>;
   stop(h: SageMakerHandlers, name: string, ctx: RequestContext): Promise<void>;
 }
+
+/** Job and model names: up to 63 characters, `pipelines-` first. */
+export const NAME_LIMIT = { max: 63, prefix: 'pipelines-' } as const;
 
 type AnyHandler = (input: unknown, ctx: RequestContext) => Promise<Record<string, unknown>>;
 const handler = (h: SageMakerHandlers, op: string): AnyHandler | undefined => {
@@ -68,6 +73,7 @@ function jobAdapter(o: {
   readonly arnMember: string;
   readonly statusMember: string;
   readonly cacheAttributes: readonly string[];
+  readonly nameLimit?: JobAdapter['nameLimit'];
   /** Extra properties a step of this type has beyond its Describe* response (a tuning job's training jobs). */
   readonly more?: (h: SageMakerHandlers, name: string, ctx: RequestContext) => Promise<Record<string, unknown>>;
 }): JobAdapter {
@@ -81,6 +87,7 @@ function jobAdapter(o: {
     arnMember: o.arnMember,
     runnerKind: o.runnerKind,
     cacheAttributes: o.cacheAttributes,
+    nameLimit: o.nameLimit ?? NAME_LIMIT,
     async create(h, name, request, tags, ctx) {
       const given = (request as { Tags?: Tag[] }).Tags ?? [];
       const input = validated(`Create${o.operation}Request`, request, {
@@ -157,6 +164,8 @@ export const JOB_ADAPTERS: Readonly<Record<JobStepType, JobAdapter>> = {
     arnMember: 'HyperParameterTuningJobArn',
     statusMember: 'HyperParameterTuningJobStatus',
     cacheAttributes: ['HyperParameterTuningJobConfig', 'TrainingJobDefinition', 'TrainingJobDefinitions'],
+    // HyperParameterTuningJobName is at most 32 characters: `<execution id>-<step>-<suffix>`.
+    nameLimit: { max: 32, prefix: '' },
     async more(h, name, ctx) {
       const list = handler(h, 'listTrainingJobsForHyperParameterTuningJob');
       if (!list) return {};
@@ -180,14 +189,24 @@ export function canRun(h: SageMakerHandlers, type: string): boolean {
  * (`pipelines-<execution id>-<step>-<suffix>`), deterministic so that a resumed run finds the job
  * an earlier run of the same attempt created instead of creating a second one.
  */
-export function resourceName(executionArn: string, executionId: string, step: string, attempt: number): string {
+export function resourceName(
+  executionArn: string,
+  executionId: string,
+  step: string,
+  attempt: number,
+  limit: { readonly max: number; readonly prefix: string } = NAME_LIMIT,
+): string {
+  const suffixLength = limit.max >= 63 ? 10 : 6;
   const suffix = createHash('sha256')
     .update(`${executionArn}\u0000${step}\u0000${attempt}`)
     .digest('base64url')
     .replace(/[^A-Za-z0-9]/g, '')
-    .slice(0, 10);
-  const head = `pipelines-${executionId}-`;
-  const stepPart = step.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 63 - head.length - 11);
+    .slice(0, suffixLength);
+  const head = `${limit.prefix}${executionId}-`;
+  const stepPart = step
+    .replace(/[^A-Za-z0-9-]/g, '-')
+    .slice(0, limit.max - head.length - suffixLength - 1)
+    .replace(/-+$/, '');
   return `${head}${stepPart}-${suffix}`;
 }
 
