@@ -115,6 +115,7 @@ export function DagPicture({
             : undefined;
           const outcome = outcomeOf(s);
           return (
+            // biome-ignore lint/a11y/useSemanticElements: an SVG group cannot be a <button>; it has the role and the keyboard handling
             <g
               key={n.name}
               class={`dag-node ${statusClass(s?.StepStatus)}${selected === n.name ? ' selected' : ''}`}
@@ -122,6 +123,8 @@ export function DagPicture({
               data-status={s?.StepStatus ?? 'NotStarted'}
               transform={`translate(${x},${y})`}
               onClick={() => onSelect?.(n.name)}
+              role="button"
+              aria-label={`Step ${n.name}${s ? `: ${s.StepStatus}` : ': not run'}`}
               tabIndex={0}
               onKeyDown={(ev) => (ev.key === 'Enter' ? onSelect?.(n.name) : undefined)}
             >
