@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SageMakerHandlers } from '../generated/sagemaker/handlers.js';
 import { getItem } from '../jobs/store.js';
-import type { RunContext } from '../jobs/types.js';
+import { LeaseLostError, type RunContext } from '../jobs/types.js';
 import type { RequestContext } from '../protocol/context.js';
 import { ServiceError } from '../protocol/service-error.js';
 import type { Queryable, SqlValue } from '../storage/db/types.js';
@@ -326,7 +326,8 @@ export class StepActions {
 
   /** Creating the step's job (or model, or package) failed: retried by policy, or the step fails. */
   private async createFailed(step: PipelineStep, attempt: number, doc: StepDoc, e: unknown): Promise<void> {
-    if (!(e instanceof ServiceError) && !(e instanceof Error)) throw e;
+    // A replica that lost the execution, or a run being shut down, leaves the step to the next run.
+    if (!(e instanceof Error) || e instanceof LeaseLostError || this.c.run.signal.aborted) throw e;
     const serviceError = e instanceof ServiceError ? e : undefined;
     const type =
       serviceError?.code === 'ThrottlingException'
