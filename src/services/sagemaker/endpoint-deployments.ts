@@ -228,6 +228,7 @@ export class EndpointDeployments {
         const deployed = await this.engine.deploy({
           endpointName,
           variantName: v.VariantName,
+          partition: { accountId: p.accountId, region: p.region },
           containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl, environment: c.environment })),
           serverless: v.ServerlessConfig
             ? {

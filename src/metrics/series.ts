@@ -1,0 +1,69 @@
+// What identifies a time series (CloudWatch's metric): a namespace, a metric name and a set of
+// dimensions, compared as a set (order does not matter, names are unique). And what a stored
+// point holds: a statistic set over its interval and, when known, the values behind it.
+// https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_concepts.html#Metric
+import { type Distribution, merge as mergeDist, single } from './distribution.js';
+
+export interface Dimension {
+  readonly Name: string;
+  readonly Value: string;
+}
+
+export interface SeriesKey {
+  readonly namespace: string;
+  readonly metricName: string;
+  readonly dimensions: readonly Dimension[];
+}
+
+/** The canonical text of a dimension set: JSON pairs sorted by name (compared and stored as is). */
+export function dimensionsKey(dims: readonly Dimension[]): string {
+  if (dims.length === 0) return '[]';
+  const pairs = dims.map((d) => [d.Name, d.Value] as const);
+  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return JSON.stringify(pairs);
+}
+
+export function parseDimensions(key: string): Dimension[] {
+  return (JSON.parse(key) as Array<[string, string]>).map(([Name, Value]) => ({ Name, Value }));
+}
+
+/** A statistic set; `dist` holds the values behind it, or null when only the set is known. */
+export interface Aggregate {
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  dist: Distribution | null;
+}
+
+export function aggregateOf(value: number, count = 1): Aggregate {
+  return { count, sum: value * count, min: value, max: value, dist: single(value, count) };
+}
+
+/**
+ * A statistic set given without its values: percentiles are known only when every sample had the
+ * same value (SampleCount 1, or Minimum equal to Maximum), as CloudWatch says.
+ */
+export function statisticSet(count: number, sum: number, min: number, max: number): Aggregate {
+  return { count, sum, min, max, dist: count > 0 && min === max ? single(min, count) : null };
+}
+
+export function mergeAggregates(parts: readonly Aggregate[]): Aggregate {
+  let count = 0;
+  let sum = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  let withDist = true;
+  for (const p of parts) {
+    count += p.count;
+    sum += p.sum;
+    if (p.min < min) min = p.min;
+    if (p.max > max) max = p.max;
+    if (!p.dist) withDist = false;
+  }
+  return { count, sum, min, max, dist: withDist ? mergeDist(parts.map((p) => p.dist!)) : null };
+}
+
+/** Namespaces Slipway keeps for itself start with `:`, which CloudWatch's Namespace pattern (`[^:].*`) refuses. */
+export const SAGEMAKER_METRICS_NAMESPACE = ':sagemaker-metrics';
+export const isInternalNamespace = (ns: string) => ns.startsWith(':');
