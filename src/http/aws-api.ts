@@ -17,6 +17,7 @@ import { type AwsJsonProtocol, awsJsonError } from '../protocol/aws-json/aws-jso
 import type { AwsQueryProtocol } from '../protocol/aws-query/aws-query.js';
 import { RequestEntityTooLarge, SerializationException, UnknownOperationException } from '../protocol/common-errors.js';
 import type { RpcV2CborProtocol } from '../protocol/rpc-v2-cbor/rpc-v2-cbor.js';
+import { escapeXml } from '../protocol/rest-xml/xml.js';
 import type { RequestContext } from '../protocol/context.js';
 import { type RestJsonProtocol, restJsonError } from '../protocol/rest-json/rest-json.js';
 import { ServiceError } from '../protocol/service-error.js';
@@ -49,6 +50,19 @@ export interface CloudWatchProtocols {
 }
 
 const gunzipAsync = promisify(gunzip);
+
+/**
+ * The answer to a request signed for a service this server does not serve (the SageMaker SDK asks
+ * IAM for a role's path, for instance): an error in the form the request's body suggests, which
+ * every client reports as a service error it can handle.
+ */
+function unserved(service: string, req: IncomingMessage, ctx: RequestContext): WireResponse {
+  const message = `This server does not serve the ${service} API; it serves sagemaker, sagemaker-runtime, s3, logs, monitoring (CloudWatch), sagemaker-metrics and sts.`;
+  const type = String(req.headers['content-type'] ?? '');
+  if (type.includes('json') || type.includes('cbor')) return awsJsonError(new UnknownOperationException(message), ctx);
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<ErrorResponse><Error><Type>Sender</Type><Code>InvalidAction</Code><Message>${escapeXml(message)}</Message></Error><RequestId>${ctx.requestId}</RequestId></ErrorResponse>`;
+  return { status: 400, headers: { 'content-type': 'text/xml' }, body: xml };
+}
 
 export interface AwsApiOptions {
   readonly accountId: string;
@@ -265,6 +279,7 @@ export class AwsApi {
     const limit =
       route.protocol !== 'query-form' && route.service === 'cloudwatch' && cloudwatch ? MiB : (this.opts.maxJsonBody ?? 16 * MiB);
     let body = await readBody(req, limit);
+    if (route.protocol === 'unserved') return unserved(route.service, req, ctx);
     let r = route;
     if (r.protocol === 'query-form') {
       const service = queryServiceOfForm(body);

@@ -12,13 +12,18 @@ export type ServiceRoute =
   | { readonly protocol: 'query'; readonly service: 'sts' | 'cloudwatch' }
   | { readonly protocol: 'rest-json'; readonly service: 'sagemaker-metrics' }
   /** An unsigned form POST to `/`: its Version (in the body) names the query service. */
-  | { readonly protocol: 'query-form' };
+  | { readonly protocol: 'query-form' }
+  /** Signed for a service this server does not serve (iam, ecr...): answered as such, never handed to S3. */
+  | { readonly protocol: 'unserved'; readonly service: string };
 
 export const CLOUDWATCH_TARGET_PREFIX = 'GraniteServiceVersion20100801';
 const QUERY_VERSIONS: Readonly<Record<string, 'sts' | 'cloudwatch'>> = {
   '2011-06-15': 'sts',
   '2010-08-01': 'cloudwatch',
 };
+
+/** The SigV4 service names the AWS port serves (neptune-db is the graph port's). */
+const SERVED = new Set(['s3', 'sagemaker', 'sts', 'monitoring', 'logs']);
 
 /** SageMaker Metrics' operations: paths no S3 bucket can have (bucket names are lower-case). */
 const SAGEMAKER_METRICS = new Set(['PUT /BatchPutMetrics', 'POST /BatchGetMetrics']);
@@ -55,6 +60,7 @@ export function serviceRoute(r: RouteInput): ServiceRoute | undefined {
     case 's3':
       return undefined;
   }
+  if (r.signedFor !== undefined && !SERVED.has(r.signedFor)) return { protocol: 'unserved', service: r.signedFor };
   // SageMaker Metrics signs as `sagemaker` (its model's signingName), like the control plane.
   if ((r.signedFor === undefined || r.signedFor === 'sagemaker') && SAGEMAKER_METRICS.has(`${r.method} ${r.path}`)) {
     return { protocol: 'rest-json', service: 'sagemaker-metrics' };

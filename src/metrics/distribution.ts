@@ -6,8 +6,10 @@
 // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_concepts.html#Percentiles
 // https://arxiv.org/abs/1908.10693 (DDSketch)
 
-/** Distinct values kept exactly; beyond this a distribution is folded into buckets. */
+/** Distinct values a stored distribution keeps exactly; beyond this it is folded into buckets. */
 export const MAX_EXACT_VALUES = 256;
+/** Distinct values a distribution merged for one answer keeps exactly (it is not stored). */
+export const MAX_EXACT_QUERY_VALUES = 8192;
 const ALPHA = 0.01;
 export const GAMMA = (1 + ALPHA) / (1 - ALPHA);
 export const LOG_GAMMA = Math.log(GAMMA);
@@ -39,7 +41,7 @@ export function fromValues(values: readonly number[], counts?: readonly number[]
   return coalesce(pairs);
 }
 
-function coalesce(sorted: Array<[number, number]>): Distribution {
+function coalesce(sorted: Array<[number, number]>, maxExact = MAX_EXACT_VALUES): Distribution {
   const v: number[] = [];
   const c: number[] = [];
   for (const [value, count] of sorted) {
@@ -50,7 +52,7 @@ function coalesce(sorted: Array<[number, number]>): Distribution {
     }
   }
   const d = { values: Float64Array.from(v), counts: Float64Array.from(c) };
-  return d.values.length > MAX_EXACT_VALUES ? fold(d) : d;
+  return d.values.length > maxExact ? fold(d) : d;
 }
 
 /** The representative of the bucket holding `v` (0 and tiny magnitudes stay as they are). */
@@ -78,15 +80,15 @@ export function fold(d: Distribution): Distribution {
   return { values: Float64Array.from(v), counts: Float64Array.from(c) };
 }
 
-/** Merges distributions (a linear merge of sorted runs). */
-export function merge(parts: readonly Distribution[]): Distribution {
+/** Merges distributions, folding the result past `maxExact` distinct values. */
+export function merge(parts: readonly Distribution[], maxExact = MAX_EXACT_VALUES): Distribution {
   const nonEmpty = parts.filter((p) => p.values.length > 0);
   if (nonEmpty.length === 0) return EMPTY;
   if (nonEmpty.length === 1) return nonEmpty[0]!;
   const pairs: Array<[number, number]> = [];
   for (const p of nonEmpty) for (let i = 0; i < p.values.length; i++) pairs.push([p.values[i]!, p.counts[i]!]);
   pairs.sort((a, b) => a[0] - b[0]);
-  return coalesce(pairs);
+  return coalesce(pairs, maxExact);
 }
 
 export function totalCount(d: Distribution): number {

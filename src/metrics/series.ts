@@ -48,7 +48,8 @@ export function statisticSet(count: number, sum: number, min: number, max: numbe
   return { count, sum, min, max, dist: count > 0 && min === max ? single(min, count) : null };
 }
 
-export function mergeAggregates(parts: readonly Aggregate[]): Aggregate {
+/** Merges statistic sets; their distributions stay exact up to `maxExact` distinct values. */
+export function mergeAggregates(parts: readonly Aggregate[], maxExact?: number): Aggregate {
   let count = 0;
   let sum = 0;
   let min = Number.POSITIVE_INFINITY;
@@ -61,7 +62,18 @@ export function mergeAggregates(parts: readonly Aggregate[]): Aggregate {
     if (p.max > max) max = p.max;
     if (!p.dist) withDist = false;
   }
-  return { count, sum, min, max, dist: withDist ? mergeDist(parts.map((p) => p.dist!)) : null };
+  return {
+    count,
+    sum,
+    min,
+    max,
+    dist: withDist
+      ? mergeDist(
+          parts.map((p) => p.dist!),
+          maxExact,
+        )
+      : null,
+  };
 }
 
 /** Namespaces Slipway keeps for itself start with `:`, which CloudWatch's Namespace pattern (`[^:].*`) refuses. */

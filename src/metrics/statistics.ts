@@ -3,7 +3,7 @@
 // is asked for), with SampleCount, Sum, Average, Minimum, Maximum and percentiles (pNN.NN).
 // https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_GetMetricStatistics.html
 // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Statistics-definitions.html
-import { percentile } from './distribution.js';
+import { MAX_EXACT_QUERY_VALUES, percentile } from './distribution.js';
 import { type Aggregate, mergeAggregates } from './series.js';
 import type { StoredPoint } from './store.js';
 
@@ -62,7 +62,7 @@ export function periods(
     .map((g) => ({
       timestamp: g.timestamp,
       unit: g.unit,
-      agg: g.parts.length === 1 ? g.parts[0]! : mergeAggregates(g.parts),
+      agg: g.parts.length === 1 ? g.parts[0]! : mergeAggregates(g.parts, MAX_EXACT_QUERY_VALUES),
     }))
     .sort((a, b) => a.timestamp - b.timestamp || (a.unit < b.unit ? -1 : 1));
 }
@@ -93,5 +93,7 @@ export function statistic(agg: Aggregate, stat: string): number | undefined {
   if (p === undefined || !agg.dist) return undefined;
   if (p === 0) return agg.min;
   if (p === 100) return agg.max;
-  return percentile(agg.dist, p);
+  const v = percentile(agg.dist, p);
+  // A folded distribution's bucket may reach past what was seen.
+  return v === undefined ? undefined : Math.min(agg.max, Math.max(agg.min, v));
 }
