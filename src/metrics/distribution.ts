@@ -80,15 +80,44 @@ export function fold(d: Distribution): Distribution {
   return { values: Float64Array.from(v), counts: Float64Array.from(c) };
 }
 
-/** Merges distributions, folding the result past `maxExact` distinct values. */
+/** Two sorted distributions merged in one pass, equal values' counts added. */
+function mergeTwo(a: Distribution, b: Distribution): Distribution {
+  const values = new Float64Array(a.values.length + b.values.length);
+  const counts = new Float64Array(values.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.values.length || j < b.values.length) {
+    let v: number;
+    let c: number;
+    if (j >= b.values.length || (i < a.values.length && a.values[i]! <= b.values[j]!)) {
+      v = a.values[i]!;
+      c = a.counts[i++]!;
+    } else {
+      v = b.values[j]!;
+      c = b.counts[j++]!;
+    }
+    if (n > 0 && values[n - 1] === v) counts[n - 1]! += c;
+    else {
+      values[n] = v;
+      counts[n++] = c;
+    }
+  }
+  return { values: values.subarray(0, n), counts: counts.subarray(0, n) };
+}
+
+/** Merges distributions (pairwise, like merge sort's merges), folding the result past `maxExact` distinct values. */
 export function merge(parts: readonly Distribution[], maxExact = MAX_EXACT_VALUES): Distribution {
-  const nonEmpty = parts.filter((p) => p.values.length > 0);
-  if (nonEmpty.length === 0) return EMPTY;
-  if (nonEmpty.length === 1) return nonEmpty[0]!;
-  const pairs: Array<[number, number]> = [];
-  for (const p of nonEmpty) for (let i = 0; i < p.values.length; i++) pairs.push([p.values[i]!, p.counts[i]!]);
-  pairs.sort((a, b) => a[0] - b[0]);
-  return coalesce(pairs, maxExact);
+  let level = parts.filter((p) => p.values.length > 0);
+  if (level.length === 0) return EMPTY;
+  while (level.length > 1) {
+    const next: Distribution[] = [];
+    for (let k = 0; k < level.length; k += 2)
+      next.push(k + 1 < level.length ? mergeTwo(level[k]!, level[k + 1]!) : level[k]!);
+    level = next;
+  }
+  const d = level[0]!;
+  return d.values.length > maxExact ? fold(d) : d;
 }
 
 export function totalCount(d: Distribution): number {

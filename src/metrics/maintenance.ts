@@ -15,7 +15,7 @@ import { DAY_MS } from './statistics.js';
 const HOUR_MS = 3_600_000;
 /** The advisory lock key of the metrics upkeep (PostgreSQL), an arbitrary constant. */
 const LOCK_KEY = 0x5e7a_1029;
-const COLUMNS = 'series_id, ts, resolution, unit, step, sample_count, sum, min, max, dist';
+const COLUMNS = 'series_id, ts, resolution, unit, step, sample_count, sum, min, max, has_dist, dist';
 
 /** Roll-up tiers: points of `from` seconds older than `after` become points of `to` seconds. */
 export const TIERS = [
@@ -41,9 +41,6 @@ async function lock(tx: Queryable): Promise<boolean> {
   return r?.ok === true;
 }
 
-const keyOf = (r: { series_id: number; ts: number; resolution: number; unit: string; step: number }) =>
-  `${r.series_id}\u0000${r.ts}\u0000${r.resolution}\u0000${r.unit}\u0000${r.step}`;
-
 interface Group {
   series_id: number;
   ts: number;
@@ -64,25 +61,27 @@ async function upsert(tx: Queryable, g: Group): Promise<void> {
   const params = pointParams(g.series_id, { ts: g.ts, resolution: g.resolution, unit: g.unit, step: g.step, agg });
   if (existing) {
     await tx.run(
-      `UPDATE metric_points SET sample_count = ?, sum = ?, min = ?, max = ?, dist = ?
+      `UPDATE metric_points SET sample_count = ?, sum = ?, min = ?, max = ?, has_dist = ?, dist = ?
        WHERE series_id = ? AND ts = ? AND resolution = ? AND unit = ? AND step = ?`,
       [...params.slice(5), g.series_id, g.ts, g.resolution, g.unit, g.step],
     );
   } else {
-    await tx.run(`INSERT INTO metric_points (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, params);
+    await tx.run(`INSERT INTO metric_points (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, params);
   }
 }
 
-function group(rows: readonly Row[], bucketOf: (r: Group) => Pick<Group, 'ts' | 'resolution'>): Group[] {
+/** Rows grouped by series, bucket (`bucketOf` their time), resolution, unit and step. */
+function group(rows: readonly Row[], bucketOf: (ts: number) => number = (ts) => ts, resolution?: number): Group[] {
   const groups = new Map<string, Group>();
   for (const r of rows) {
     const p = toStoredPoint(r, true);
-    const base = { series_id: Number(r.series_id), ts: p.ts, resolution: p.resolution, unit: p.unit, step: p.step };
-    const g = { ...base, ...bucketOf({ ...base, parts: [] }) };
-    const key = keyOf(g);
+    const series_id = Number(r.series_id);
+    const ts = bucketOf(p.ts);
+    const res = resolution ?? p.resolution;
+    const key = `${series_id}|${ts}|${res}|${p.unit}|${p.step}`;
     const found = groups.get(key);
     if (found) found.parts.push(p.agg);
-    else groups.set(key, { ...g, parts: [p.agg] });
+    else groups.set(key, { series_id, ts, resolution: res, unit: p.unit, step: p.step, parts: [p.agg] });
   }
   return [...groups.values()];
 }
@@ -96,7 +95,7 @@ export class MetricsMaintenance {
   private closed = false;
 
   constructor(private readonly o: MaintenanceOptions) {
-    this.batch = o.batch ?? 5000;
+    this.batch = o.batch ?? 1000;
     this.now = o.now ?? Date.now;
   }
 
@@ -131,6 +130,8 @@ export class MetricsMaintenance {
       const n = await this.compact();
       total += n;
       if (n < this.batch || this.closed) return total;
+      // Requests waiting meanwhile go first: a backlog is worked off in short turns.
+      await new Promise((r) => setImmediate(r));
     }
   }
 
@@ -143,7 +144,7 @@ export class MetricsMaintenance {
           ? `DELETE FROM metric_ingest WHERE id IN (SELECT id FROM metric_ingest ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING ${COLUMNS}`
           : `DELETE FROM metric_ingest WHERE id IN (SELECT id FROM metric_ingest ORDER BY id LIMIT ?) RETURNING ${COLUMNS}`;
       const rows = await tx.all(claim, [this.batch]);
-      for (const g of group(rows, (r) => r)) await upsert(tx, g);
+      for (const g of group(rows)) await upsert(tx, g);
       return rows.length;
     });
   }
@@ -190,7 +191,7 @@ export class MetricsMaintenance {
           [series, tier.from, start, start + toMs],
         );
       }
-      for (const g of group(take, (r) => ({ ts: bucket(r.ts), resolution: tier.to }))) await upsert(tx, g);
+      for (const g of group(take, bucket, tier.to)) await upsert(tx, g);
       return take.length === rows.length ? rows.length : this.batch;
     });
   }

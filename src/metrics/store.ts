@@ -6,8 +6,8 @@
 // downsampling in the background. https://prometheus.io/docs/prometheus/latest/storage/
 import type { Partition } from '../domain/arn.js';
 import type { Database, Queryable, Row, SqlValue } from '../storage/db/types.js';
-import { decode, encode } from './distribution.js';
-import { type Aggregate, dimensionsKey, type SeriesKey } from './series.js';
+import { type Distribution, decode, encode, single } from './distribution.js';
+import { type Aggregate, dimensionsKey, mergeAggregates, type SeriesKey } from './series.js';
 
 /** One value (or statistic set) for a series, as written. */
 export interface PointInput {
@@ -42,36 +42,45 @@ export interface SeriesRow {
 
 /** Rows per multi-row INSERT (10 parameters each: far below both databases' limits). */
 const INSERT_CHUNK = 64;
-const POINT_COLUMNS = 'series_id, ts, resolution, unit, step, sample_count, sum, min, max, dist';
+const POINT_COLUMNS = 'series_id, ts, resolution, unit, step, sample_count, sum, min, max, has_dist, dist';
 const NO_STEP = -1;
 /** last_seen is rewritten at most this often per series (ListMetrics reads it to the hour). */
 const LAST_SEEN_GRANULARITY_MS = 60_000;
 
 const insertSql = (table: string, rows: number) =>
-  `INSERT INTO ${table} (${POINT_COLUMNS}) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+  `INSERT INTO ${table} (${POINT_COLUMNS}) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
 const INSERT_INGEST_CHUNK = insertSql('metric_ingest', INSERT_CHUNK);
 const INSERT_INGEST_ONE = insertSql('metric_ingest', 1);
 
+/**
+ * A point's row values. Samples that were all one value (min = max: every single value, and most
+ * endpoint counts) need no stored distribution: it is implied, and rebuilt when read.
+ */
 export function pointParams(seriesId: number, p: Omit<StoredPoint, 'agg'> & { agg: Aggregate }): SqlValue[] {
   const a = p.agg;
-  return [seriesId, p.ts, p.resolution, p.unit, p.step, a.count, a.sum, a.min, a.max, a.dist ? encode(a.dist) : null];
+  const known = a.dist !== null || a.min === a.max;
+  const dist = a.dist !== null && a.min !== a.max ? encode(a.dist) : null;
+  return [seriesId, p.ts, p.resolution, p.unit, p.step, a.count, a.sum, a.min, a.max, known ? 1 : 0, dist];
 }
 
+/** Says "percentiles are known" on reads that did not ask for the distributions themselves. */
+const KNOWN_NOT_READ: Distribution = { values: new Float64Array(0), counts: new Float64Array(0) };
+
 export function toStoredPoint(r: Row, withDist: boolean): StoredPoint {
-  const dist = withDist && r.dist ? decode(r.dist as Uint8Array) : null;
+  const count = Number(r.sample_count);
+  const min = Number(r.min);
+  const max = Number(r.max);
+  let dist: Distribution | null = null;
+  if (Number(r.has_dist) === 1) {
+    if (!withDist) dist = KNOWN_NOT_READ;
+    else dist = r.dist ? decode(r.dist as Uint8Array) : single(min, count);
+  }
   return {
     ts: Number(r.ts),
     resolution: Number(r.resolution),
     unit: r.unit as string,
     step: Number(r.step),
-    agg: {
-      count: Number(r.sample_count),
-      sum: Number(r.sum),
-      min: Number(r.min),
-      max: Number(r.max),
-      // A read without distributions still says whether the point had one (percentiles possible).
-      dist: withDist ? dist : r.has_dist ? { values: new Float64Array(0), counts: new Float64Array(0) } : null,
-    },
+    agg: { count, sum: Number(r.sum), min, max, dist },
   };
 }
 
@@ -147,7 +156,8 @@ export class MetricStore {
 
   /**
    * Appends points inside the caller's transaction (they commit or fail together); hand `fresh`
-   * to remember() after the commit.
+   * to remember() after the commit. Points of one series, bucket, unit and step are written as one
+   * row (their merged statistic set): a request of 1,000 values for 20 series writes 20 rows.
    */
   async append(
     q: Queryable,
@@ -157,25 +167,33 @@ export class MetricStore {
     fresh: FreshSeries,
   ): Promise<void> {
     if (points.length === 0) return;
-    const params: SqlValue[][] = [];
-    let lastSeries: SeriesKey | undefined;
-    let lastId = 0;
+    const groups = new Map<
+      string,
+      { series: SeriesKey; ts: number; resolution: number; unit: string; step: number; parts: Aggregate[] }
+    >();
     for (const pt of points) {
-      if (pt.series !== lastSeries) {
-        lastId = await this.seriesId(q, p, pt.series, now, fresh);
-        lastSeries = pt.series;
+      const ms = pt.resolution * 1000;
+      const ts = pt.timestamp - (((pt.timestamp % ms) + ms) % ms);
+      const step = pt.step ?? NO_STEP;
+      const key = `${pt.series.namespace}\u0000${pt.series.metricName}\u0000${dimensionsKey(pt.series.dimensions)}\u0000${ts}\u0000${pt.resolution}\u0000${pt.unit}\u0000${step}`;
+      const g = groups.get(key);
+      if (g) g.parts.push(pt.agg);
+      else groups.set(key, { series: pt.series, ts, resolution: pt.resolution, unit: pt.unit, step, parts: [pt.agg] });
+    }
+    const params: SqlValue[] = [];
+    let rows = 0;
+    for (const g of groups.values()) {
+      const id = await this.seriesId(q, p, g.series, now, fresh);
+      const agg = g.parts.length === 1 ? g.parts[0]! : mergeAggregates(g.parts);
+      for (const v of pointParams(id, { ts: g.ts, resolution: g.resolution, unit: g.unit, step: g.step, agg }))
+        params.push(v);
+      if (++rows === INSERT_CHUNK) {
+        await q.run(INSERT_INGEST_CHUNK, params);
+        params.length = 0;
+        rows = 0;
       }
-      const ts =
-        pt.timestamp - (((pt.timestamp % (pt.resolution * 1000)) + pt.resolution * 1000) % (pt.resolution * 1000));
-      params.push(
-        pointParams(lastId, { ts, resolution: pt.resolution, unit: pt.unit, step: pt.step ?? NO_STEP, agg: pt.agg }),
-      );
     }
-    let i = 0;
-    for (; i + INSERT_CHUNK <= params.length; i += INSERT_CHUNK) {
-      await q.run(INSERT_INGEST_CHUNK, params.slice(i, i + INSERT_CHUNK).flat());
-    }
-    for (; i < params.length; i++) await q.run(INSERT_INGEST_ONE, params[i]!);
+    for (let i = 0; i < rows; i++) await q.run(INSERT_INGEST_ONE, params.slice(i * 11, i * 11 + 11));
   }
 
   /**
@@ -187,7 +205,7 @@ export class MetricStore {
     seriesId: number,
     range: { from: number; to: number; unit?: string; withDist?: boolean; steppedOnly?: boolean },
   ): Promise<StoredPoint[]> {
-    const cols = `ts, resolution, unit, step, sample_count, sum, min, max, ${range.withDist ? 'dist' : 'dist IS NOT NULL AS has_dist'}`;
+    const cols = `ts, resolution, unit, step, sample_count, sum, min, max, has_dist${range.withDist ? ', dist' : ''}`;
     const params: SqlValue[] = [seriesId, range.from, range.to];
     let where = 'series_id = ? AND ts >= ? AND ts < ?';
     if (range.unit !== undefined) {
