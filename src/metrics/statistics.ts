@@ -48,23 +48,32 @@ export function periods(
   periodMs: number,
   byUnit = true,
 ): PeriodDatapoint[] {
-  const groups = new Map<string, { timestamp: number; unit: string; parts: Aggregate[] }>();
+  // Keyed by period start (a number: cheaper than a string key); other units of the same period,
+  // rare, in a small list beside it.
+  const groups = new Map<number, Array<{ unit: string; parts: Aggregate[] }>>();
   for (const p of points) {
     if (p.ts < start || p.ts >= end) continue;
     const timestamp = start + Math.floor((p.ts - start) / periodMs) * periodMs;
-    const unit = byUnit ? p.unit : '';
-    const key = `${timestamp}\u0000${unit}`;
-    const g = groups.get(key);
+    const list = groups.get(timestamp);
+    if (!list) {
+      groups.set(timestamp, [{ unit: p.unit, parts: [p.agg] }]);
+      continue;
+    }
+    const g = byUnit ? list.find((x) => x.unit === p.unit) : list[0];
     if (g) g.parts.push(p.agg);
-    else groups.set(key, { timestamp, unit: p.unit, parts: [p.agg] });
+    else list.push({ unit: p.unit, parts: [p.agg] });
   }
-  return [...groups.values()]
-    .map((g) => ({
-      timestamp: g.timestamp,
-      unit: g.unit,
-      agg: g.parts.length === 1 ? g.parts[0]! : mergeAggregates(g.parts, MAX_EXACT_QUERY_VALUES),
-    }))
-    .sort((a, b) => a.timestamp - b.timestamp || (a.unit < b.unit ? -1 : 1));
+  const out: PeriodDatapoint[] = [];
+  for (const [timestamp, list] of groups) {
+    for (const g of list) {
+      out.push({
+        timestamp,
+        unit: g.unit,
+        agg: g.parts.length === 1 ? g.parts[0]! : mergeAggregates(g.parts, MAX_EXACT_QUERY_VALUES),
+      });
+    }
+  }
+  return out.sort((a, b) => a.timestamp - b.timestamp || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
 }
 
 /** A basic statistic of an aggregate. */
