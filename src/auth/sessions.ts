@@ -2,8 +2,9 @@
 // session token and an expiry, kept in the database so they outlive restarts and work on every
 // replica. No secret is stored: a session's secret is derived (HMAC-SHA256) from the secret of the
 // long-term key it was issued under, found in the credentials file, and a per-session nonce; the
-// session token is kept as its SHA-256. A copy of the database alone signs nothing, and removing a
-// key from the credentials file ends the sessions issued under it.
+// session token is kept as its SHA-256. A copy of the database alone signs nothing.
+// DEVIATION(aws): removing a key (or a role) from the credentials file ends the sessions issued
+// under it; AWS lets them run to their expiry.
 // https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_use-resources.html
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';

@@ -31,6 +31,10 @@ test('a minute of invocations, errors and latencies as SageMaker publishes them'
   }
   m.errors4xx += 3;
   m.errors5xx += 1;
+  pool.inFlight = 1;
+  recorder.sample();
+  pool.inFlight = 0;
+  recorder.sample();
   now += 60_000;
   await recorder.flush();
   assert.equal(written.length, 1);
@@ -42,7 +46,10 @@ test('a minute of invocations, errors and latencies as SageMaker publishes them'
     'Invocations',
     'ModelLatency',
     'OverheadLatency',
+    'ServerlessConcurrentExecutionsUtilization',
   ]);
+  const util = by.get('ServerlessConcurrentExecutionsUtilization')!.agg;
+  assert.deepEqual([util.count, util.sum, util.min, util.max], [2, 1, 0, 1]);
   const inv = by.get('Invocations')!;
   assert.equal(inv.series.namespace, 'AWS/SageMaker');
   assert.deepEqual(inv.series.dimensions, [

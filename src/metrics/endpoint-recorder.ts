@@ -1,14 +1,18 @@
 // Endpoint metrics into the metrics store, as SageMaker publishes them to CloudWatch (namespace
 // AWS/SageMaker, dimensions EndpointName and VariantName, one data point a minute): Invocations,
 // Invocation4XXErrors, Invocation5XXErrors (0/1 a request: Average is the error rate),
-// ModelLatency, OverheadLatency and ModelSetupTime in microseconds. Counts come from the same
+// ModelLatency, OverheadLatency and ModelSetupTime in microseconds, and
+// ServerlessConcurrentExecutionsUtilization (invocations in flight over MaxConcurrency, sampled
+// every second). Counts come from the same
 // counters /metrics reports; latencies are also kept per minute in logarithmic buckets (1 %), so
 // the invoke path adds one bucket increment and the store sees one row per metric a minute.
+// DEVIATION(aws): /aws/sagemaker/Endpoints (CPU, memory and disk utilization of endpoint instances)
+// is not published: workers run on the server's own machine, beside everything else.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/monitoring-cloudwatch.html#cloudwatch-metrics-endpoint-invocation
 import type { Logger } from 'pino';
 import type { Partition } from '../domain/arn.js';
 import type { Histogram, MetricsRegistry, VariantMetrics } from '../inference/metrics.js';
-import { bucketRepresentative, type Distribution, LOG_GAMMA } from './distribution.js';
+import { bucketRepresentative, type Distribution, fromValues, LOG_GAMMA } from './distribution.js';
 import type { Metrics } from './index.js';
 import type { Aggregate } from './series.js';
 import type { PointInput } from './store.js';
@@ -60,7 +64,11 @@ interface Snapshot {
   invocations: number;
   errors4xx: number;
   errors5xx: number;
+  /** Concurrency utilization samples of the window (one a second). */
+  utilization: number[];
 }
+
+const SAMPLE_MS = 1000;
 
 /** A 0/1-per-request metric over `n` requests of which `k` were 1. */
 function rate(k: number, n: number): Aggregate {
@@ -95,6 +103,7 @@ export interface EndpointRecorderOptions {
 export class EndpointMetricsRecorder {
   private readonly last = new WeakMap<VariantMetrics, Snapshot>();
   private timer: NodeJS.Timeout | undefined;
+  private sampler: NodeJS.Timeout | undefined;
   private closed = false;
   private writing: Promise<void> = Promise.resolve();
   private readonly now: () => number;
@@ -113,7 +122,22 @@ export class EndpointMetricsRecorder {
       invocations: m.invocations,
       errors4xx: m.errors4xx,
       errors5xx: m.errors5xx,
+      utilization: [],
     });
+  }
+
+  /** One utilization sample of every variant: in flight over MaxConcurrency, over its live pools. */
+  sample(): void {
+    for (const m of this.o.registry.variants()) {
+      this.track(m);
+      let inFlight = 0;
+      let max = 0;
+      for (const pool of m.pools) {
+        inFlight += pool.inFlight;
+        max += pool.maxConcurrency;
+      }
+      if (max > 0) this.last.get(m)!.utilization.push(inFlight / max);
+    }
   }
 
   private latencies(m: VariantMetrics): ReadonlyArray<readonly [string, Histogram]> {
@@ -143,6 +167,8 @@ export class EndpointMetricsRecorder {
       this.timer.unref();
     };
     schedule();
+    this.sampler = setInterval(() => this.sample(), SAMPLE_MS);
+    this.sampler.unref();
   }
 
   /** Writes the minute just ended (or, at close, the minute so far) of every variant; returns when stored. */
@@ -188,11 +214,24 @@ export class EndpointMetricsRecorder {
         const agg = w?.aggregate();
         if (agg) push(name, 'Microseconds', agg);
       }
+      // Published while the variant is used: a minute with invocations or work in flight.
+      const u = before.utilization;
+      if (u.length > 0 && (n > 0 || u.some((x) => x > 0))) {
+        const dist = fromValues(u);
+        push('ServerlessConcurrentExecutionsUtilization', 'None', {
+          count: u.length,
+          sum: u.reduce((a, b) => a + b, 0),
+          min: dist.values[0]!,
+          max: dist.values[dist.values.length - 1]!,
+          dist,
+        });
+      }
       this.last.set(m, {
         start: this.minuteOf(now),
         invocations: m.invocations,
         errors4xx: m.errors4xx,
         errors5xx: m.errors5xx,
+        utilization: [],
       });
     }
     if (points.length === 0) return this.writing;
@@ -216,6 +255,7 @@ export class EndpointMetricsRecorder {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.sampler);
     this.o.registry.onAttach = undefined;
     await this.flush();
   }

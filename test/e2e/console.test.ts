@@ -22,7 +22,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, requireChromium, screenshotPath } from '../support/browser.js';
-import { ACCOUNT, CREDENTIALS, REGION, startServer, type TestServer } from '../support/server.js';
+import { ACCOUNT, CREDENTIALS, REGION, startServer } from '../support/server.js';
 
 const skip = requireChromium();
 const manifest = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')) as {
