@@ -274,14 +274,14 @@ export class AwsApi {
     query: URLSearchParams,
     ctx: RequestContext,
   ): Promise<WireResponse> {
-    const cloudwatch = this.opts.cloudwatch;
-    // CloudWatch takes at most 1 MB a request (PutMetricData), as AWS does.
-    const limit =
-      route.protocol !== 'query-form' && route.service === 'cloudwatch' && cloudwatch ? MiB : (this.opts.maxJsonBody ?? 16 * MiB);
-    let body = await readBody(req, limit);
-    if (route.protocol === 'unserved') return unserved(route.service, req, ctx);
     let r = route;
+    let body: Buffer | undefined;
+    if (r.protocol === 'unserved') {
+      await readBody(req, this.opts.maxJsonBody ?? 16 * MiB).catch(() => undefined);
+      return unserved(r.service, req, ctx);
+    }
     if (r.protocol === 'query-form') {
+      body = await readBody(req, this.opts.maxJsonBody ?? 16 * MiB);
       const service = queryServiceOfForm(body);
       if (!service) {
         const sts = this.opts.sts;
@@ -289,6 +289,7 @@ export class AwsApi {
       }
       r = { protocol: 'query', service };
     }
+    const cloudwatch = this.opts.cloudwatch;
     let protocol: ServiceProtocol;
     let auth: ServiceName;
     switch (r.service) {
@@ -313,6 +314,19 @@ export class AwsApi {
         protocol = { handle: (w, c) => metrics.handle(w, c), error: restJsonError };
         auth = 'sagemaker-metrics';
         break;
+      }
+    }
+    if (body === undefined) {
+      // CloudWatch takes at most 1 MB a request (PutMetricData), as AWS does; too large a body is
+      // answered in the request's own protocol.
+      const limit = r.service === 'cloudwatch' ? MiB : (this.opts.maxJsonBody ?? 16 * MiB);
+      try {
+        body = await readBody(req, limit);
+      } catch (err) {
+        if (!(err instanceof BodyTooLargeError) || r.service === 'sagemaker' || r.service === 'logs') throw err;
+        const e = protocol.error(new RequestEntityTooLarge(`Request body is larger than ${err.limit} bytes.`), ctx);
+        e.headers.connection = 'close';
+        return e;
       }
     }
     const authed = await this.authentication.next({ req, body, ctx, service: auth });

@@ -265,6 +265,23 @@ describe('CloudWatch metrics', () => {
     assert.equal(bad.body.__type, 'InvalidParameterValueException');
   });
 
+  test('a request over 1 MB is refused in its own protocol', async () => {
+    const big = `Action=PutMetricData&Version=2010-08-01&Namespace=Big&MetricData.member.1.MetricName=${'x'.repeat(1024 * 1024)}`;
+    const res = await fetch(`${server.endpoint}/`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `AWS4-HMAC-SHA256 Credential=AKID/20260101/${REGION}/monitoring/aws4_request, SignedHeaders=host, Signature=${'0'.repeat(64)}`,
+      },
+      body: big,
+    });
+    assert.equal(res.status, 413);
+    assert.match(
+      await res.text(),
+      /<Code>RequestEntityTooLarge<\/Code><Message>Request body is larger than 1048576 bytes.<\/Message>/,
+    );
+  });
+
   test('the AWS CLI (query protocol): put-metric-data and get-metric-statistics', {
     skip: existsSync('/usr/bin/aws') ? false : 'no /usr/bin/aws (apt-get install awscli)',
   }, async () => {
