@@ -177,7 +177,12 @@ export class AwsApi {
       // declares (service-route.ts).
       const route = serviceRoute({ method: req.method ?? 'GET', path, query, headers: req.headers, signedFor: scope?.service });
       if (route) {
-        op = typeof target === 'string' ? target.slice(target.indexOf('.') + 1) : route.protocol;
+        op =
+          typeof target === 'string'
+            ? target.slice(target.indexOf('.') + 1)
+            : route.protocol === 'cbor' || route.protocol === 'rest-json'
+              ? path.slice(path.lastIndexOf('/') + 1)
+              : `${'service' in route ? route.service : 'query'} ${route.protocol}`;
         response = await this.serveService(route, req, path, query, ctx);
       } else if (path === '/_slipway/health' && (req.method === 'GET' || req.method === 'HEAD')) {
         op = 'health';
