@@ -1,11 +1,11 @@
 // Endpoints: the list, and one endpoint's status (polled while it changes), variants, deployed
-// images, charts from /metrics and a box to send a test request. Paths: /endpoints, /endpoints/{name}.
+// images, charts of its stored CloudWatch metrics (AWS/SageMaker, GetMetricData over the last hour,
+// 3 hours or day) and a box to send a test request. Paths: /endpoints, /endpoints/{name}.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Invocation, invokeEndpoint, sagemaker } from '../api/client';
 import { Chart } from '../components/chart';
 import { Badge, ErrorBox, Loading, Pager, Snippet, SortableTable, useAsync, useInterval, usePaged, when } from '../components/ui';
-import { intervals } from '../lib/prometheus';
-import { SAMPLE_MS, sample, samplesOf } from '../lib/sampler';
+import { endpointHistory } from '../lib/endpoint-metrics';
 import { Link, setQuery, useLocation } from '../router';
 import { mapLimit } from './registry';
 
@@ -154,7 +154,7 @@ function EndpointDetail({ name }: { name: string }) {
           <ErrorBox error={deployment.error} />
           {deployment.data ? <Variants endpoint={e} variants={deployment.data.variants} /> : <Loading what="variants" />}
           <h2>Traffic</h2>
-          <Charts endpoint={name} />
+          <Charts endpoint={name} variant={String(((e.ProductionVariants as Obj[] | undefined)?.[0]?.VariantName) ?? 'AllTraffic')} />
           <h2>Test request</h2>
           <TestBox endpoint={name} inService={status === 'InService'} contentTypes={deployment.data?.variants.flatMap((v) => v.contentTypes) ?? []} />
         </>
@@ -212,40 +212,64 @@ function Variants({ endpoint, variants }: { endpoint: Obj; variants: Deployed[] 
   );
 }
 
-function Charts({ endpoint }: { endpoint: string }) {
-  const [, setTick] = useState(0);
-  const [error, setError] = useState<unknown>();
-  const take = () =>
-    sample([endpoint]).then(
-      () => {
-        setError(undefined);
-        setTick((t) => t + 1);
-      },
-      (err) => setError(err),
-    );
-  useEffect(() => {
-    void take();
-  }, [endpoint]);
-  useInterval(take, SAMPLE_MS);
-  const points = intervals(samplesOf(endpoint));
-  const x = points.map((p) => p.t);
-  const series = useMemo(() => ({ colors: ['#2563eb', '#dc2626', '#d97706', '#059669'] }), []);
+const RANGES: ReadonlyArray<readonly [label: string, seconds: number]> = [
+  ['1 hour', 3600],
+  ['3 hours', 3 * 3600],
+  ['1 day', 86_400],
+];
+/** The history is read again this often while the page is open (data points arrive a minute at a time). */
+const REFRESH_MS = 30_000;
+
+function Charts({ endpoint, variant }: { endpoint: string; variant: string }) {
+  const { query } = useLocation();
+  const range = Number(query.get('range') ?? 3600);
+  const history = useAsync((signal) => endpointHistory(endpoint, variant, range, signal), [endpoint, variant, range]);
+  useInterval(history.reload, REFRESH_MS);
+  const h = history.data;
+  const colors = useMemo(() => ['#2563eb', '#dc2626', '#d97706', '#059669'], []);
+  const total = h ? h.invocations.reduce((a, b) => a + b, 0) : 0;
   return (
-    <div class="charts" data-samples={points.length}>
-      <ErrorBox error={error} title="Could not read /metrics" />
-      <Chart title="Invocations" unit="per min" x={x} series={[{ label: 'invocations', color: series.colors[0]!, values: points.map((p) => p.invocationsPerMin) }]} />
-      <Chart title="Errors (4xx + 5xx)" unit="per min" x={x} series={[{ label: 'errors', color: series.colors[1]!, values: points.map((p) => p.errorsPerMin) }]} />
-      <Chart title="Throttles" unit="per min" x={x} series={[{ label: 'throttled', color: series.colors[2]!, values: points.map((p) => p.throttlesPerMin) }]} />
-      <Chart
-        title="Latency"
-        unit="ms"
-        x={x}
-        series={[
-          { label: 'model', color: series.colors[3]!, values: points.map((p) => p.latencyMs) },
-          { label: 'overhead', color: series.colors[0]!, values: points.map((p) => p.overheadMs) },
-        ]}
-      />
-      <p class="muted small">Sampled from /metrics every {SAMPLE_MS / 1000} s while this page is open.</p>
+    <div class="charts" data-invocations={total} data-points={h?.x.length ?? 0}>
+      <div class="toolbar">
+        {RANGES.map(([label, seconds]) => (
+          <button key={label} type="button" aria-pressed={seconds === range} onClick={() => setQuery({ range: String(seconds) }, true)}>
+            {label}
+          </button>
+        ))}
+        <button type="button" class="refresh" onClick={history.reload}>
+          Refresh
+        </button>
+      </div>
+      <ErrorBox error={history.error} title="Could not read the endpoint's metrics" />
+      {h ? (
+        <>
+          <Chart title="Invocations" unit="per period" x={h.x} series={[{ label: 'invocations', color: colors[0]!, values: h.invocations }]} />
+          <Chart
+            title="Errors"
+            unit="per period"
+            x={h.x}
+            series={[
+              { label: '4xx', color: colors[2]!, values: h.errors4xx },
+              { label: '5xx', color: colors[1]!, values: h.errors5xx },
+            ]}
+          />
+          <Chart
+            title="Latency"
+            unit="ms"
+            x={h.x}
+            series={[
+              { label: 'model (average)', color: colors[3]!, values: h.modelLatency },
+              { label: 'model (p99)', color: colors[1]!, values: h.modelLatencyP99 },
+              { label: 'overhead (average)', color: colors[0]!, values: h.overheadLatency },
+            ]}
+          />
+        </>
+      ) : (
+        <Loading what="metrics" />
+      )}
+      <p class="muted small">
+        CloudWatch's AWS/SageMaker metrics of variant {variant}, one data point a minute (written as each minute ends); read again every {REFRESH_MS / 1000} s.
+      </p>
     </div>
   );
 }
