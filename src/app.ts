@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
-import { Authorizer } from './auth/authorizer.js';
+import { Authorizer, deniedMessage } from './auth/authorizer.js';
+import { sagemakerActions } from './auth/actions/sagemaker.js';
 import { roleMayRead, roleMayWrite } from './auth/s3-access.js';
 import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
@@ -30,6 +31,10 @@ import { ContainersFileReader } from './inference/runtimes/container/containers-
 import { createRuntimeHandlers } from './services/runtime/index.js';
 import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
+import type { SageMakerHandlers } from './generated/sagemaker/handlers.js';
+import { pipelineExecutionKind } from './pipelines/executor.js';
+import { canRun } from './pipelines/step-work.js';
+import { Wakeups } from './pipelines/wakeups.js';
 import { EndpointDeployments } from './services/sagemaker/endpoint-deployments.js';
 import { createInferenceEngine } from './inference/create-engine.js';
 import { JobRunner } from './jobs/runner.js';
@@ -189,6 +194,39 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       ),
     },
   };
+  // Pipeline executions: a kind of the same runner; their steps create jobs through the handlers
+  // below, as a client would. A job's transitions wake the execution waiting on it at once.
+  let sagemakerHandlers: SageMakerHandlers | undefined;
+  const handlers = () => sagemakerHandlers!;
+  const wakeups = new Wakeups();
+  runner.subscribe(async (_tx, e) => wakeups.jobMoved(e.id));
+  const pipelines = {
+    runner,
+    wakeups,
+    blobs: storage.blobs,
+    canRun: (type: string) => canRun(handlers(), type),
+    kind: runner.register(
+      pipelineExecutionKind({
+        deps,
+        blobs: storage.blobs,
+        handlers,
+        wakeups,
+        log: logger,
+        pollMs: Math.min(1000, Math.max(50, (config.jobLeaseSeconds * 1000) / 4)),
+        access: authorizer.enabled
+          ? {
+              denied(role, operation, input, p) {
+                const { action, resources } = sagemakerActions(operation, input, p);
+                const refused = resources.find((r) => !authorizer.roleMay(role, action, r, p.region));
+                return refused === undefined ? undefined : deniedMessage(role, action, refused, 'ImplicitDeny');
+              },
+              mayRead: (role, uri, region) => roleMayRead(authorizer, role, uri, region),
+            }
+          : undefined,
+      }),
+    ),
+  };
+  sagemakerHandlers = createSageMakerHandlers(deps, deployments, training, batch, pipelines);
   // Known once both servers listen (port 0 picks them); the console's config and CORS read them then.
   let port = 0;
   let graphPort = 0;
@@ -198,7 +236,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     log: logger,
     sagemaker: new AwsJsonProtocol({
       model: sagemakerModel,
-      handlers: createSageMakerHandlers(deps, deployments, training, batch),
+      handlers: sagemakerHandlers,
     }),
     runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deployments)),
     logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),

@@ -138,3 +138,42 @@ test("the program's directory stays visible in the sandbox when it is under /tmp
   assert.equal(exit.code, 0, lines.join('\n'));
   assert.deepEqual(lines, ['from-script']);
 });
+
+test('a stop that races the start ends the whole sandbox at once', {
+  skip: !sandboxAvailable() && !process.env.CI,
+}, async () => {
+  for (let i = 0; i < 5; i++) {
+    // The job's directory one level down, so that the check below looks at this sandbox only.
+    const parent = mkdtempSync(join(tmpdir(), 'slipway-sandbox-race-'));
+    dirs.push(parent);
+    const root = join(parent, 'job');
+    mkdirSync(root);
+    const controller = new AbortController();
+    const started = Date.now();
+    const exit = runContract({
+      mlRoot: root,
+      argv: ['sleep', '60'],
+      cwd: tmpdir(),
+      env: () => ({}),
+      onLine: () => {},
+      signal: controller.signal,
+      graceMs: 500,
+    });
+    // bwrap is still setting its sandbox up: the stop must not leave the sandbox running.
+    controller.abort();
+    await exit;
+    assert.ok(Date.now() - started < 5000, `ended after ${Date.now() - started} ms`);
+    assert.equal(reapStraySandboxes(parent), 0, 'a sandbox outlived the stop');
+  }
+  const aborted = new AbortController();
+  aborted.abort();
+  const exit = await runContract({
+    mlRoot: jobRoot(),
+    argv: ['sleep', '60'],
+    cwd: tmpdir(),
+    env: () => ({}),
+    onLine: () => {},
+    signal: aborted.signal,
+  });
+  assert.equal(exit.code, null);
+});

@@ -82,6 +82,8 @@ export function runContract(run: ContractRun): Promise<ContractExit> {
   const [file, args] = sandboxed
     ? ['bwrap', [...bwrapArgs(run.mlRoot, run.cwd), '--', ...run.argv]]
     : [run.argv[0]!, run.argv.slice(1)];
+  // Stopped before it started (a stop that raced the job's start): nothing is run at all.
+  if (run.signal?.aborted) return Promise.resolve({ code: null, signal: 'SIGTERM', sandboxed });
   return new Promise((resolve) => {
     let startError: string | undefined;
     const child = spawn(file, args, { cwd: run.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -99,9 +101,15 @@ export function runContract(run: ContractRun): Promise<ContractExit> {
       } catch {}
     };
     let hardKill: NodeJS.Timeout | undefined;
+    // bwrap's sandbox (its pid-namespace init, in a session of its own) can outlive a bwrap killed
+    // while it was still setting up (--die-with-parent is not armed yet): it is found and ended too.
+    const killSandbox = (sig: NodeJS.Signals) => {
+      killGroup(sig);
+      if (sandboxed) reapSandboxOf(run.mlRoot, sig);
+    };
     const onAbort = () => {
-      killGroup('SIGTERM');
-      hardKill = setTimeout(() => killGroup('SIGKILL'), run.graceMs ?? 2000);
+      killSandbox('SIGTERM');
+      hardKill = setTimeout(() => killSandbox('SIGKILL'), run.graceMs ?? 2000);
     };
     if (run.signal?.aborted) onAbort();
     else run.signal?.addEventListener('abort', onAbort, { once: true });
@@ -141,7 +149,15 @@ export function dockerAnswers(): Promise<boolean> {
  * Returns how many were killed. Linux only (reads /proc); elsewhere it does nothing.
  */
 export function reapStraySandboxes(jobsDir: string): number {
-  const marker = `\0--bind\0${jobsDir.replace(/\/+$/, '')}/`;
+  return killBwraps(`\0--bind\0${jobsDir.replace(/\/+$/, '')}/`, 'SIGKILL');
+}
+
+/** Signals the bubblewrap processes whose /opt/ml is exactly `mlRoot` (one job's sandbox). */
+function reapSandboxOf(mlRoot: string, sig: NodeJS.Signals): number {
+  return killBwraps(`\0--bind\0${mlRoot}\0${CONTAINER_ML_ROOT}\0`, sig);
+}
+
+function killBwraps(marker: string, sig: NodeJS.Signals): number {
   let killed = 0;
   let pids: string[] = [];
   try {
@@ -158,7 +174,7 @@ export function reapStraySandboxes(jobsDir: string): number {
     }
     if (!cmd.startsWith('bwrap\0') || !cmd.includes(marker)) continue;
     try {
-      process.kill(Number(pid), 'SIGKILL');
+      process.kill(Number(pid), sig);
       killed++;
     } catch {}
   }

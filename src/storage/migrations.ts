@@ -400,6 +400,48 @@ export const MIGRATIONS: readonly Migration[] = [
     `CREATE INDEX processing_jobs_by_status ON processing_jobs (account_id, region, status, name_key)`,
   ]),
   ...metricsMigrations(),
+  // SageMaker Pipelines (issue 32): pipelines and their executions are ResourceTables (the
+  // definition and the request in doc; an execution's name_key is its id); each step of an
+  // execution is one durable row the executor (src/pipelines) advances: its status and attempt, the
+  // job it started, the Describe snapshot its properties resolve from, its cache key.
+  ddl('0090_pipelines', [
+    ...resourceTable('pipelines'),
+    ...resourceTable('pipeline_executions'),
+    `ALTER TABLE pipeline_executions ADD COLUMN pipeline_key SORTED_TEXT`,
+    `ALTER TABLE pipeline_executions ADD COLUMN client_token TEXT`,
+    `CREATE INDEX pipeline_executions_by_pipeline ON pipeline_executions (account_id, region, pipeline_key, created_at, name_key)`,
+    `CREATE INDEX pipeline_executions_by_arn ON pipeline_executions (account_id, region, arn)`,
+    `CREATE UNIQUE INDEX pipeline_executions_by_token ON pipeline_executions (account_id, region, pipeline_key, client_token)`,
+    `CREATE TABLE pipeline_steps (
+      execution_arn SORTED_TEXT NOT NULL,
+      step_name SORTED_TEXT NOT NULL,
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      pipeline_key SORTED_TEXT NOT NULL,
+      step_type TEXT NOT NULL,
+      status SORTED_TEXT NOT NULL,
+      attempt INTEGER NOT NULL,
+      seq INTEGER NOT NULL,
+      started_at BIGINT,
+      ended_at BIGINT,
+      not_before BIGINT,
+      job_arn SORTED_TEXT,
+      cache_key SORTED_TEXT,
+      callback_token SORTED_TEXT,
+      doc TEXT NOT NULL,
+      PRIMARY KEY (execution_arn, step_name)
+    )`,
+    // A job's step (the runner's transitions wake the execution that waits on it).
+    `CREATE INDEX pipeline_steps_by_job ON pipeline_steps (job_arn)`,
+    // The most recent successful run of a step with the same cache key, per pipeline.
+    `CREATE INDEX pipeline_steps_by_cache ON pipeline_steps (account_id, region, pipeline_key, step_name, cache_key, ended_at)`,
+    `CREATE UNIQUE INDEX pipeline_steps_by_callback ON pipeline_steps (callback_token)`,
+  ]),
+  // Search finds pipelines and their executions.
+  searchSources('0091_search_pipelines', [
+    ['pipelines', 'arn'],
+    ['pipeline_executions', 'arn'],
+  ]),
 ];
 
 /**

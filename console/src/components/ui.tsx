@@ -63,6 +63,11 @@ const STATUS_CLASS: Record<string, string> = {
   Deleting: 'wait',
   SystemUpdating: 'wait',
   RollingBack: 'wait',
+  // Pipelines and their steps.
+  Succeeded: 'ok',
+  Executing: 'wait',
+  Starting: 'wait',
+  Stopping: 'wait',
 };
 
 export function Badge({ status }: { status?: string }) {

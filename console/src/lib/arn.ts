@@ -28,6 +28,10 @@ export function pageOf(arn: string): string | undefined {
       return `/endpoints/${enc(a.resource)}`;
     case 'experiment':
       return `/experiments/${enc(a.resource)}`;
+    case 'pipeline': {
+      const [name, , id] = a.resource.split('/');
+      return id ? `/pipelines/${enc(name!)}/executions/${enc(id)}` : `/pipelines/${enc(name!)}`;
+    }
     case 'training-job':
     case 'transform-job':
     case 'processing-job':

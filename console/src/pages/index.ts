@@ -6,6 +6,7 @@ import { ExperimentsPage } from './experiments';
 import { GraphPage } from './graph';
 import { JobsPage } from './jobs';
 import { LineagePage } from './lineage';
+import { PipelinesPage } from './pipelines';
 import { RegistryPage } from './registry';
 import { SettingsPage } from './settings';
 
@@ -21,6 +22,7 @@ export const PAGES: readonly PageEntry[] = [
   { path: 'registry', nav: 'Model registry', component: RegistryPage },
   { path: 'endpoints', nav: 'Endpoints', component: EndpointsPage },
   { path: 'jobs', nav: 'Jobs', component: JobsPage },
+  { path: 'pipelines', nav: 'Pipelines', component: PipelinesPage },
   { path: 'lineage', nav: 'Lineage', component: LineagePage },
   { path: 'experiments', nav: 'Experiments', component: ExperimentsPage },
   { path: 'graph', nav: 'Graph', component: GraphPage },

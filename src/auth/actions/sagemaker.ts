@@ -24,6 +24,7 @@ const artifact = action('artifact');
 const trainingJob = action('training-job');
 const transformJob = action('transform-job');
 const processingJob = action('processing-job');
+const pipeline = action('pipeline');
 /** A member that always holds an ARN (tags, associations). */
 const arn = (m: string): Ref => ['', m];
 
@@ -87,6 +88,20 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
   DescribeTrial: [trial('TrialName')],
   UpdateTrial: [trial('TrialName')],
   DeleteTrial: [trial('TrialName')],
+  // Pipelines (issue 32): a pipeline by name (or ARN), an execution by its ARN
+  // (`pipeline/<name>/execution/<id>`); a callback token names no resource the caller can see.
+  CreatePipeline: [pipeline('PipelineName')],
+  DescribePipeline: [pipeline('PipelineName')],
+  UpdatePipeline: [pipeline('PipelineName')],
+  DeletePipeline: [pipeline('PipelineName')],
+  StartPipelineExecution: [pipeline('PipelineName')],
+  DescribePipelineExecution: [arn('PipelineExecutionArn')],
+  DescribePipelineDefinitionForExecution: [arn('PipelineExecutionArn')],
+  StopPipelineExecution: [arn('PipelineExecutionArn')],
+  RetryPipelineExecution: [arn('PipelineExecutionArn')],
+  UpdatePipelineExecution: [arn('PipelineExecutionArn')],
+  SendPipelineExecutionStepSuccess: [['pipeline', '*']],
+  SendPipelineExecutionStepFailure: [['pipeline', '*']],
   CreateTrialComponent: [trialComponent('TrialComponentName')],
   DescribeTrialComponent: [trialComponent('TrialComponentName')],
   UpdateTrialComponent: [trialComponent('TrialComponentName')],

@@ -44,6 +44,12 @@ export interface ModelPackageRow extends ResourceRow {
   readonly client_token: string | null;
 }
 
+/** A pipeline execution's row: its pipeline and the ClientRequestToken that started it (issue 32). */
+export interface PipelineExecutionRow extends ResourceRow {
+  readonly pipeline_key: string;
+  readonly client_token: string | null;
+}
+
 export interface Repositories {
   readonly modelPackageGroups: ModelPackageGroupRepository;
   readonly tags: TagRepository;
@@ -54,6 +60,8 @@ export interface Repositories {
   readonly trainingJobs: ResourceTable;
   readonly transformJobs: ResourceTable;
   readonly processingJobs: ResourceTable;
+  readonly pipelines: ResourceTable;
+  readonly pipelineExecutions: ResourceTable<PipelineExecutionRow>;
   readonly lineageEntities: LineageEntityRepository;
   readonly lineageAssociations: LineageAssociationRepository;
   readonly lineageTrialMembers: LineageTrialMemberRepository;
@@ -78,6 +86,8 @@ export function createRepositories(): Repositories {
     trainingJobs: new ResourceTable('training_jobs'),
     transformJobs: new ResourceTable('transform_jobs'),
     processingJobs: new ResourceTable('processing_jobs'),
+    pipelines: new ResourceTable('pipelines'),
+    pipelineExecutions: new ResourceTable<PipelineExecutionRow>('pipeline_executions', ['pipeline_key', 'client_token']),
     lineageEntities: new LineageEntityRepository(),
     lineageAssociations: new LineageAssociationRepository(),
     lineageTrialMembers: new LineageTrialMemberRepository(),

@@ -20,6 +20,8 @@ export type SortKey = 'name' | 'created' | 'status';
 
 export interface ListQuery {
   readonly nameContains?: string;
+  /** Names starting with this (any case). */
+  readonly namePrefix?: string;
   readonly createdAfter?: number;
   readonly createdBefore?: number;
   readonly modifiedAfter?: number;
@@ -116,6 +118,7 @@ export class ResourceTable<Row extends ResourceRow = ResourceRow> {
       params.push(...v);
     };
     if (query.nameContains !== undefined) add(`name_key LIKE ? ${LIKE_ESCAPE}`, `%${escapeLike(query.nameContains.toLowerCase())}%`);
+    if (query.namePrefix !== undefined) add(`name_key LIKE ? ${LIKE_ESCAPE}`, `${escapeLike(query.namePrefix.toLowerCase())}%`);
     if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter);
     if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore);
     if (query.modifiedAfter !== undefined) add('last_modified_at > ?', query.modifiedAfter);

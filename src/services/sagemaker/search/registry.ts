@@ -13,6 +13,8 @@ import { experimentDocument } from '../experiments.js';
 import { modelPackageDocument } from '../model-packages.js';
 import { modelPackageGroupDocument } from '../model-package-groups.js';
 import { processingJobDocument } from '../processing-jobs.js';
+import { pipelineExecutionDocument } from '../pipeline-executions.js';
+import { pipelineDocument } from '../pipelines.js';
 import { trainingJobDocument } from '../training-jobs.js';
 import { transformJobDocument } from '../transform-jobs.js';
 import { trialComponentDocument } from '../trial-components.js';
@@ -26,6 +28,8 @@ export interface SearchableType {
   readonly record: keyof SearchRecord | 'TransformJob' | 'ProcessingJob';
   /** The resource type in its ARNs (`arn:...:<arnType>/<name>`). */
   readonly arnType: string;
+  /** Whether an ARN's resource part is this type's, when types share an arnType (pipelines and their executions). */
+  readonly owns?: (resource: string) => boolean;
   /** Describe-shaped documents of those of `arns` that exist, by ARN (all ARNs of this type and partition). */
   load(q: Queryable, p: Partition, arns: readonly string[]): Promise<Map<string, Doc>>;
   /** Trial components: the trials and experiments they belong to. */
@@ -138,5 +142,26 @@ export function searchableTypes(deps: ServiceDeps): SearchableType[] {
       (q, p, arn) => repos.processingJobs.get(q, p, nameOf(arn).toLowerCase()),
       processingJobDocument,
     ),
+    // Pipelines (`pipeline/<name>`) and their executions (`pipeline/<name>/execution/<id>`).
+    {
+      ...eachType(
+        'Pipeline',
+        'Pipeline',
+        'pipeline',
+        (q, p, arn) => repos.pipelines.get(q, p, nameOf(arn).toLowerCase()),
+        pipelineDocument,
+      ),
+      owns: (resource) => !resource.includes('/'),
+    },
+    {
+      ...eachType(
+        'PipelineExecution',
+        'PipelineExecution',
+        'pipeline',
+        (q, p, arn) => repos.pipelineExecutions.getByArn(q, p, arn),
+        pipelineExecutionDocument,
+      ),
+      owns: (resource) => resource.includes('/execution/'),
+    },
   ];
 }
