@@ -58,16 +58,27 @@ export async function main(argv: string[]): Promise<number | undefined> {
   };
   process.on('SIGHUP', onHup);
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      app.log.info({ signal }, 'shutting down');
-      app.close().then(resolve, (err) => {
-        app.log.error({ err }, 'shutdown failed');
-        process.exitCode = 1;
-        resolve();
-      });
+    let first: number | undefined;
+    const stop = (signal: NodeJS.Signals) => {
+      if (first === undefined) {
+        first = Date.now();
+        app.log.info({ signal }, 'shutting down');
+        app.close().then(resolve, (err) => {
+          app.log.error({ err }, 'shutdown failed');
+          process.exitCode = 1;
+          resolve();
+        });
+        return;
+      }
+      // Ctrl-C under `npm start` reaches the server twice at once (from the terminal and forwarded
+      // by npm): a repeat that close arrives after the first is the same request. A later one
+      // (a second Ctrl-C) stops at once, as a user pressing it again expects.
+      if (Date.now() - first < 1000) return;
+      app.log.warn({ signal }, 'stopping now, without waiting for requests and jobs to finish');
+      process.exit(signal === 'SIGINT' ? 130 : 143);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
   });
   process.off('SIGHUP', onHup);
   return process.exitCode as number | undefined;
