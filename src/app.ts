@@ -79,6 +79,12 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     s3Endpoint: config.s3Endpoint,
     accountId: config.accountId,
     region: config.defaultRegion,
+    gc: {
+      graceMs: config.blobGcGraceSeconds * 1000,
+      intervalMs: config.blobGcIntervalSeconds * 1000,
+      uploadExpiryMs: config.incompleteUploadDays * 86_400_000,
+      log: logger,
+    },
   });
   const deps = {
     db,
@@ -234,6 +240,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   const resumed = await deployments.resume();
   if (resumed > 0) logger.info({ endpoints: resumed }, 'resuming endpoint deployments');
   runner.start();
+  storage.collector?.start();
   // The first training job need not pay for compiling the trainer: one thread is readied a second
   // after start, at nice 19 (SLIPWAY_TRAINER_PREWARM=0 turns this off; the test runner does).
   if (process.env.SLIPWAY_TRAINER_PREWARM !== '0') setTimeout(prewarmTrainer, 1000).unref();
@@ -270,6 +277,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         await deployments.close();
         await engine.close();
         await graph.close();
+        await storage.collector?.close();
         storage.close();
         await db.close();
         logger.info('stopped');

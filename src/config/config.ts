@@ -31,6 +31,19 @@ export interface Config {
   readonly credentialsFile: string | undefined;
   /** Serve without authentication on a non-loopback address (explicitly asked for). */
   readonly allowAnonymous: boolean;
+  // Operating several replicas, storage hygiene and logs (issue 33).
+  /** Concurrency slots of an endpoint a replica holds without heartbeat are released after this long. */
+  readonly slotLeaseSeconds: number;
+  /** In-flight serverless invocations of one account and region, all endpoints together (SageMaker's quota). */
+  readonly serverlessAccountConcurrency: number;
+  /** Orphan blob files last written longer ago than this are removed (embedded object store). */
+  readonly blobGcGraceSeconds: number;
+  /** How often orphan blobs and stale multipart uploads are looked for. */
+  readonly blobGcIntervalSeconds: number;
+  /** Multipart uploads initiated longer ago than this are aborted; 0 keeps them. */
+  readonly incompleteUploadDays: number;
+  /** Log lines: `pretty` (human-readable), `json`, or `auto` (pretty on a terminal, JSON otherwise). */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
 }
 
 export class ConfigError extends Error {}
@@ -52,6 +65,12 @@ const OPTIONS = {
   'job-lease-seconds': { type: 'string' },
   'credentials-file': { type: 'string' },
   'allow-anonymous': { type: 'boolean' },
+  'slot-lease-seconds': { type: 'string' },
+  'serverless-account-concurrency': { type: 'string' },
+  'blob-gc-grace-seconds': { type: 'string' },
+  'blob-gc-interval-seconds': { type: 'string' },
+  'incomplete-upload-days': { type: 'string' },
+  'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -81,6 +100,15 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
                           listens on loopback only
   --allow-anonymous       listen on a non-loopback --host without a credentials file (anyone who reaches
                           the port can do anything; env SLIPWAY_ALLOW_ANONYMOUS=1)
+  --slot-lease-seconds N  with PostgreSQL, endpoint concurrency held by a replica that stops answering is released
+                          after N seconds (default 10; env SLIPWAY_SLOT_LEASE_SECONDS)
+  --serverless-account-concurrency N  in-flight serverless invocations of an account and region, all endpoints
+                          together, before ThrottlingException (default 1000; env SLIPWAY_SERVERLESS_ACCOUNT_CONCURRENCY)
+  --blob-gc-grace-seconds N     object-store files no object refers to are removed once N seconds old (default 900)
+  --blob-gc-interval-seconds N  how often to look for them and for stale multipart uploads (default 3600)
+  --incomplete-upload-days N    abort multipart uploads initiated more than N days ago (default 7; 0: never)
+  --log-format FORMAT     pretty|json|auto: auto prints human-readable lines on a terminal, JSON lines
+                          otherwise (default auto; env SLIPWAY_LOG_FORMAT)
 `;
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
@@ -108,6 +136,12 @@ function positive(name: string, v: string | undefined, dflt: number): number {
   const n = nonNegative(name, v, dflt);
   if (n === 0) throw new ConfigError(`--${name} must be a positive number, got '${v}'`);
   return n;
+}
+
+function logFormat(v: string | undefined): Config['logFormat'] {
+  if (v === undefined || v === '') return 'auto';
+  if (v === 'auto' || v === 'json' || v === 'pretty') return v;
+  throw new ConfigError(`--log-format must be pretty, json or auto, got '${v}'`);
 }
 
 /** Builds the configuration; throws ConfigError with a message for the user on bad input. */
@@ -164,5 +198,19 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     jobLeaseSeconds: positive('job-lease-seconds', str('job-lease-seconds', 'SLIPWAY_JOB_LEASE_SECONDS'), 30),
     credentialsFile: credentialsFile ? resolve(credentialsFile) : undefined,
     allowAnonymous,
+    slotLeaseSeconds: positive('slot-lease-seconds', str('slot-lease-seconds', 'SLIPWAY_SLOT_LEASE_SECONDS'), 10),
+    serverlessAccountConcurrency: positive(
+      'serverless-account-concurrency',
+      str('serverless-account-concurrency', 'SLIPWAY_SERVERLESS_ACCOUNT_CONCURRENCY'),
+      1000,
+    ),
+    blobGcGraceSeconds: nonNegative('blob-gc-grace-seconds', str('blob-gc-grace-seconds', 'SLIPWAY_BLOB_GC_GRACE_SECONDS'), 900),
+    blobGcIntervalSeconds: positive(
+      'blob-gc-interval-seconds',
+      str('blob-gc-interval-seconds', 'SLIPWAY_BLOB_GC_INTERVAL_SECONDS'),
+      3600,
+    ),
+    incompleteUploadDays: nonNegative('incomplete-upload-days', str('incomplete-upload-days', 'SLIPWAY_INCOMPLETE_UPLOAD_DAYS'), 7),
+    logFormat: logFormat(str('log-format', 'SLIPWAY_LOG_FORMAT')),
   });
 }
