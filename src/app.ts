@@ -32,6 +32,8 @@ import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
 import { EndpointDeployments } from './services/sagemaker/endpoint-deployments.js';
 import { createInferenceEngine } from './inference/create-engine.js';
+import { LocalLimiter } from './inference/concurrency/limiter.js';
+import { SharedLimiter } from './inference/concurrency/shared-limiter.js';
 import { JobRunner } from './jobs/runner.js';
 import { createLineageHooks } from './lineage/hooks.js';
 import { openBlobStorage } from './storage/blobs/index.js';
@@ -93,7 +95,14 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     blobs: storage.blobs,
     lineage: createLineageHooks(),
   };
+  // Endpoint limits: counted in memory for one replica (SQLite), shared through PostgreSQL otherwise.
+  const limiterOptions = { accountConcurrency: config.serverlessAccountConcurrency };
+  const limiter =
+    db.dialect === 'postgres'
+      ? await SharedLimiter.open({ ...limiterOptions, db, log: logger, leaseMs: config.slotLeaseSeconds * 1000 })
+      : new LocalLimiter(limiterOptions);
   const engine = createInferenceEngine({
+    limiter,
     blobs: storage.blobs,
     dataDir: config.dataDir,
     idleSeconds: config.serverlessIdleSeconds,
@@ -203,6 +212,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       authorizer,
     });
   } catch (err) {
+    await limiter.close();
     storage.close();
     await db.close();
     throw err;
@@ -219,6 +229,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   } catch (err) {
     awsServer.close();
     await graph.close();
+    await limiter.close();
     await db.close();
     throw err;
   }
@@ -276,6 +287,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         await runner.close();
         await deployments.close();
         await engine.close();
+        await limiter.close();
         await graph.close();
         await storage.collector?.close();
         storage.close();

@@ -16,6 +16,7 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { ArchiveLimits } from './artifact/index.js';
 import { ArtifactCache } from './artifact-cache.js';
 import { type DeployedVariant, DeploymentError, type InferenceEngine, type VariantSpec } from './engine.js';
+import type { ConcurrencyLimiter } from './concurrency/limiter.js';
 import { MetricsRegistry } from './metrics.js';
 import { ServerlessPool } from './pool.js';
 import type { Runtime, RuntimeContext, RuntimeProvider } from './runtime.js';
@@ -48,6 +49,8 @@ export interface InferenceEngineOptions {
   readonly spareThreadSeconds?: number;
   /** Whether to run other images with Docker when an engine is available; default true. */
   readonly docker?: boolean;
+  /** Counts invocations against endpoint and account limits (shared by replicas on PostgreSQL); default: each pool alone. */
+  readonly limiter?: ConcurrencyLimiter;
   /** Providers tried before the built-in ones (tests use this to inject misbehaving models). */
   readonly extraRuntimes?: readonly RuntimeProvider[];
 }
@@ -139,6 +142,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
         idleMs,
         invocationTimeoutMs,
         log,
+        limiter: opts.limiter,
         onStopped: (p) => pools.delete(p),
       });
       pools.add(pool);

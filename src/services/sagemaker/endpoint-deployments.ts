@@ -228,6 +228,12 @@ export class EndpointDeployments {
         const deployed = await this.engine.deploy({
           endpointName,
           variantName: v.VariantName,
+          // MaxConcurrency and ProvisionedConcurrency are the endpoint's, whichever replica serves it;
+          // serverless endpoints also share the account's serverless concurrency.
+          scope: {
+            key: `${p.accountId}|${p.region}|${endpointName.toLowerCase()}|${v.VariantName}`,
+            account: v.ServerlessConfig ? `${p.accountId}|${p.region}` : undefined,
+          },
           containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl, environment: c.environment })),
           serverless: v.ServerlessConfig
             ? {
