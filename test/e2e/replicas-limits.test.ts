@@ -162,7 +162,7 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
     try {
       // A holds both slots with long invocations; B is refused.
       const held = [invoke(ra, 'record:20000'), invoke(ra, 'record:20000')];
-      held.forEach((p) => p.catch(() => undefined));
+      for (const p of held) p.catch(() => undefined);
       const deadline = Date.now() + 10_000;
       while ((await sql.query(`SELECT COALESCE(SUM(slots), 0)::int AS n FROM ${schema}.slot_holds WHERE scope LIKE 'e|%'`)).rows[0].n < MAX) {
         assert.ok(Date.now() < deadline, 'replica A never held both slots');

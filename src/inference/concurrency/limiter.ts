@@ -98,6 +98,10 @@ export class LocalLimiter implements ConcurrencyLimiter {
 /** A pool of its own (a batch transform job's workers): its MaxConcurrency, counted here alone. */
 export function ownHandle(max: number): SlotHandle {
   let inUse = 0;
-  const tryTake = () => (inUse < max ? (inUse++, true) : false);
+  const tryTake = () => {
+    if (inUse >= max) return false;
+    inUse++;
+    return true;
+  };
   return { tryTake, take: () => Promise.resolve(tryTake()), give: () => void inUse--, close: () => {} };
 }
