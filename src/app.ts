@@ -251,6 +251,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   const resumed = await deployments.resume();
   if (resumed > 0) logger.info({ endpoints: resumed }, 'resuming endpoint deployments');
   runner.start();
+  deployments.start();
   storage.collector?.start();
   // The first training job need not pay for compiling the trainer: one thread is readied a second
   // after start, at nice 19 (SLIPWAY_TRAINER_PREWARM=0 turns this off; the test runner does).

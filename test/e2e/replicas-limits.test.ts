@@ -12,7 +12,10 @@ import {
   CreateEndpointCommand,
   CreateEndpointConfigCommand,
   CreateModelCommand,
+  DeleteEndpointCommand,
   SageMakerClient,
+  UpdateEndpointCommand,
+  waitUntilEndpointDeleted,
   waitUntilEndpointInService,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
@@ -153,6 +156,52 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
       assert.ok(Math.max(...peaks) <= MAX, `${Math.max(...peaks)} invocations ran at once (MaxConcurrency ${MAX})`);
     } finally {
       ra.destroy();
+      rb.destroy();
+    }
+  });
+
+  test('an UpdateEndpoint on one replica is served by the other within a bounded time; a delete on one stops the workers of the other', async () => {
+    const sm = new SageMakerClient({ region: REGION, credentials: CREDENTIALS, endpoint: a.endpoint, maxAttempts: 1 });
+    const rb = runtime(b);
+    const text = async (body: string) => {
+      const out = await rb.send(new InvokeEndpointCommand({ EndpointName: 'shared-limit', ContentType: 'text/plain', Body: Buffer.from(body) }));
+      return out.Body ? Buffer.from(out.Body).toString() : '';
+    };
+    try {
+      assert.equal(await text('env:MODEL_VERSION'), '', 'B serves the first model');
+      await sm.send(
+        new CreateModelCommand({
+          ModelName: 'recorder-v2',
+          ExecutionRoleArn: ROLE,
+          PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://limit-models/m.tar.gz', Environment: { MODEL_VERSION: '2' } },
+        }),
+      );
+      await sm.send(
+        new CreateEndpointConfigCommand({
+          EndpointConfigName: 'recorder-v2',
+          ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'recorder-v2', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: MAX } }],
+        }),
+      );
+      await sm.send(new UpdateEndpointCommand({ EndpointName: 'shared-limit', EndpointConfigName: 'recorder-v2' }));
+      await waitUntilEndpointInService({ client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 }, { EndpointName: 'shared-limit' });
+      const updatedAt = Date.now();
+      let seen = '';
+      while (seen !== '2' && Date.now() - updatedAt < 10_000) seen = await text('env:MODEL_VERSION');
+      assert.equal(seen, '2', 'B serves the new model');
+      assert.ok(Date.now() - updatedAt < 5000, `B served the update ${Date.now() - updatedAt} ms after it completed on A`);
+
+      // Deleted on A: B stops its workers (no request needed) within its reconciliation period.
+      assert.ok(children(b.child.pid!).length > 0, 'B runs model workers');
+      await sm.send(new DeleteEndpointCommand({ EndpointName: 'shared-limit' }));
+      await waitUntilEndpointDeleted({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: 'shared-limit' });
+      const deletedAt = Date.now();
+      while (children(b.child.pid!).length > 0 && Date.now() - deletedAt < 10_000) await sleep(100);
+      assert.deepEqual(children(b.child.pid!), [], "B's workers of the deleted endpoint stopped");
+      // Back for the next test.
+      await sm.send(new CreateEndpointCommand({ EndpointName: 'shared-limit', EndpointConfigName: 'recorder' }));
+      await waitUntilEndpointInService({ client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 }, { EndpointName: 'shared-limit' });
+    } finally {
+      sm.destroy();
       rb.destroy();
     }
   });
