@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { Authorizer } from './auth/authorizer.js';
 import { roleMayRead, roleMayWrite } from './auth/s3-access.js';
 import type { Config } from './config/config.js';
@@ -32,6 +32,9 @@ import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
 import { EndpointDeployments } from './services/sagemaker/endpoint-deployments.js';
 import { createInferenceEngine } from './inference/create-engine.js';
+import { observedGraphListener } from './graph/http/graph-operation.js';
+import { Telemetry } from './observability/telemetry.js';
+import { concurrencyCounters, storageCounters } from './observability/server-counters.js';
 import { LocalLimiter } from './inference/concurrency/limiter.js';
 import { SharedLimiter } from './inference/concurrency/shared-limiter.js';
 import { JobRunner } from './jobs/runner.js';
@@ -64,16 +67,21 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 }
 
 export async function startApp(config: Config, log?: Logger): Promise<RunningApp> {
-  const logger = log ?? pino({ level: config.logLevel, base: { service: 'slipway' } });
+  // Metrics, the logger (JSON lines, or readable ones on a terminal) and, if asked for, traces.
+  const telemetry = new Telemetry({ log, level: config.logLevel, format: config.logFormat });
+  const logger = telemetry.log;
+  await telemetry.startTracing(VERSION);
   // Read first: a bad credentials file stops the start before anything is opened.
   const authorizer = config.credentialsFile ? Authorizer.fromFile(config.credentialsFile) : Authorizer.anonymous();
   if (!config.databaseUrl) mkdirSync(config.dataDir, { recursive: true });
-  const db = await openDatabase({
-    url: config.databaseUrl,
-    dataDir: config.dataDir,
-    schema: config.databaseSchema,
-    migrations: MIGRATIONS,
-  });
+  const db = telemetry.database(
+    await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      schema: config.databaseSchema,
+      migrations: MIGRATIONS,
+    }),
+  );
   // Object storage (s3:// URIs): embedded under the data dir, or --s3-endpoint.
   const storage = await openBlobStorage({
     db,
@@ -86,6 +94,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       intervalMs: config.blobGcIntervalSeconds * 1000,
       uploadExpiryMs: config.incompleteUploadDays * 86_400_000,
       log: logger,
+      onRun: storageCounters(telemetry.registry),
     },
   });
   const deps = {
@@ -101,6 +110,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     db.dialect === 'postgres'
       ? await SharedLimiter.open({ ...limiterOptions, db, log: logger, leaseMs: config.slotLeaseSeconds * 1000 })
       : new LocalLimiter(limiterOptions);
+  if (limiter instanceof SharedLimiter) concurrencyCounters(telemetry.registry, limiter.stats);
   const engine = createInferenceEngine({
     limiter,
     blobs: storage.blobs,
@@ -115,6 +125,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     log: logger,
     replicaId: config.replicaId ?? `${hostname()}:${config.dataDir}`,
     leaseMs: config.jobLeaseSeconds * 1000,
+    observer: telemetry.jobs(db),
   });
   const deployments = new EndpointDeployments(deps, engine, logger, runner);
   // Jobs: training, batch transform and processing, each a kind of the same runner. A sandbox a
@@ -185,7 +196,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
-    metrics: () => engine.metrics(),
+    // Endpoint series first (the console reads them), then the server's own.
+    metrics: async () => engine.metrics() + (await telemetry.registry.render()),
+    observe: telemetry.request,
     authorizer,
     console: new ConsoleAssets(fileURLToPath(new URL('../public/console', import.meta.url)), () => ({
       graphPort,
@@ -220,7 +233,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   // The console (served on the AWS port) runs Gremlin queries on the graph port: allow its origin.
   const graphServer = createServer(
     { keepAliveTimeout: 65_000 },
-    withConsoleCors(graph.listener, () => port),
+    withConsoleCors(observedGraphListener(graph.listener, logger, telemetry.request), () => port),
   );
   graphServer.on('upgrade', graph.upgrade);
   try {
@@ -293,6 +306,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         await storage.collector?.close();
         storage.close();
         await db.close();
+        await telemetry.close();
         logger.info('stopped');
       })();
       return closing;

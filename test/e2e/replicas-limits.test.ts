@@ -154,6 +154,11 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
       assert.ok(ran >= MAX, `${ran} ran`);
       assert.equal(outcomes.length - ran, 40 - ran);
       assert.ok(Math.max(...peaks) <= MAX, `${Math.max(...peaks)} invocations ran at once (MaxConcurrency ${MAX})`);
+      // What an operator sees of it: grants through PostgreSQL, throttles, the pool's connections.
+      const metrics = await (await fetch(`${b.endpoint}/metrics`)).text();
+      assert.match(metrics, /^slipway_concurrency_grants_total [1-9]\d*$/m);
+      assert.match(metrics, /^slipway_db_pool_connections\{state="max"\} 10$/m);
+      assert.match(metrics, /^slipway_throttled_invocations_total\{endpoint="shared-limit",variant="AllTraffic"\} [1-9]/m);
     } finally {
       ra.destroy();
       rb.destroy();
