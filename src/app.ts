@@ -197,7 +197,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
     // Endpoint series first (the console reads them), then the server's own.
-    metrics: async () => engine.metrics() + (await telemetry.registry.render()),
+    metrics: async () => Buffer.concat([engine.exposition(), Buffer.from(await telemetry.registry.render())]),
     observe: telemetry.request,
     authorizer,
     console: new ConsoleAssets(fileURLToPath(new URL('../public/console', import.meta.url)), () => ({

@@ -45,7 +45,7 @@ export interface AwsApiOptions {
   /** Extra facts for /_slipway/health. */
   readonly health: () => Record<string, unknown>;
   /** Prometheus text for GET /metrics. */
-  readonly metrics?: () => string | Promise<string>;
+  readonly metrics?: () => string | Buffer | Promise<string | Buffer>;
   /** SigV4 and IAM policies; absent (or anonymous) accepts every request. */
   readonly authorizer?: Authorizer;
   /** The web console's files, served at /console/. */

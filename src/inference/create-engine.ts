@@ -59,6 +59,8 @@ export interface InferenceEngineOptions {
 export interface SlipwayInferenceEngine extends InferenceEngine {
   /** Worker threads alive in the process (all variants, spares included). */
   readonly threadCount: number;
+  /** metrics(), encoded, from bytes kept between scrapes (what GET /metrics sends). */
+  exposition(): Buffer;
 }
 
 const DEFAULT_MEMORY_MB = 2048;
@@ -156,6 +158,10 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
 
     metrics(): string {
       return metrics.render();
+    },
+
+    exposition(): Buffer {
+      return metrics.exposition();
     },
 
     async close(): Promise<void> {
