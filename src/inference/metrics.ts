@@ -100,7 +100,7 @@ export class MetricsRegistry {
     const all = [...this.series.values()];
     const changed = new Set<number>();
     if (all.length !== this.lastCount || this.membership !== this.renderedMembership) {
-      FAMILIES.forEach((_, i) => changed.add(i));
+      for (let i = 0; i < FAMILIES.length; i++) changed.add(i);
       this.lastCount = all.length;
       this.renderedMembership = this.membership;
     }
