@@ -107,7 +107,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   // Endpoint limits: counted in memory for one replica (SQLite), shared through PostgreSQL otherwise.
   const limiterOptions = { accountConcurrency: config.serverlessAccountConcurrency };
   const limiter =
-    db.dialect === 'postgres'
+    db.dialect === 'postgres' && config.endpointLimits === 'shared'
       ? await SharedLimiter.open({ ...limiterOptions, db, log: logger, leaseMs: config.slotLeaseSeconds * 1000 })
       : new LocalLimiter(limiterOptions);
   if (limiter instanceof SharedLimiter) concurrencyCounters(telemetry.registry, limiter.stats);

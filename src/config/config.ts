@@ -32,6 +32,11 @@ export interface Config {
   /** Serve without authentication on a non-loopback address (explicitly asked for). */
   readonly allowAnonymous: boolean;
   // Operating several replicas, storage hygiene and logs (issue 33).
+  /**
+   * `shared`: with PostgreSQL, endpoint limits hold for the endpoint across replicas; `replica`: each
+   * replica counts alone (as before; for comparison and for replicas that must not wait on the database).
+   */
+  readonly endpointLimits: 'shared' | 'replica';
   /** Concurrency slots of an endpoint a replica holds without heartbeat are released after this long. */
   readonly slotLeaseSeconds: number;
   /** In-flight serverless invocations of one account and region, all endpoints together (SageMaker's quota). */
@@ -66,6 +71,7 @@ const OPTIONS = {
   'credentials-file': { type: 'string' },
   'allow-anonymous': { type: 'boolean' },
   'slot-lease-seconds': { type: 'string' },
+  'endpoint-limits': { type: 'string' },
   'serverless-account-concurrency': { type: 'string' },
   'blob-gc-grace-seconds': { type: 'string' },
   'blob-gc-interval-seconds': { type: 'string' },
@@ -100,6 +106,9 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
                           listens on loopback only
   --allow-anonymous       listen on a non-loopback --host without a credentials file (anyone who reaches
                           the port can do anything; env SLIPWAY_ALLOW_ANONYMOUS=1)
+  --endpoint-limits shared|replica  with PostgreSQL, whether MaxConcurrency, ProvisionedConcurrency and the
+                          account's serverless concurrency hold for each endpoint across replicas (shared,
+                          the default) or per replica (env SLIPWAY_ENDPOINT_LIMITS)
   --slot-lease-seconds N  with PostgreSQL, endpoint concurrency held by a replica that stops answering is released
                           after N seconds (default 10; env SLIPWAY_SLOT_LEASE_SECONDS)
   --serverless-account-concurrency N  in-flight serverless invocations of an account and region, all endpoints
@@ -136,6 +145,12 @@ function positive(name: string, v: string | undefined, dflt: number): number {
   const n = nonNegative(name, v, dflt);
   if (n === 0) throw new ConfigError(`--${name} must be a positive number, got '${v}'`);
   return n;
+}
+
+function endpointLimits(v: string | undefined): Config['endpointLimits'] {
+  if (v === undefined || v === '' || v === 'shared') return 'shared';
+  if (v === 'replica') return 'replica';
+  throw new ConfigError(`--endpoint-limits must be shared or replica, got '${v}'`);
 }
 
 function logFormat(v: string | undefined): Config['logFormat'] {
@@ -198,6 +213,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     jobLeaseSeconds: positive('job-lease-seconds', str('job-lease-seconds', 'SLIPWAY_JOB_LEASE_SECONDS'), 30),
     credentialsFile: credentialsFile ? resolve(credentialsFile) : undefined,
     allowAnonymous,
+    endpointLimits: endpointLimits(str('endpoint-limits', 'SLIPWAY_ENDPOINT_LIMITS')),
     slotLeaseSeconds: positive('slot-lease-seconds', str('slot-lease-seconds', 'SLIPWAY_SLOT_LEASE_SECONDS'), 10),
     serverlessAccountConcurrency: positive(
       'serverless-account-concurrency',

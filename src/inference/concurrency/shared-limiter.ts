@@ -34,6 +34,8 @@ interface Scope {
   inUse: number;
   /** Slots of this scope held in the database (never fewer there than here). */
   held: number;
+  /** Most slots in use at once since the last linger check: what stays held. */
+  peak: number;
   linger: NodeJS.Timeout | undefined;
   /** Warm scopes: the ProvisionedConcurrency asked for, and who is told about the share. */
   warmTarget: number;
@@ -152,7 +154,7 @@ export class SharedLimiter implements ConcurrencyLimiter {
   #scope(key: string, max: number): Scope {
     let s = this.#scopes.get(key);
     if (!s) {
-      s = { key, max, inUse: 0, held: 0, linger: undefined, warmTarget: 0, warmListeners: new Set() };
+      s = { key, max, inUse: 0, held: 0, peak: 0, linger: undefined, warmTarget: 0, warmListeners: new Set() };
       this.#scopes.set(key, s);
     }
     return s;
@@ -169,8 +171,8 @@ export class SharedLimiter implements ConcurrencyLimiter {
       if (ep.inUse >= ep.held || ep.inUse >= scope.max) return false;
       if (acct && acct.inUse >= acct.held) return false;
       if (Date.now() >= this.#validUntil) return false;
-      ep.inUse++;
-      if (acct) acct.inUse++;
+      if (++ep.inUse > ep.peak) ep.peak = ep.inUse;
+      if (acct && ++acct.inUse > acct.peak) acct.peak = acct.inUse;
       return true;
     };
     return {
@@ -326,7 +328,7 @@ export class SharedLimiter implements ConcurrencyLimiter {
       const s = w.scopes[i]!;
       if (s.inUse >= s.held || s.inUse >= w.maxes[i]!) return false;
     }
-    for (const s of w.scopes) s.inUse++;
+    for (const s of w.scopes) if (++s.inUse > s.peak) s.peak = s.inUse;
     return true;
   }
 
@@ -382,12 +384,19 @@ export class SharedLimiter implements ConcurrencyLimiter {
     }).catch(() => undefined);
   }
 
-  /** After a slot falls idle: give idle slots back once they stayed unused for the linger time. */
+  /**
+   * After a slot falls idle: give back the slots that stayed unused for a whole linger period (a
+   * replica under steady load keeps what it uses and asks PostgreSQL nothing).
+   */
   #lingerThenTrim(s: Scope): void {
     if (s.linger || s.warmTarget > 0 || s.inUse >= s.held || this.#closed) return;
+    s.peak = s.inUse;
     s.linger = setTimeout(() => {
       s.linger = undefined;
-      if (s.inUse < s.held) void this.#serialize(() => this.#put(s, s.inUse)).catch(() => undefined);
+      const keep = Math.max(s.inUse, s.peak);
+      s.peak = s.inUse;
+      if (keep < s.held) void this.#serialize(() => this.#put(s, keep)).catch(() => undefined);
+      else this.#lingerThenTrim(s);
     }, this.#lingerMs);
     s.linger.unref();
   }
