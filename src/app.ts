@@ -113,6 +113,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   if (limiter instanceof SharedLimiter) concurrencyCounters(telemetry.registry, limiter.stats);
   const engine = createInferenceEngine({
     limiter,
+    latencyBuckets: config.endpointLatencyBuckets,
     blobs: storage.blobs,
     dataDir: config.dataDir,
     idleSeconds: config.serverlessIdleSeconds,

@@ -47,6 +47,8 @@ export interface Config {
   readonly blobGcIntervalSeconds: number;
   /** Multipart uploads initiated longer ago than this are aborted; 0 keeps them. */
   readonly incompleteUploadDays: number;
+  /** /metrics: endpoint latencies as histograms with buckets rather than summaries (sum, count). */
+  readonly endpointLatencyBuckets: boolean;
   /** Log lines: `pretty` (human-readable), `json`, or `auto` (pretty on a terminal, JSON otherwise). */
   readonly logFormat: 'auto' | 'json' | 'pretty';
 }
@@ -77,6 +79,7 @@ const OPTIONS = {
   'blob-gc-interval-seconds': { type: 'string' },
   'incomplete-upload-days': { type: 'string' },
   'log-format': { type: 'string' },
+  'endpoint-latency-buckets': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -116,6 +119,9 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
   --blob-gc-grace-seconds N     object-store files no object refers to are removed once N seconds old (default 900)
   --blob-gc-interval-seconds N  how often to look for them and for stale multipart uploads (default 3600)
   --incomplete-upload-days N    abort multipart uploads initiated more than N days ago (default 7; 0: never)
+  --endpoint-latency-buckets  /metrics gives each endpoint's ModelLatency, OverheadLatency and ModelSetupTime
+                          as histograms with 18 buckets (default: summaries, their sum and count; 20 times
+                          fewer series with many endpoints; env SLIPWAY_ENDPOINT_LATENCY_BUCKETS=1)
   --log-format FORMAT     pretty|json|auto: auto prints human-readable lines on a terminal, JSON lines
                           otherwise (default auto; env SLIPWAY_LOG_FORMAT)
 `;
@@ -228,5 +234,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     ),
     incompleteUploadDays: nonNegative('incomplete-upload-days', str('incomplete-upload-days', 'SLIPWAY_INCOMPLETE_UPLOAD_DAYS'), 7),
     logFormat: logFormat(str('log-format', 'SLIPWAY_LOG_FORMAT')),
+    endpointLatencyBuckets:
+      values['endpoint-latency-buckets'] === true || /^(1|true|yes)$/i.test(env.SLIPWAY_ENDPOINT_LATENCY_BUCKETS ?? ''),
   });
 }

@@ -51,6 +51,8 @@ export interface InferenceEngineOptions {
   readonly docker?: boolean;
   /** Counts invocations against endpoint and account limits (shared by replicas on PostgreSQL); default: each pool alone. */
   readonly limiter?: ConcurrencyLimiter;
+  /** Expose endpoint latencies as histograms with buckets (default: summaries, sum and count). */
+  readonly latencyBuckets?: boolean;
   /** Providers tried before the built-in ones (tests use this to inject misbehaving models). */
   readonly extraRuntimes?: readonly RuntimeProvider[];
 }
@@ -76,7 +78,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     maxIdle: opts.spareThreads ?? 2,
     log,
   });
-  const metrics = new MetricsRegistry();
+  const metrics = new MetricsRegistry({ buckets: opts.latencyBuckets });
   const containers = new ContainersFileReader(opts.containerConfigPath ?? process.env.SLIPWAY_CONTAINERS_FILE);
   const providers: RuntimeProvider[] = [
     ...(opts.extraRuntimes ?? []),

@@ -28,3 +28,14 @@ test('kept exposition bytes follow every change, arrival and departure', () => {
   // Every family still has its HELP and TYPE once.
   assert.equal(text.match(/^# TYPE slipway_invocations_total counter$/gm)?.length, 1);
 });
+
+test('latencies are summaries (sum, count) unless buckets are asked for', () => {
+  for (const buckets of [false, true]) {
+    const r = new MetricsRegistry({ buckets });
+    r.attach('a', 'AllTraffic', { ...gauges }).modelLatency.observe(0.003);
+    const text = r.render();
+    assert.match(text, new RegExp(`^# TYPE slipway_model_latency_seconds ${buckets ? 'histogram' : 'summary'}$`, 'm'));
+    assert.match(text, /^slipway_model_latency_seconds_count\{endpoint="a",variant="AllTraffic"\} 1$/m);
+    assert.equal(/slipway_model_latency_seconds_bucket\{.*le="0.005"\} 1/.test(text), buckets);
+  }
+});
