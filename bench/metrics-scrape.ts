@@ -2,7 +2,7 @@
 // invocation counters, latency and cold-start histograms), as a Prometheus scrape sees it: the
 // time from the request to the last byte, over a kept-alive connection; idle, and while 10 of the
 // endpoints take traffic (their series change between scrapes).
-// Run: npm run build && node dist/bench/metrics-scrape.js [--endpoints 1000] [--scrapes 200]
+// Run: npm run build && node dist/bench/metrics-scrape.js [--endpoints 1000] [--scrapes 200] [--buckets]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,12 @@ import { parseArgs } from 'node:util';
 import { load, percentile, sagemaker, sleep, slipway } from './support.js';
 
 const { values } = parseArgs({
-  options: { endpoints: { type: 'string', default: '1000' }, scrapes: { type: 'string', default: '200' } },
+  options: {
+    endpoints: { type: 'string', default: '1000' },
+    scrapes: { type: 'string', default: '200' },
+    // Endpoint latencies as histograms with buckets (--endpoint-latency-buckets) rather than summaries.
+    buckets: { type: 'boolean', default: false },
+  },
 });
 const endpoints = Number(values.endpoints);
 const scrapes = Number(values.scrapes);
@@ -20,7 +25,13 @@ const IMAGE = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.
 const report = (s: string) => console.log(s);
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-'));
-const s = await slipway(dir, ['--log-level', 'warn', '--serverless-idle-seconds', '3600']);
+const s = await slipway(dir, [
+  '--log-level',
+  'warn',
+  '--serverless-idle-seconds',
+  '3600',
+  ...(values.buckets ? ['--endpoint-latency-buckets'] : []),
+]);
 const base = `http://127.0.0.1:${s.port}`;
 try {
   await fetch(`${base}/bench-models`, { method: 'PUT' });
