@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { Authorizer, deniedMessage } from './auth/authorizer.js';
 import { sagemakerActions } from './auth/actions/sagemaker.js';
 import { roleMayRead, roleMayWrite } from './auth/s3-access.js';
@@ -37,6 +37,11 @@ import { canRun } from './pipelines/step-work.js';
 import { Wakeups } from './pipelines/wakeups.js';
 import { EndpointDeployments } from './services/sagemaker/endpoint-deployments.js';
 import { createInferenceEngine } from './inference/create-engine.js';
+import { observedGraphListener } from './graph/http/graph-operation.js';
+import { Telemetry } from './observability/telemetry.js';
+import { concurrencyCounters, storageCounters } from './observability/server-counters.js';
+import { LocalLimiter } from './inference/concurrency/limiter.js';
+import { SharedLimiter } from './inference/concurrency/shared-limiter.js';
 import { JobRunner } from './jobs/runner.js';
 import { createLineageHooks } from './lineage/hooks.js';
 import { openBlobStorage } from './storage/blobs/index.js';
@@ -84,16 +89,21 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 }
 
 export async function startApp(config: Config, log?: Logger): Promise<RunningApp> {
-  const logger = log ?? pino({ level: config.logLevel, base: { service: 'slipway' } });
+  // Metrics, the logger (JSON lines, or readable ones on a terminal) and, if asked for, traces.
+  const telemetry = new Telemetry({ log, level: config.logLevel, format: config.logFormat });
+  const logger = telemetry.log;
+  await telemetry.startTracing(VERSION);
   // Read first: a bad credentials file stops the start before anything is opened.
   const authorizer = config.credentialsFile ? Authorizer.fromFile(config.credentialsFile) : Authorizer.anonymous();
   if (!config.databaseUrl) mkdirSync(config.dataDir, { recursive: true });
-  const db = await openDatabase({
-    url: config.databaseUrl,
-    dataDir: config.dataDir,
-    schema: config.databaseSchema,
-    migrations: MIGRATIONS,
-  });
+  const db = telemetry.database(
+    await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      schema: config.databaseSchema,
+      migrations: MIGRATIONS,
+    }),
+  );
   // Object storage (s3:// URIs): embedded under the data dir, or --s3-endpoint.
   const storage = await openBlobStorage({
     db,
@@ -101,6 +111,13 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     s3Endpoint: config.s3Endpoint,
     accountId: config.accountId,
     region: config.defaultRegion,
+    gc: {
+      graceMs: config.blobGcGraceSeconds * 1000,
+      intervalMs: config.blobGcIntervalSeconds * 1000,
+      uploadExpiryMs: config.incompleteUploadDays * 86_400_000,
+      log: logger,
+      onRun: storageCounters(telemetry.registry),
+    },
   });
   const deps = {
     db,
@@ -112,7 +129,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   // The metrics store (CloudWatch, SageMaker Metrics) and what writes to it besides clients:
   // endpoint counters a minute at a time, training jobs' metrics as they are read off their output.
   const metrics = createMetrics({ db, log: logger, retentionDays: config.metricsRetentionDays });
-  const registry = new MetricsRegistry();
+  const registry = new MetricsRegistry({ buckets: config.endpointLatencyBuckets });
   const recorder = config.endpointMetrics
     ? new EndpointMetricsRecorder({
         registry,
@@ -124,8 +141,17 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   // Temporary credentials (STS): kept in the database, verified by the authorizer.
   const sessions = new SessionStore(db);
   authorizer.useSessions(sessions);
+  // Endpoint limits: counted in memory for one replica (SQLite), shared through PostgreSQL otherwise.
+  const limiterOptions = { accountConcurrency: config.serverlessAccountConcurrency };
+  const limiter =
+    db.dialect === 'postgres' && config.endpointLimits === 'shared'
+      ? await SharedLimiter.open({ ...limiterOptions, db, log: logger, leaseMs: config.slotLeaseSeconds * 1000 })
+      : new LocalLimiter(limiterOptions);
+  if (limiter instanceof SharedLimiter) concurrencyCounters(telemetry.registry, limiter.stats);
   const engine = createInferenceEngine({
     registry,
+    limiter,
+    latencyBuckets: config.endpointLatencyBuckets,
     blobs: storage.blobs,
     dataDir: config.dataDir,
     idleSeconds: config.serverlessIdleSeconds,
@@ -138,6 +164,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     log: logger,
     replicaId: config.replicaId ?? `${hostname()}:${config.dataDir}`,
     leaseMs: config.jobLeaseSeconds * 1000,
+    observer: telemetry.jobs(db),
   });
   const deployments = new EndpointDeployments(deps, engine, logger, runner);
   // Jobs: training, batch transform and processing, each a kind of the same runner. A sandbox a
@@ -253,7 +280,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     sagemakerMetrics: new RestJsonProtocol(sagemakerMetricsModel, createSageMakerMetricsHandlers(deps, metrics)),
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
-    metrics: () => engine.metrics(),
+    // Endpoint series first (the console reads them), then the server's own.
+    metrics: async () => Buffer.concat([engine.exposition(), Buffer.from(await telemetry.registry.render())]),
+    observe: telemetry.request,
     authorizer,
     console: new ConsoleAssets(fileURLToPath(new URL('../public/console', import.meta.url)), () => ({
       graphPort,
@@ -280,6 +309,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       authorizer,
     });
   } catch (err) {
+    await limiter.close();
     storage.close();
     await db.close();
     throw err;
@@ -287,7 +317,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   // The console (served on the AWS port) runs Gremlin queries on the graph port: allow its origin.
   const graphServer = createServer(
     { keepAliveTimeout: 65_000 },
-    withConsoleCors(graph.listener, () => port),
+    withConsoleCors(observedGraphListener(graph.listener, logger, telemetry.request), () => port),
   );
   graphServer.on('upgrade', graph.upgrade);
   try {
@@ -296,6 +326,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   } catch (err) {
     awsServer.close();
     await graph.close();
+    await limiter.close();
     await db.close();
     throw err;
   }
@@ -320,6 +351,8 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   metrics.maintenance.start();
   recorder?.start();
   const stopSessionExpiry = expireSessions(sessions, logger);
+  deployments.start();
+  storage.collector?.start();
   // The first training job need not pay for compiling the trainer: one thread is readied a second
   // after start, at nice 19 (SLIPWAY_TRAINER_PREWARM=0 turns this off; the test runner does).
   if (process.env.SLIPWAY_TRAINER_PREWARM !== '0') setTimeout(prewarmTrainer, 1000).unref();
@@ -363,9 +396,12 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         await engine.close();
         await metrics.maintenance.close();
         stopSessionExpiry();
+        await limiter.close();
         await graph.close();
+        await storage.collector?.close();
         storage.close();
         await db.close();
+        await telemetry.close();
         logger.info('stopped');
       })();
       return closing;

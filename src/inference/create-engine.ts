@@ -16,6 +16,7 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { ArchiveLimits } from './artifact/index.js';
 import { ArtifactCache } from './artifact-cache.js';
 import { type DeployedVariant, DeploymentError, type InferenceEngine, type VariantSpec } from './engine.js';
+import type { ConcurrencyLimiter } from './concurrency/limiter.js';
 import { MetricsRegistry } from './metrics.js';
 import { ServerlessPool } from './pool.js';
 import type { Runtime, RuntimeContext, RuntimeProvider } from './runtime.js';
@@ -48,6 +49,10 @@ export interface InferenceEngineOptions {
   readonly spareThreadSeconds?: number;
   /** Whether to run other images with Docker when an engine is available; default true. */
   readonly docker?: boolean;
+  /** Counts invocations against endpoint and account limits (shared by replicas on PostgreSQL); default: each pool alone. */
+  readonly limiter?: ConcurrencyLimiter;
+  /** Expose endpoint latencies as histograms with buckets (default: summaries, sum and count). */
+  readonly latencyBuckets?: boolean;
   /** Providers tried before the built-in ones (tests use this to inject misbehaving models). */
   readonly extraRuntimes?: readonly RuntimeProvider[];
   /** The per-variant counters (/metrics; the metrics store's endpoint recorder reads them too). */
@@ -58,6 +63,8 @@ export interface InferenceEngineOptions {
 export interface SlipwayInferenceEngine extends InferenceEngine {
   /** Worker threads alive in the process (all variants, spares included). */
   readonly threadCount: number;
+  /** metrics(), encoded, from bytes kept between scrapes (what GET /metrics sends). */
+  exposition(): Buffer;
 }
 
 const DEFAULT_MEMORY_MB = 2048;
@@ -73,7 +80,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     maxIdle: opts.spareThreads ?? 2,
     log,
   });
-  const metrics = opts.registry ?? new MetricsRegistry();
+  const metrics = opts.registry ?? new MetricsRegistry({ buckets: opts.latencyBuckets });
   const containers = new ContainersFileReader(opts.containerConfigPath ?? process.env.SLIPWAY_CONTAINERS_FILE);
   const providers: RuntimeProvider[] = [
     ...(opts.extraRuntimes ?? []),
@@ -141,6 +148,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
         idleMs,
         invocationTimeoutMs,
         log,
+        limiter: opts.limiter,
         onStopped: (p) => pools.delete(p),
       });
       pools.add(pool);
@@ -154,6 +162,10 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
 
     metrics(): string {
       return metrics.render();
+    },
+
+    exposition(): Buffer {
+      return metrics.exposition();
     },
 
     async close(): Promise<void> {

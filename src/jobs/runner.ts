@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { forUpdate } from '../storage/db/dialect.js';
 import type { Database, Queryable } from '../storage/db/types.js';
+import { JobFailure } from './job-failure.js';
 import * as store from './store.js';
 import type { ItemRow } from './store.js';
 import {
@@ -13,6 +14,7 @@ import {
   JobAbort,
   JobExistsError,
   type JobKind,
+  type JobObserver,
   LeaseLostError,
   type RunContext,
   type SubmitOptions,
@@ -31,6 +33,8 @@ export interface JobRunnerOptions {
   readonly leaseMs?: number;
   /** How often to look for queued work, expired leases and stop requests (default min(1 s, lease / 4)). */
   readonly pollMs?: number;
+  /** Told when runs start and end (metrics, traces). */
+  readonly observer?: JobObserver;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds of different payload types share one registry.
@@ -46,6 +50,8 @@ interface LocalRun {
   rerun: boolean;
   lost: boolean;
   done?: Promise<void>;
+  /** The status the item ended with here (for the observer). */
+  status?: string;
 }
 
 const key = (kind: string, id: string) => `${kind}\u0000${id}`;
@@ -61,6 +67,7 @@ export class JobRunner {
   /** Items this replica claimed in a caller's transaction, started once that transaction is seen committed. */
   readonly #pending = new Map<string, { kind: AnyKind; id: string; token: string; at: number }>();
   readonly #listeners: TransitionListener[] = [];
+  readonly #observer: JobObserver | undefined;
   #timer: NodeJS.Timeout | undefined;
   #started = false;
   #closed = false;
@@ -76,6 +83,7 @@ export class JobRunner {
     this.replicaId = o.replicaId;
     this.leaseMs = o.leaseMs ?? 30_000;
     this.#pollMs = o.pollMs ?? Math.min(1000, Math.max(20, this.leaseMs / 4));
+    this.#observer = o.observer;
   }
 
   /** Declares a kind; do it before start(). */
@@ -271,11 +279,12 @@ export class JobRunner {
   }
 
   /** Ends an item through its kind's end(), in tx: the kind's final state, its transition, done. */
-  async #end(tx: Queryable, kind: AnyKind, row: ItemRow, why: EndReason): Promise<void> {
+  async #end(tx: Queryable, kind: AnyKind, row: ItemRow, why: EndReason): Promise<string> {
     const final = await kind.end(tx, toItem(row), why);
     const now = Date.now();
     await this.#record(tx, kind.name, row.item_id, row.payload, final.status, final.message, now);
     await store.markDone(tx, kind.name, row.item_id, now);
+    return final.status;
   }
 
   async #poll(): Promise<void> {
@@ -360,11 +369,18 @@ export class JobRunner {
       timeout.unref();
     }
     if (row.stop_requested === 1) run.controller.abort(new JobAbort('stop', 'Stop requested.'));
+    const observed = this.#observer?.started(
+      kind.name,
+      row.item_id,
+      row.attempts,
+      row.attempts <= 1 ? Math.max(0, Date.now() - row.submitted_at) : undefined,
+    );
     run.done = this.#execute(run, row)
       .catch((err) => this.#log.error({ err, kind: kind.name, id: row.item_id }, 'job runner could not end a run'))
       .finally(() => {
         clearInterval(heartbeat);
         clearTimeout(timeout);
+        observed?.(run.lost ? 'lost' : (run.status ?? 'requeued'));
         if (this.#running.get(k) === run) this.#running.delete(k);
         // A slot is free: take the next queued item.
         this.wake();
@@ -439,8 +455,13 @@ export class JobRunner {
         const why: EndReason = reason
           ? { cause: reason.cause === 'stop' ? 'stopped' : reason.cause === 'timeout' ? 'timeout' : 'shutdown', message: reason.message }
           : { cause: 'error', message: error instanceof Error ? error.message : String(error), error };
-        if (threw && !reason) this.#log.warn({ err: error, kind: kind.name, id: run.id }, 'job run failed');
-        await this.#fenced(run, (tx, current) => this.#end(tx, kind, current, why));
+        // A failure the job's user can act on (JobFailure: a bad hyperparameter, a missing input) is
+        // the job's outcome, not the server's fault: info, without a stack. Anything else is a fault.
+        if (threw && !reason) {
+          if (error instanceof JobFailure) this.#log.info({ kind: kind.name, id: run.id, reason: error.message }, 'job failed');
+          else this.#log.error({ err: error, kind: kind.name, id: run.id }, 'job run failed unexpectedly');
+        }
+        run.status = await this.#fenced(run, (tx, current) => this.#end(tx, kind, current, why));
         return;
       }
       // Resolved without finishing (or finished with a rerun pending): end it, or run again.
@@ -459,6 +480,7 @@ export class JobRunner {
       transition: (tx, status, message) => this.#record(tx, run.kind.name, run.id, row.payload, status, message, Date.now()),
       finish: async (tx, status, message) => {
         if (status) await this.#record(tx, run.kind.name, run.id, row.payload, status, message, Date.now());
+        run.status = status ?? run.status ?? 'done';
         const current = (await store.getItem(tx, run.kind.name, run.id, true))!;
         return this.#finishIn(tx, run, current);
       },

@@ -36,6 +36,15 @@ export interface ChunkSignatures {
   trailer(signature: string, trailerHash: string): boolean;
 }
 
+/**
+ * What a protocol that reads and writes the socket itself (S3) reports back about the request, for
+ * the request's log line, metrics and trace: the operation it ran and the error code it answered.
+ */
+export interface RequestRecord {
+  operation: string | undefined;
+  errorCode: string | undefined;
+}
+
 export interface RequestContext {
   readonly requestId: string;
   /** Account that owns the resources (from --account-id). */
@@ -53,4 +62,6 @@ export interface RequestContext {
   readonly chunkSignatures?: ChunkSignatures;
   /** Authentication failed: the protocol answers with this error in its own format, and nothing else. */
   readonly rejected?: ServiceError;
+  /** Filled in by raw protocols (S3) as they learn the operation and its outcome. */
+  readonly record?: RequestRecord;
 }

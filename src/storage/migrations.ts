@@ -442,6 +442,22 @@ export const MIGRATIONS: readonly Migration[] = [
     ['pipelines', 'arn'],
     ['pipeline_executions', 'arn'],
   ]),
+  // Endpoint concurrency shared by replicas on PostgreSQL (src/inference/concurrency): each replica's
+  // hold of a scope's slots (an endpoint's MaxConcurrency, the account's serverless concurrency, an
+  // endpoint's ProvisionedConcurrency), alive while its lease runs and its session's advisory lock
+  // (lock_a, lock_b) is held. Unused on SQLite, where one replica counts in memory.
+  ddl('0100_slot_holds', [
+    `CREATE TABLE slot_holds (
+      scope SORTED_TEXT NOT NULL,
+      holder SORTED_TEXT NOT NULL,
+      slots INTEGER NOT NULL,
+      lock_a BIGINT NOT NULL,
+      lock_b BIGINT NOT NULL,
+      lease_until BIGINT NOT NULL,
+      PRIMARY KEY (scope, holder)
+    )`,
+    `CREATE INDEX slot_holds_by_holder ON slot_holds (holder, scope)`,
+  ]),
 ];
 
 /**

@@ -52,7 +52,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         assert.equal(d.ModelPackageGroupStatus, 'Completed');
         assert.ok(d.CreationTime instanceof Date);
         assert.ok(Math.abs(d.CreationTime.getTime() - before) < 60_000);
-        assert.deepEqual(d.CreatedBy, {});
+        assert.deepEqual(d.CreatedBy, { IamIdentity: { Arn: `arn:aws:iam::${ACCOUNT}:root`, PrincipalId: ACCOUNT } });
       }
 
       await sm.send(new DeleteModelPackageGroupCommand({ ModelPackageGroupName: 'xgboost-abalone' }));

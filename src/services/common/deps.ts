@@ -32,7 +32,15 @@ export interface LineageHooks {
   endpointDeployed(
     tx: Queryable,
     p: Partition,
-    e: { name: string; arn: string; modelPackageArns: string[]; containers: Array<{ image: string; modelDataUrl?: string }>; at: number },
+    e: {
+      name: string;
+      arn: string;
+      modelPackageArns: string[];
+      containers: Array<{ image: string; modelDataUrl?: string }>;
+      /** CreationTime of the endpoint: an endpoint created again under its old name is a new incarnation. */
+      createdAt: number;
+      at: number;
+    },
   ): Promise<void>;
 }
 

@@ -60,7 +60,11 @@ export interface PageRequest {
 
 type Tags = readonly { Key: string; Value: string }[] | undefined;
 
-/** CreatedBy / LastModifiedBy: Slipway has no Studio user profiles to name. */
+/**
+ * CreatedBy / LastModifiedBy of lineage entities, experiments and the like: SageMaker names a Studio
+ * user profile there and nothing else (IamIdentity is recorded for model packages and groups only,
+ * see user-context.ts); Slipway has no Studio user profiles to name.
+ */
 export const NO_USER = {};
 
 export function toDate(ms: number | undefined | null): Date | undefined {

@@ -124,6 +124,7 @@ export class S3Api implements RawProtocolHandler {
       const xmlReq = { method: req.method ?? 'GET', path, query, headers: req.headers };
       const { op, labels } = this.protocol.match(xmlReq);
       opName = op.name;
+      if (ctx.record) ctx.record.operation = op.name;
       const input = this.protocol.bindInput(op, xmlReq, labels);
       const gate = ctx.gate;
       if (gate) {
@@ -173,6 +174,7 @@ export class S3Api implements RawProtocolHandler {
       }
     } catch (err) {
       const e = err instanceof ServiceError ? err : internal(err, ctx, opName);
+      if (ctx.record) ctx.record.errorCode = e.code;
       response = xmlError(e, ctx.requestId, hostId, head);
       // The body was not (fully) read: closing is cheaper than draining up to 5 GiB we will not keep.
       if (!req.complete && !head) response.headers.connection = 'close';

@@ -66,6 +66,21 @@ export class ResourceTable<Row extends ResourceRow = ResourceRow> {
     );
   }
 
+  /** Rows of these names (absent ones are left out), up to 500 names per query. */
+  async getMany(q: Queryable, p: Partition, nameKeys: readonly string[]): Promise<Row[]> {
+    const out: Row[] = [];
+    for (let i = 0; i < nameKeys.length; i += 500) {
+      const chunk = nameKeys.slice(i, i + 500);
+      out.push(
+        ...(await q.all<Row & Record<string, unknown>>(
+          `SELECT ${this.columns} FROM ${this.table} WHERE account_id = ? AND region = ? AND name_key IN (${chunk.map(() => '?').join(', ')})`,
+          [p.accountId, p.region, ...chunk],
+        )),
+      );
+    }
+    return out;
+  }
+
   async getByArn(q: Queryable, p: Partition, arn: string): Promise<Row | undefined> {
     return q.get<Row & Record<string, unknown>>(
       `SELECT ${this.columns} FROM ${this.table} WHERE account_id = ? AND region = ? AND arn = ?`,
