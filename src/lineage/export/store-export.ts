@@ -18,13 +18,21 @@ const ASSOCIATION_RANGE = 2_500;
 
 type Pending = { resolve(r: ExportReply): void; reject(e: Error): void; worker: number };
 
-/** The lineage of `partition` in the SQLite database `file`, written by `threads` threads. */
+export interface StoreExportOptions {
+  /** export threads (default: the cores, at most 4) */
+  readonly threads?: number;
+  /** rowids a task reads (default ENTITY_RANGE and ASSOCIATION_RANGE; tests make them small) */
+  readonly rangeRows?: number;
+}
+
+/** The lineage of `partition` in the SQLite database `file`, written by export threads. */
 export function renderedStore(
   file: string,
   partition: Partition,
   format: ExportFormat,
-  threads = Math.min(4, availableParallelism()),
+  options: StoreExportOptions = {},
 ): RenderedLineage {
+  const threads = options.threads ?? Math.min(4, availableParallelism());
   const data: ExportWorkerData = { file, accountId: partition.accountId, region: partition.region, format };
   const workers = Array.from(
     { length: Math.max(1, threads) },
@@ -94,10 +102,10 @@ export function renderedStore(
   }
   return {
     async *nodes() {
-      for await (const r of ranges('entities', ENTITY_RANGE)) if ('texts' in r) yield r;
+      for await (const r of ranges('entities', options.rangeRows ?? ENTITY_RANGE)) if ('texts' in r) yield r;
     },
     async *edges() {
-      for await (const r of ranges('associations', ASSOCIATION_RANGE)) if ('text' in r) yield r;
+      for await (const r of ranges('associations', options.rangeRows ?? ASSOCIATION_RANGE)) if ('text' in r) yield r;
     },
     async close() {
       failure ??= new Error('the export was closed');
