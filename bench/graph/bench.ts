@@ -141,6 +141,7 @@ async function bulkLoad(run: number): Promise<number> {
   });
   await jobs.init();
   const t = performance.now();
+  const c0 = process.cpuUsage();
   const id = await jobs.start({
     source: 's3://export/lineage/',
     format: 'csv',
@@ -164,6 +165,7 @@ async function bulkLoad(run: number): Promise<number> {
     await new Promise((r) => setTimeout(r, 20));
   }
   const loadMs = performance.now() - t;
+  const cpu = process.cpuUsage(c0);
   const counts = await new GraphReader(gdb).counts();
   await jobs.close();
   await gdb.close();
@@ -178,7 +180,7 @@ async function bulkLoad(run: number): Promise<number> {
   const rate = records / (loadMs / 1000);
   console.log(
     `bulk load: ${overall.status}, ${records} records (${counts.vertices} vertices, ${counts.edges} edges, ${counts.vertexProperties} vertex properties) ` +
-      `in ${secs(loadMs)} s = ${Math.round(rate).toLocaleString('en-US')} records/s, load average ${loadavg()[0]!.toFixed(2)}`,
+      `in ${secs(loadMs)} s = ${Math.round(rate).toLocaleString('en-US')} records/s (process CPU ${secs((cpu.user + cpu.system) / 1000)} s), load average ${loadavg()[0]!.toFixed(2)}`,
   );
   return rate;
 }

@@ -227,15 +227,24 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
       });
     }
 
-    // the model packed while the step is recorded
-    const packed = model && packFiles([{ name: model.fileName, bytes: model.bytes }]);
-    packed?.catch(() => {});
-    await step('Uploading', 'Uploading generated training model');
+    // The built-in algorithm's model is packed and stored while the step is recorded (both wait
+    // for a disk sync); a custom image's model directory is packed from disk after it.
+    const builtinUpload =
+      model &&
+      packFiles([{ name: model.fileName, bytes: model.bytes }]).then((gz) =>
+        o.blobs.put(modelUri, gz, { contentType: 'application/x-tar' }),
+      );
+    builtinUpload?.catch(() => {});
     const uploaded: string[] = [];
     try {
-      await o.blobs.put(modelUri, packed ? await packed : packDirectory(join(mlRoot, 'model')), {
-        contentType: 'application/x-tar',
-      });
+      await step('Uploading', 'Uploading generated training model');
+    } catch (e) {
+      if (builtinUpload) await builtinUpload.then(() => o.blobs.delete(modelUri)).catch(() => {});
+      throw e;
+    }
+    try {
+      if (builtinUpload) await builtinUpload;
+      else await o.blobs.put(modelUri, packDirectory(join(mlRoot, 'model')), { contentType: 'application/x-tar' });
       uploaded.push(modelUri);
       if (!builtin && (await readdir(join(mlRoot, 'output/data'))).length > 0) {
         const outputUri = modelUri.replace(/model\.tar\.gz$/, 'output.tar.gz');
