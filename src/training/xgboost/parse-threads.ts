@@ -21,9 +21,12 @@ interface Reply {
   buf?: Uint8Array;
 }
 
-/** `n` parsing threads, until `close()` gives them back to the histogram threads' pool. */
+/**
+ * `n` parsing threads, until `close()` gives them back to the histogram threads' pool. They are
+ * borrowed at the first block sent: a channel of one block (a small job's) is read where it is.
+ */
 export function parseThreads(n: number): ParseThreads & { close(): void } {
-  const workers: Worker[] = borrowWorkers(n);
+  let workers: Worker[] = [];
   const load = new Array<number>(n).fill(0);
   const dead = new Array<Error | undefined>(n).fill(undefined);
   const waiting = new Map<number, Waiting>();
@@ -36,7 +39,11 @@ export function parseThreads(n: number): ParseThreads & { close(): void } {
       w.reject(e);
     }
   };
-  workers.forEach((w, k) => {
+  const borrow = () => {
+    workers = borrowWorkers(n);
+    workers.forEach(listen);
+  };
+  const listen = (w: Worker, k: number) => {
     w.on('message', (m: Reply) => {
       if (m.parsed === undefined) return;
       const entry = waiting.get(m.parsed);
@@ -48,10 +55,11 @@ export function parseThreads(n: number): ParseThreads & { close(): void } {
     });
     w.on('error', (e) => failThread(k, e));
     w.on('exit', (code) => failThread(k, new Error(`a parsing thread exited (code ${code})`)));
-  });
+  };
   return {
     size: n,
     parse(spec: BlockSpec, buf: Uint8Array, start: number, end: number) {
+      if (workers.length === 0) borrow();
       let k = -1;
       for (let i = 0; i < n; i++) if (dead[i] === undefined && (k < 0 || load[i] < load[k])) k = i;
       if (k < 0) return Promise.reject(dead[0] as Error);
