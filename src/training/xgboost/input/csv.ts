@@ -14,6 +14,7 @@
 import { parseDmlcFloat } from './dmlc-float.js';
 import { TrainingInputError } from './errors.js';
 import type { BlockError } from './blocks.js';
+import { csvKernel } from './csv-kernel.js';
 import type { DenseRows } from './matrix-builder.js';
 
 const PREFERRED = [',', '\t', ';', ' ', ':'];
@@ -87,10 +88,10 @@ function isBlank(buf: Uint8Array, start: number, end: number): boolean {
  * number of lines, or the first malformed line's error (its line counted from 1 in this block), or
  * `wider` when a row is wider than `out` can be.
  *
- * A cell of the usual form (sign, at most 15 integer and 15 fraction digits, no exponent) is read
- * in the same pass that finds its end, with dmlc-core's arithmetic (dmlc-float.ts: the integer part
- * and fraction digits as doubles, each rounded to float, summed in float); anything else goes
- * through parseDmlcFloat and the checks below.
+ * Runs of whole lines of usual cells (sign, at most 15 integer and 15 fraction digits, no exponent),
+ * as many as the matrix is wide, are read by the WebAssembly kernel (csv-kernel.ts); a line it
+ * stops at is read here, its usual cells in the same pass that finds their end, with dmlc-core's
+ * arithmetic (dmlc-float.ts), anything else through parseDmlcFloat and the checks below.
  */
 export function parseCsvLines(
   out: DenseRows,
@@ -103,9 +104,25 @@ export function parseCsvLines(
 ): { lines: number; error?: BlockError; wider?: boolean } {
   const collapse = delimiter === 0x20 || delimiter === 0x09;
   const skip = weights ? 2 : 1;
+  // the kernel reads rows without weights; it is worth its copy of the block from a few lines on
+  const kernel = weights || delimiter === 0 || end - start < 4096 ? null : csvKernel();
+  kernel?.load(buf, start, end);
+  /** lines to read here before the kernel is tried again (after it read none) */
+  let here = 0;
   let line = 0;
   let p = start;
   while (p < end) {
+    if (kernel && here === 0 && out.width > 0) {
+      const r = kernel.rows(p - start, end - start, out.width, delimiter);
+      if (r.rows > 0) {
+        out.appendRows(kernel.cells(r.rows, out.width), kernel.labels(r.rows, out.width), r.rows);
+        line += r.rows;
+        p = start + r.pos;
+        continue;
+      }
+      here = 16;
+    }
+    if (here > 0) here--;
     line++;
     let e = buf.indexOf(0x0a, p);
     if (e < 0 || e > end) e = end;

@@ -152,6 +152,8 @@ export interface DenseRows {
   widen(to: number, partial: boolean): boolean;
   /** ends the row being written: its cells `filled`.. (up to the width) become missing */
   endRow(filled: number, label: number, weight: number | undefined): void;
+  /** appends `rows` whole rows at the current width (no weights): their cells and labels */
+  appendRows(cells: Float32Array, labels: Float32Array, rows: number): void;
 }
 
 /**
@@ -185,6 +187,14 @@ export class DenseBuilder implements DenseRows {
     }
     this.meta.add(label, weight);
     this.store.length = this.meta.numRows * w;
+  }
+
+  appendRows(cells: Float32Array, labels: Float32Array, rows: number): void {
+    const at = this.meta.numRows * this.width;
+    this.store.reserve(at + rows * this.width, 'feature matrix');
+    this.store.data.set(cells.subarray(0, rows * this.width), at);
+    this.meta.append(labels.subarray(0, rows), undefined);
+    this.store.length = this.meta.numRows * this.width;
   }
 
   /** Append one row: `width` values from values[0..width), NaN = missing. */
@@ -273,6 +283,11 @@ export class DenseWindow implements DenseRows {
   beginRow(): void {}
   widen(): boolean {
     return false;
+  }
+  appendRows(cells: Float32Array, labels: Float32Array, rows: number): void {
+    this.cells.set(cells.subarray(0, rows * this.width), this.numRows * this.width);
+    this.labels.set(labels.subarray(0, rows), this.numRows);
+    this.numRows += rows;
   }
   endRow(filled: number, label: number, weight: number | undefined): void {
     const w = this.width;

@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { parseThreads } from '../parse-threads.js';
 import type { DMatrix } from '../types.js';
+import { parseDmlcFloat } from './dmlc-float.js';
 import { TrainingInputError } from './errors.js';
 import { type ChannelFile, type ReadChannelOptions, readChannel } from './read-channel.js';
 
@@ -334,5 +335,54 @@ describe('blocks parsed on threads', () => {
       { contentType: 'libsvm', ...onThreads },
       /w\.libsvm, line 151: this row has an instance weight but earlier rows have none/,
     );
+  });
+});
+
+describe('the WebAssembly kernel for plain rows', () => {
+  test('reads what parseDmlcFloat reads, and leaves every other line to the reader', async () => {
+    let s = 99;
+    const rnd = () => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+    const digitsOf = (n: number) => Array.from({ length: n }, () => Math.floor(rnd() * 10)).join('');
+    const cell = (): string => {
+      const r = rnd();
+      if (r < 0.7)
+        return `${rnd() < 0.3 ? '-' : ''}${digitsOf(1 + Math.floor(rnd() * 3))}.${digitsOf(Math.floor(rnd() * 8))}`;
+      if (r < 0.75) return `${digitsOf(14 + Math.floor(rnd() * 4))}.${digitsOf(14 + Math.floor(rnd() * 4))}`;
+      if (r < 0.78) return `+.${digitsOf(3)}`;
+      if (r < 0.8) return `${digitsOf(2)}.`;
+      if (r < 0.83) return `${digitsOf(1)}.${digitsOf(2)}e${rnd() < 0.5 ? '-' : ''}${digitsOf(1)}`;
+      if (r < 0.85) return '';
+      if (r < 0.87) return 'nan';
+      if (r < 0.89) return ` ${digitsOf(2)}`;
+      return digitsOf(1 + Math.floor(rnd() * 6));
+    };
+    const lines: string[] = [];
+    const expected: (number | null)[][] = [];
+    const labels: number[] = [];
+    const enc = new TextEncoder();
+    const num = (t: string) => parseDmlcFloat(enc.encode(t), 0, enc.encode(t).length);
+    for (let r = 0; r < 4000; r++) {
+      const cells = Array.from({ length: 6 }, cell);
+      const label = `${digitsOf(1)}.${digitsOf(3)}`;
+      lines.push(`${label},${cells.join(',')}${rnd() < 0.05 ? '\r' : ''}`);
+      labels.push(num(label) as number);
+      expected.push(
+        cells.map((c) => {
+          const v = c.trim() === '' ? undefined : num(c);
+          return v === undefined || Number.isNaN(v) ? null : v;
+        }),
+      );
+    }
+    const text = lines.join('\n');
+    for (const options of [{}, { blockBytes: 8192 }, { threads: parseThreads(2), blockBytes: 8192 }]) {
+      const m = await readChannel([file('k.csv', text, 1000)], { contentType: 'csv', ...options });
+      options.threads?.close();
+      assert.equal(m.numCols, 6);
+      assert.deepEqual(Array.from(m.labels), labels);
+      assert.deepEqual(rowsOf(m), expected);
+    }
   });
 });
