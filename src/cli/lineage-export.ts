@@ -2,6 +2,7 @@
 // files (Gremlin or openCypher CSV) to a directory or an s3:// prefix, from Slipway's database
 // or from a SageMaker account, and optionally loads them into a Neptune-compatible endpoint.
 // https://docs.aws.amazon.com/neptune/latest/userguide/bulk-load.html
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   exportLineage,
@@ -9,13 +10,12 @@ import {
   type ExportOutput,
   type ExportProgress,
 } from '../lineage/export/exporter.js';
-import { awsLineageSource } from '../lineage/export/aws-source.js';
-import { loadIntoNeptune } from '../lineage/export/neptune-load.js';
 import type { LineageSource } from '../lineage/export/model.js';
 import { blobOutput, directoryOutput } from '../lineage/export/outputs.js';
 import { storeLineageSource } from '../lineage/export/store-source.js';
 import type { S3BlobStore } from '../storage/blobs/s3-blob-store.js';
 import { openDatabase } from '../storage/db/index.js';
+import { DEFAULT_SQLITE_FILE } from '../storage/db/sqlite.js';
 import type { Database } from '../storage/db/types.js';
 import { MIGRATIONS } from '../storage/migrations.js';
 
@@ -112,16 +112,25 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
     const region = s('region') ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1';
     const sourceName = s('source') ?? 'store';
     if (sourceName === 'aws') {
+      // Imported on demand, as the S3 SDK below: the SageMaker SDK costs a store export start-up time.
+      const { awsLineageSource } = await import('../lineage/export/aws-source.js');
       source = await awsLineageSource({ region, endpoint: s('endpoint-url') });
     } else if (sourceName === 'store') {
       const accountId = s('account-id') ?? env.SLIPWAY_ACCOUNT_ID ?? '000000000000';
+      const url = s('database-url') ?? (env.SLIPWAY_DATABASE_URL || undefined);
+      const dataDir = s('data-dir') ?? env.SLIPWAY_DATA_DIR ?? '.slipway';
       db = await openDatabase({
-        url: s('database-url') ?? (env.SLIPWAY_DATABASE_URL || undefined),
-        dataDir: s('data-dir') ?? env.SLIPWAY_DATA_DIR ?? '.slipway',
+        url,
+        dataDir,
         schema: s('database-schema') ?? (env.SLIPWAY_DATABASE_SCHEMA || undefined),
         migrations: MIGRATIONS,
       });
-      source = storeLineageSource(db, { accountId, region });
+      // SQLite: read and written on several threads, each with a connection of its own
+      source = storeLineageSource(
+        db,
+        { accountId, region },
+        { sqliteFile: url ? undefined : join(dataDir, DEFAULT_SQLITE_FILE) },
+      );
     } else {
       throw new UsageError(`--source must be store or aws, got '${sourceName}'`);
     }
@@ -152,6 +161,7 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
         throw new UsageError('--load needs an s3:// --out that the graph database can read');
       const key = env.AWS_ACCESS_KEY_ID;
       const secret = env.AWS_SECRET_ACCESS_KEY;
+      const { loadIntoNeptune } = await import('../lineage/export/neptune-load.js');
       const outcome = await loadIntoNeptune({
         endpoint: load,
         source: output.location,

@@ -1,9 +1,7 @@
 // The `slipway` command: `slipway serve [options]` (the default) runs the server;
 // `slipway lineage export` writes lineage as graph bulk-load files.
-import { CredentialsError } from '../auth/credentials.js';
+// Each command imports what it runs when it runs: `lineage export` does not load the server.
 import { ConfigError, SERVE_USAGE, loadConfig } from '../config/config.js';
-import { startApp } from '../app.js';
-import { lineageExportCommand } from './lineage-export.js';
 
 const USAGE = `Usage: slipway <command> [options]
 
@@ -21,7 +19,10 @@ export async function main(argv: string[]): Promise<number | undefined> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command === 'lineage' && args[0] === 'export') return lineageExportCommand(args.slice(1));
+  if (command === 'lineage' && args[0] === 'export') {
+    const { lineageExportCommand } = await import('./lineage-export.js');
+    return lineageExportCommand(args.slice(1));
+  }
   if (command !== 'serve') {
     process.stderr.write(`slipway: unknown command '${command}'\n\n${USAGE}`);
     return 2;
@@ -36,6 +37,10 @@ export async function main(argv: string[]): Promise<number | undefined> {
     }
     throw err;
   }
+  const [{ startApp }, { CredentialsError }] = await Promise.all([
+    import('../app.js'),
+    import('../auth/credentials.js'),
+  ]);
   // Signals are handled from before the server starts: one that arrives while it starts (a
   // supervisor stopping it early) stops it as soon as it is up, instead of killing it half-started.
   let app: Awaited<ReturnType<typeof startApp>> | undefined;

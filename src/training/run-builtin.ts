@@ -1,8 +1,11 @@
 // The built-in XGBoost algorithm as a job step: the TypeScript trainer in a worker thread (the event
-// loop keeps serving while it trains), its evaluation lines into the job's log as they come.
+// loop keeps serving while it trains), its channels streamed to it from S3 as it asks for them,
+// its evaluation lines into the job's log as they come, its model file back as bytes.
+import type { Readable } from 'node:stream';
 import { JobFailure } from '../jobs/job-failure.js';
 import { IdleWorkers } from './idle-workers.js';
 import type { JobLog } from './job-output.js';
+import { sendStream } from './port-stream.js';
 import type { XGBoostWorkerInput, XGBoostWorkerMessage } from './xgboost-worker.js';
 
 const ENTRY = new URL('./xgboost-worker.js', import.meta.url);
@@ -37,19 +40,30 @@ export function prewarmTrainer(): void {
 /** Threads waiting for a job (for tests). */
 export const idleTrainers = (): number => trainers.size;
 
-/** A job for the trainer thread (what it is sent), and what stays on this side: its log and stop signal. */
+/**
+ * A job for the trainer thread (what it is sent), and what stays on this side: its log, its stop
+ * signal, and how to read its channels' files (S3 objects) when the trainer asks for them.
+ */
 export interface BuiltinRun extends XGBoostWorkerInput {
   readonly log: JobLog;
   readonly onLine: (line: string) => void;
   readonly signal: AbortSignal;
+  readonly open: (channel: string, index: number) => Promise<Readable | AsyncIterable<Uint8Array>>;
 }
 
-/** Trains; resolves when `xgboost-model` is in modelDir, throws JobFailure otherwise. */
-export function runBuiltinXGBoost(r: BuiltinRun): Promise<void> {
-  const { log: _log, onLine: _onLine, signal: _signal, ...input } = r;
+/** The model file the trainer wrote (`xgboost-model`, as the image's container writes it). */
+export interface BuiltinModel {
+  readonly fileName: string;
+  readonly bytes: Uint8Array;
+}
+
+/** Trains; resolves with the model file, throws JobFailure otherwise. */
+export function runBuiltinXGBoost(r: BuiltinRun): Promise<BuiltinModel> {
+  const { log: _log, onLine: _onLine, signal: _signal, open: _open, ...input } = r;
   return new Promise((resolve, reject) => {
     const worker = trainers.take();
     let settled = false;
+    let model: BuiltinModel | undefined;
     /** `keep`: the thread finished its job cleanly and can train the next one. */
     const settle = (err?: Error, keep = false) => {
       if (settled) return;
@@ -58,7 +72,7 @@ export function runBuiltinXGBoost(r: BuiltinRun): Promise<void> {
       if (keep) trainers.give(worker);
       else void worker.terminate();
       if (err) reject(err);
-      else resolve();
+      else resolve(model as BuiltinModel);
     };
     const onAbort = () => settle(r.signal.reason instanceof Error ? r.signal.reason : new Error('stopped'));
     r.signal.addEventListener('abort', onAbort, { once: true });
@@ -66,8 +80,19 @@ export function runBuiltinXGBoost(r: BuiltinRun): Promise<void> {
       if (m.t === 'line') {
         r.log.write(m.line);
         r.onLine(m.line);
-      } else if (m.t === 'done') settle(undefined, true);
-      else if (m.t === 'error') {
+      } else if (m.t === 'open') {
+        const port = m.port;
+        r.open(m.channel, m.index).then(
+          (source) => sendStream(port, source),
+          (e: unknown) => {
+            port.postMessage({ error: e instanceof Error ? e.message : String(e) });
+            port.close();
+          },
+        );
+      } else if (m.t === 'done') {
+        model = { fileName: m.fileName, bytes: m.bytes };
+        settle(undefined, true);
+      } else if (m.t === 'error') {
         r.log.write(`${m.kind === 'client' ? 'ClientError' : 'AlgorithmError'}: ${m.message}`);
         settle(new JobFailure(`${m.kind === 'client' ? 'ClientError' : 'AlgorithmError'}: ${m.message}`), true);
       }

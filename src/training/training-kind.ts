@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Partition } from '../domain/arn.js';
 import type { Channel } from '../generated/sagemaker/shapes.js';
-import { packDirectory } from '../inference/artifact/tar-writer.js';
+import { packDirectory, packFiles } from '../inference/artifact/tar-writer.js';
 import { type ContainersFileReader, findContainerEntry } from '../inference/runtimes/container/containers-file.js';
 import { parseContainerVersion } from '../inference/runtimes/xgboost/serving.js';
 import { checkRoleAccess, type JobAccess } from '../jobs/job-access.js';
@@ -20,12 +20,12 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Queryable } from '../storage/db/types.js';
 import type { ResourceRow } from '../storage/repositories/resource-table.js';
 import { dockerAnswers } from '../sandbox/sandbox.js';
-import { ChannelError, downloadChannel, resolveChannel } from './channels.js';
+import { type ChannelObject, ChannelError, downloadChannel, resolveChannel } from './channels.js';
 import { failureReason, JobFailure, uploadFailure } from '../jobs/job-failure.js';
 import type { Metrics } from '../metrics/index.js';
 import { type AppendLogs, evaluationMetrics, JobLog, MetricSeries, metricMatchers } from './job-output.js';
 import { JobMetricsPublisher } from './job-metrics.js';
-import { runBuiltinXGBoost } from './run-builtin.js';
+import { type BuiltinModel, runBuiltinXGBoost } from './run-builtin.js';
 import { runContainerTraining } from './run-container.js';
 import {
   advance,
@@ -168,13 +168,16 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         `ClientError: Image "${image}" cannot be run: it is not a SageMaker XGBoost algorithm image, it is not in the containers file (--containers-file), and no Docker engine answers.`,
       );
     }
-    for (const d of ['input/config', 'input/data', 'model', 'output/data', 'output/intermediate']) {
-      await mkdir(join(mlRoot, d), { recursive: true });
+    // the built-in algorithm reads its channels from S3 as it trains: it needs no directories
+    if (!builtin) {
+      for (const d of ['input/config', 'input/data', 'model', 'output/data', 'output/intermediate']) {
+        await mkdir(join(mlRoot, d), { recursive: true });
+      }
     }
 
     await step('Downloading', 'Downloading input data');
     const channels = created.InputDataConfig ?? [];
-    const files: Record<string, string[]> = {};
+    const objects: Record<string, ChannelObject[]> = {};
     const modelUri = modelArtifactUri(created.OutputDataConfig.S3OutputPath, name);
     checkRoleAccess(
       o.access,
@@ -182,26 +185,36 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
       channels.flatMap((c) => (c.DataSource.S3DataSource ? [c.DataSource.S3DataSource.S3Uri] : [])),
       [modelUri],
     );
-    for (const c of channels)
-      files[c.ChannelName] = await fetchChannel(o, c, p.region, created.RoleArn, mlRoot, !builtin, ctx.signal);
+    for (const c of channels) {
+      if (builtin) objects[c.ChannelName] = await resolveChannel(o.blobs, c, p.region, created.RoleArn);
+      else await fetchChannel(o, c, p.region, created.RoleArn, mlRoot, ctx.signal);
+    }
 
     await step('Training', 'Training image download completed. Training in progress.');
     log.write(`Slipway training job ${name} on ${builtin ? 'the built-in XGBoost algorithm' : image}`);
+    let model: BuiltinModel | undefined;
     if (builtin) {
-      await runBuiltinXGBoost({
+      // DEVIATION(aws): the built-in algorithm streams its channels from S3 while it parses them
+      // (as FastFile mode does), whatever the TrainingInputMode, rather than copying them to disk
+      // first; errors name the files where File mode would put them (/opt/ml/input/data/...).
+      model = await runBuiltinXGBoost({
         image,
         hyperparameters: created.HyperParameters ?? {},
         channels: Object.fromEntries(
           channels.map((c) => [
             c.ChannelName,
-            { files: files[c.ChannelName]!, contentType: c.ContentType, compression: c.CompressionType },
+            {
+              files: objects[c.ChannelName]!.map((x) => `/opt/ml/input/data/${c.ChannelName}/${x.relative}`),
+              contentType: c.ContentType,
+              compression: c.CompressionType,
+            },
           ]),
         ),
-        modelDir: join(mlRoot, 'model'),
         threads: availableParallelism(),
         log,
         onLine,
         signal: ctx.signal,
+        open: (channel, index) => o.blobs.get(objects[channel]![index]!.uri),
       });
     } else {
       await runContainerTraining({
@@ -222,12 +235,26 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
       });
     }
 
-    await step('Uploading', 'Uploading generated training model');
+    // The built-in algorithm's model is packed and stored while the step is recorded (both wait
+    // for a disk sync); a custom image's model directory is packed from disk after it.
+    const builtinUpload =
+      model &&
+      packFiles([{ name: model.fileName, bytes: model.bytes }]).then((gz) =>
+        o.blobs.put(modelUri, gz, { contentType: 'application/x-tar' }),
+      );
+    builtinUpload?.catch(() => {});
     const uploaded: string[] = [];
     try {
-      await o.blobs.put(modelUri, packDirectory(join(mlRoot, 'model')), { contentType: 'application/x-tar' });
+      await step('Uploading', 'Uploading generated training model');
+    } catch (e) {
+      if (builtinUpload) await builtinUpload.then(() => o.blobs.delete(modelUri)).catch(() => {});
+      throw e;
+    }
+    try {
+      if (builtinUpload) await builtinUpload;
+      else await o.blobs.put(modelUri, packDirectory(join(mlRoot, 'model')), { contentType: 'application/x-tar' });
       uploaded.push(modelUri);
-      if ((await readdir(join(mlRoot, 'output/data'))).length > 0) {
+      if (!builtin && (await readdir(join(mlRoot, 'output/data'))).length > 0) {
         const outputUri = modelUri.replace(/model\.tar\.gz$/, 'output.tar.gz');
         await o.blobs.put(outputUri, packDirectory(join(mlRoot, 'output/data')));
         uploaded.push(outputUri);
@@ -279,26 +306,22 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         )
         .catch(() => {});
     }
-    await rm(mlRoot, { recursive: true, force: true });
+    if (!builtin) await rm(mlRoot, { recursive: true, force: true });
   }
 }
 
-/** Resolves a channel and copies it into /opt/ml/input/data/<channel>/; returns the files in order. */
+/** Resolves a channel and copies it into /opt/ml/input/data/<channel>/ (a container's File mode). */
 async function fetchChannel(
   o: TrainingOptions,
   c: Channel,
   region: string,
   roleArn: string,
   mlRoot: string,
-  gunzip: boolean,
   signal: AbortSignal,
-): Promise<string[]> {
+): Promise<void> {
   const objects = await resolveChannel(o.blobs, c, region, roleArn);
   const dir = join(mlRoot, 'input/data', c.ChannelName);
   await mkdir(dir, { recursive: true });
   if (signal.aborted) throw signal.reason;
-  await downloadChannel(o.blobs, objects, dir, gunzip && c.CompressionType === 'Gzip');
-  return objects.map((x) =>
-    join(dir, gunzip && c.CompressionType === 'Gzip' ? x.relative.replace(/\.gz$/, '') : x.relative),
-  );
+  await downloadChannel(o.blobs, objects, dir, c.CompressionType === 'Gzip');
 }

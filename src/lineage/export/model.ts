@@ -3,6 +3,8 @@
 // https://docs.aws.amazon.com/sagemaker/latest/dg/lineage-tracking-entities.html
 // https://docs.aws.amazon.com/neptune/latest/userguide/bulk-load-tutorial-format-gremlin.html
 
+import type { ExportFormat, RenderedLineage } from './exporter.js';
+
 export type NodeKind = 'artifact' | 'trialComponent' | 'action' | 'context';
 
 export interface LineageNode {
@@ -31,6 +33,8 @@ export interface LineageEdge {
 export interface LineageSource {
   nodes(kind: NodeKind): AsyncIterable<readonly LineageNode[]>;
   edges(): AsyncIterable<readonly LineageEdge[]>;
+  /** The files' rows written by the source itself (on several threads), when it can. */
+  rendered?(format: ExportFormat): RenderedLineage | undefined;
   close?(): Promise<void>;
 }
 
