@@ -23,7 +23,9 @@ import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { appendLogs, createLogsHandlers } from './services/logs/index.js';
 import { prewarmTrainer } from './training/run-builtin.js';
+import { TrainingProgress } from './training/progress.js';
 import { trainingKind } from './training/training-kind.js';
+import { Tuning } from './tuning/tuning.js';
 import { processingKind } from './processing/processing-kind.js';
 import { transformKind } from './transform/transform-kind.js';
 import { ContainersFileReader } from './inference/runtimes/container/containers-file.js';
@@ -119,6 +121,8 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         mayWrite: (role: string, uri: string) => roleMayWrite(authorizer, role, uri),
       }
     : undefined;
+  // Running training jobs' output lines, for the tuning jobs that watch their children train.
+  const progress = new TrainingProgress();
   const training = {
     runner,
     kind: runner.register(
@@ -131,9 +135,12 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         appendLogs: jobLogs,
         access: jobAccess,
         log: logger,
+        progress,
       }),
     ),
   };
+  // Hyperparameter tuning jobs: a kind of the same runner whose runs launch training jobs.
+  const tuning = new Tuning({ deps, runner, training, progress, log: logger });
   const batch = {
     transform: {
       runner,
@@ -164,7 +171,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     log: logger,
     sagemaker: new AwsJsonProtocol({
       model: sagemakerModel,
-      handlers: createSageMakerHandlers(deps, deployments, training, batch),
+      handlers: createSageMakerHandlers(deps, deployments, training, batch, tuning),
     }),
     runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deployments)),
     logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),

@@ -10,7 +10,7 @@ export interface Partition {
  * Resource types whose ARNs SageMaker lower-cases (names are case-insensitive there);
  * model packages and their groups keep the caller's case.
  */
-const LOWER_CASED = new Set(['endpoint', 'endpoint-config', 'model']);
+const LOWER_CASED = new Set(['endpoint', 'endpoint-config', 'model', 'hyper-parameter-tuning-job']);
 
 export function sagemakerArn(p: Partition, resourceType: string, resource: string): string {
   const r = LOWER_CASED.has(resourceType) ? resource.toLowerCase() : resource;

@@ -23,6 +23,7 @@ import { dockerAnswers } from '../sandbox/sandbox.js';
 import { ChannelError, downloadChannel, resolveChannel } from './channels.js';
 import { failureReason, JobFailure, uploadFailure } from '../jobs/job-failure.js';
 import { type AppendLogs, evaluationMetrics, JobLog, MetricSeries, metricMatchers } from './job-output.js';
+import type { TrainingProgress } from './progress.js';
 import { runBuiltinXGBoost } from './run-builtin.js';
 import { runContainerTraining } from './run-container.js';
 import {
@@ -45,6 +46,8 @@ export interface TrainingOptions {
   readonly access?: JobAccess;
   /** Jobs that train at once on this replica (default: the number of cores). */
   readonly concurrency?: number;
+  /** Where running jobs' output lines are handed to watchers (a tuning job stopping its children early). */
+  readonly progress?: TrainingProgress;
 }
 
 export const TRAINING_KIND = 'training-job';
@@ -133,6 +136,7 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
   const custom = builtin ? undefined : metricMatchers(created.AlgorithmSpecification?.MetricDefinitions);
   const onLine = (line: string) => {
     for (const [m, v] of builtin ? evaluationMetrics(line) : custom!(line)) metrics.add(m, v);
+    o.progress?.line(row.arn, line);
   };
   /** Moves the job to a secondary status in one lease-checked transaction. */
   const step = (status: string, message: string, more?: (doc: TrainingJobDoc) => void) =>
@@ -259,13 +263,18 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
     throw e;
   } finally {
     await log.close();
-    // Metrics seen before a failure or a stop still reach the trial component (its status is end()'s).
+    // Metrics seen before a failure or a stop still reach the trial component and FinalMetricDataList
+    // (a job a tuning job stopped early is judged by them); the status is end()'s.
     if (!completed && metrics.final().length > 0) {
       const summaries = metrics.summaries(row.arn);
+      const final = metrics.final().map((m) => ({ ...m, Timestamp: m.Timestamp!.getTime() }));
       await o.deps.db
-        .transaction((tx) =>
-          recordJobProgress(tx, p, { kind: 'training', jobArn: row.arn, at: Date.now(), metrics: summaries }),
-        )
+        .transaction(async (tx) => {
+          const { row: now, doc } = await load(tx, w);
+          doc.FinalMetricDataList = final as TrainingJobDoc['FinalMetricDataList'];
+          await save(tx, w, doc, now.status ?? 'InProgress', now.last_modified_at);
+          await recordJobProgress(tx, p, { kind: 'training', jobArn: row.arn, at: Date.now(), metrics: summaries });
+        })
         .catch(() => {});
     }
     await rm(mlRoot, { recursive: true, force: true });

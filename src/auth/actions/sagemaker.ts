@@ -24,6 +24,7 @@ const artifact = action('artifact');
 const trainingJob = action('training-job');
 const transformJob = action('transform-job');
 const processingJob = action('processing-job');
+const tuningJob = action('hyper-parameter-tuning-job');
 /** A member that always holds an ARN (tags, associations). */
 const arn = (m: string): Ref => ['', m];
 
@@ -50,6 +51,11 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
   DescribeContext: [context('ContextName')],
   UpdateContext: [context('ContextName')],
   DeleteContext: [context('ContextName')],
+  CreateHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  DescribeHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  StopHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  DeleteHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  ListTrainingJobsForHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
   CreateTrainingJob: [trainingJob('TrainingJobName')],
   DescribeTrainingJob: [trainingJob('TrainingJobName')],
   StopTrainingJob: [trainingJob('TrainingJobName')],

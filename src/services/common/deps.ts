@@ -10,6 +10,7 @@ import { ModelPackageGroupRepository } from '../../storage/repositories/model-pa
 import { ResourceTable, type ResourceRow } from '../../storage/repositories/resource-table.js';
 import { SearchIndexRepository } from '../../storage/repositories/search-index.js';
 import { TagRepository } from '../../storage/repositories/tags.js';
+import { TuningChildRepository } from '../../storage/repositories/tuning-children.js';
 
 export interface ServiceDeps {
   readonly db: Database;
@@ -54,6 +55,8 @@ export interface Repositories {
   readonly trainingJobs: ResourceTable;
   readonly transformJobs: ResourceTable;
   readonly processingJobs: ResourceTable;
+  readonly tuningJobs: ResourceTable;
+  readonly tuningChildren: TuningChildRepository;
   readonly lineageEntities: LineageEntityRepository;
   readonly lineageAssociations: LineageAssociationRepository;
   readonly lineageTrialMembers: LineageTrialMemberRepository;
@@ -78,6 +81,8 @@ export function createRepositories(): Repositories {
     trainingJobs: new ResourceTable('training_jobs'),
     transformJobs: new ResourceTable('transform_jobs'),
     processingJobs: new ResourceTable('processing_jobs'),
+    tuningJobs: new ResourceTable('tuning_jobs'),
+    tuningChildren: new TuningChildRepository(),
     lineageEntities: new LineageEntityRepository(),
     lineageAssociations: new LineageAssociationRepository(),
     lineageTrialMembers: new LineageTrialMemberRepository(),

@@ -21,6 +21,8 @@ import { processingJobHandlers } from './processing-jobs.js';
 import type { JobService } from './table-jobs.js';
 import { trainingJobHandlers } from './training-jobs.js';
 import { transformJobHandlers } from './transform-jobs.js';
+import type { Tuning } from '../../tuning/tuning.js';
+import { tuningJobHandlers } from './tuning-jobs.js';
 import { trialHandlers } from './trials.js';
 
 export function createSageMakerHandlers(
@@ -28,6 +30,7 @@ export function createSageMakerHandlers(
   deployments: EndpointDeployments,
   training: JobService,
   batch: { readonly transform: JobService; readonly processing: JobService },
+  tuning: Tuning,
 ): SageMakerHandlers {
   const { repos } = deps;
   // Resource types AddTags/ListTags/DeleteTags accept, and how to tell that one exists.
@@ -40,6 +43,7 @@ export function createSageMakerHandlers(
     ['training-job', async (q, p, name) => (await repos.trainingJobs.get(q, p, name.toLowerCase()))?.arn],
     ['transform-job', async (q, p, name) => (await repos.transformJobs.get(q, p, name.toLowerCase()))?.arn],
     ['processing-job', async (q, p, name) => (await repos.processingJobs.get(q, p, name.toLowerCase()))?.arn],
+    ['hyper-parameter-tuning-job', async (q, p, name) => (await repos.tuningJobs.get(q, p, name.toLowerCase()))?.arn],
     ...lineageTaggable(deps),
   ]);
   return {
@@ -59,6 +63,7 @@ export function createSageMakerHandlers(
     ...trainingJobHandlers(deps, training),
     ...transformJobHandlers(deps, batch.transform),
     ...processingJobHandlers(deps, batch.processing),
+    ...tuningJobHandlers(deps, tuning),
     ...tagHandlers(deps, taggable),
     search: searchHandlers(deps).search,
   };

@@ -16,14 +16,15 @@ import { ValidationException } from '../../protocol/common-errors.js';
 import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import { advance, type TrainingJobDoc, trialParameters } from '../../training/training-doc.js';
 import type { ServiceDeps } from '../common/deps.js';
-import { type JobService, parseS3OrFail, tableJobs } from './table-jobs.js';
+import { type JobCreateHooks, type JobService, parseS3OrFail, tableJobs } from './table-jobs.js';
 import { toDate } from '../common/resource-kind.js';
 import { tableQuery } from '../common/table-kind.js';
 
 const seconds = (from?: number, to?: number) =>
   from !== undefined && to !== undefined ? Math.max(1, Math.round((to - from) / 1000)) : undefined;
 
-function validate(input: CreateTrainingJobRequest): void {
+/** CreateTrainingJob's checks beyond the model's constraints. */
+export function validateTrainingJob(input: CreateTrainingJobRequest): void {
   const spec = input.AlgorithmSpecification;
   if (!spec) throw new ValidationException('AlgorithmSpecification is required.');
   if (spec.AlgorithmName && !spec.TrainingImage) {
@@ -76,7 +77,17 @@ export function trainingJobDocument(row: ResourceRow): DescribeTrainingJobRespon
   };
 }
 
-export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
+/** What a training job created by another resource (a tuning job's child) carries besides its request. */
+export interface TrainingJobExtras extends JobCreateHooks {
+  /** DescribeTrainingJob's TuningJobArn. */
+  readonly tuningJobArn?: string;
+}
+
+/**
+ * Training jobs as other parts of Slipway create and stop them (a tuning job's children): the same
+ * checks, rows, lineage and work item as CreateTrainingJob, in one transaction with the caller's writes.
+ */
+export function trainingJobService(deps: ServiceDeps, training: JobService) {
   const table = tableJobs<TrainingJobDoc>(deps, deps.repos.trainingJobs, training, {
     label: 'Training job',
     arnType: 'training-job',
@@ -88,30 +99,68 @@ export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
       ),
     onStop: (doc, at) => advance(doc, 'Stopping', 'Stopping the training job', at),
   });
+  return {
+    table,
+    kind: table.kind,
+    async create(
+      ctx: RequestContext,
+      input: CreateTrainingJobRequest,
+      extras: TrainingJobExtras = {},
+    ): Promise<string> {
+      validateTrainingJob(input);
+      const { TrainingJobName: name, Tags, ...given } = input;
+      const doc: TrainingJobDoc = {
+        ...(extras.tuningJobArn ? { TuningJobArn: extras.tuningJobArn } : {}),
+        ...given,
+        SecondaryStatus: 'Starting',
+        SecondaryStatusTransitions: [],
+      };
+      advance(doc, 'Starting', 'Launching requested ML instances', ctx.receivedAt);
+      return table.create(
+        ctx,
+        name,
+        doc,
+        Tags,
+        input.StoppingCondition?.MaxRuntimeInSeconds,
+        {
+          parameters: trialParameters(doc),
+          inputs: {
+            ...Object.fromEntries(
+              (input.InputDataConfig ?? []).flatMap((c) =>
+                c.DataSource.S3DataSource
+                  ? [
+                      [
+                        c.ChannelName,
+                        { uri: c.DataSource.S3DataSource.S3Uri, type: 'DataSet', mediaType: c.ContentType },
+                      ],
+                    ]
+                  : [],
+              ),
+            ),
+            'SageMaker.ImageUri': { uri: input.AlgorithmSpecification!.TrainingImage!, type: 'Image' },
+          },
+          experiment: input.ExperimentConfig,
+        },
+        extras,
+      );
+    },
+  };
+}
+
+export type TrainingJobService = ReturnType<typeof trainingJobService>;
+
+export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
+  const service = trainingJobService(deps, training);
+  const { table } = service;
   const jobs = table.kind;
 
   return {
-    async createTrainingJob(input: CreateTrainingJobRequest, ctx: RequestContext): Promise<CreateTrainingJobResponse> {
-      validate(input);
-      const { TrainingJobName: name, Tags, ...given } = input;
-      const doc: TrainingJobDoc = { ...given, SecondaryStatus: 'Starting', SecondaryStatusTransitions: [] };
-      advance(doc, 'Starting', 'Launching requested ML instances', ctx.receivedAt);
-      const arn = await table.create(ctx, name, doc, Tags, input.StoppingCondition?.MaxRuntimeInSeconds, {
-        parameters: trialParameters(doc),
-        inputs: {
-          ...Object.fromEntries(
-            (input.InputDataConfig ?? []).flatMap((c) =>
-              c.DataSource.S3DataSource
-                ? [[c.ChannelName, { uri: c.DataSource.S3DataSource.S3Uri, type: 'DataSet', mediaType: c.ContentType }]]
-                : [],
-            ),
-          ),
-          'SageMaker.ImageUri': { uri: input.AlgorithmSpecification!.TrainingImage!, type: 'Image' },
-        },
-        experiment: input.ExperimentConfig,
-      });
-      return { TrainingJobArn: arn };
-    },
+    createTrainingJob: async (
+      input: CreateTrainingJobRequest,
+      ctx: RequestContext,
+    ): Promise<CreateTrainingJobResponse> => ({
+      TrainingJobArn: await service.create(ctx, input),
+    }),
 
     async describeTrainingJob(
       input: DescribeTrainingJobRequest,

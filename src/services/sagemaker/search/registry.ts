@@ -15,6 +15,7 @@ import { modelPackageGroupDocument } from '../model-package-groups.js';
 import { processingJobDocument } from '../processing-jobs.js';
 import { trainingJobDocument } from '../training-jobs.js';
 import { transformJobDocument } from '../transform-jobs.js';
+import { tuningJobDocument } from '../tuning-jobs.js';
 import { trialComponentDocument } from '../trial-components.js';
 import { trialDocument } from '../trials.js';
 
@@ -122,6 +123,13 @@ export function searchableTypes(deps: ServiceDeps): SearchableType[] {
       'training-job',
       (q, p, arn) => repos.trainingJobs.get(q, p, nameOf(arn).toLowerCase()),
       trainingJobDocument,
+    ),
+    eachType(
+      'HyperParameterTuningJob',
+      'HyperParameterTuningJob',
+      'hyper-parameter-tuning-job',
+      (q, p, arn) => repos.tuningJobs.get(q, p, nameOf(arn).toLowerCase()),
+      (row) => tuningJobDocument(row),
     ),
     // Read only for a trial component's SourceDetail (the Search API has no such Resource).
     eachType(
