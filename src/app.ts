@@ -274,6 +274,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         graph.closeSockets();
         await Promise.all([closeServer(awsServer), closeServer(graphServer)]);
         await runner.close();
+        await tuning.close();
         await deployments.close();
         await engine.close();
         await graph.close();

@@ -93,20 +93,19 @@ function objective(
   const kinv = inverseFromCholesky(l, n);
   const grad = new Float64Array(d + 2);
   // W = ααᵀ − K⁻¹; ∂LML/∂θ = ½ tr(W ∂K/∂θ).
+  // Both halves of the symmetric sum at once: the off-diagonal terms count twice.
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
+    const w0 = alpha[i]! * alpha[i]! - kinv[i * n + i]!;
+    grad[d] += 0.5 * w0 * sf2;
+    grad[d + 1] += 0.5 * w0 * sn2;
+    const xi = x[i]!;
+    for (let j = 0; j < i; j++) {
       const w = alpha[i]! * alpha[j]! - kinv[i * n + j]!;
-      if (i === j) {
-        grad[d] += 0.5 * w * sf2;
-        grad[d + 1] += 0.5 * w * sn2;
-        continue;
-      }
       const rij = r[i * n + j]!;
       const e = Math.exp(-SQRT5 * rij);
-      grad[d] += 0.5 * w * sf2 * (1 + SQRT5 * rij + (5 / 3) * rij * rij) * e;
+      grad[d] += w * sf2 * (1 + SQRT5 * rij + (5 / 3) * rij * rij) * e;
       // ∂k/∂log ℓ_k = σf² (5/3)(1 + √5 r) e^{−√5 r} (Δ_k / ℓ_k)².
-      const g = 0.5 * w * sf2 * (5 / 3) * (1 + SQRT5 * rij) * e;
-      const xi = x[i]!;
+      const g = w * sf2 * (5 / 3) * (1 + SQRT5 * rij) * e;
       const xj = x[j]!;
       for (let k = 0; k < d; k++) {
         const t = (xi[k]! - xj[k]!) * invLs[k]!;
@@ -148,6 +147,8 @@ function optimise(x: readonly Float64Array[], y: Float64Array, start: GpTheta, i
 export interface GpOptions {
   /** Extra starting points for the hyperparameter search (besides the default). */
   readonly starts?: readonly GpTheta[];
+  /** Also search from the default starting point (default true; a warm start may skip it). */
+  readonly fromDefault?: boolean;
   readonly iterations?: number;
   /** Fit the hyperparameters on at most this many points (the best half and the most recent). */
   readonly fitLimit?: number;
@@ -205,13 +206,17 @@ export class GaussianProcess {
     defaultStart.fill(Math.log(0.3), 0, d);
     defaultStart[d] = 0;
     defaultStart[d + 1] = Math.log(1e-3);
-    let best = optimise(fx, fy, defaultStart, o.iterations ?? 120);
-    for (const s of o.starts ?? []) {
-      if (s.length !== d + 2) continue;
-      const r = optimise(fx, fy, s, o.iterations ?? 120);
-      if (r.value > best.value) best = r;
+    const starts = [
+      ...(o.fromDefault === false ? [] : [defaultStart]),
+      ...(o.starts ?? []).filter((s) => s.length === d + 2),
+    ];
+    if (starts.length === 0) starts.push(defaultStart);
+    let best: { theta: GpTheta; value: number } | undefined;
+    for (const s of starts) {
+      const r = optimise(fx, fy, s, o.iterations ?? 100);
+      if (!best || r.value > best.value) best = r;
     }
-    return new GaussianProcess([...x], y, best.theta, mean, scale);
+    return new GaussianProcess([...x], y, best!.theta, mean, scale);
   }
 
   /** The same kernel conditioned on more points (fantasies for jobs still running: "kriging believer"). */

@@ -63,15 +63,25 @@ export function solveUpper(l: Float64Array, n: number, b: ArrayLike<number>): Fl
   return x;
 }
 
-/** A⁻¹ from A's Cholesky factor. */
+/** A⁻¹ from A's Cholesky factor: L⁻¹ by forward substitution, then A⁻¹ = L⁻ᵀ·L⁻¹ (symmetric). */
 export function inverseFromCholesky(l: Float64Array, n: number): Float64Array {
+  const li = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    li[i * n + i] = 1 / l[i * n + i]!;
+    for (let j = 0; j < i; j++) {
+      let s = 0;
+      for (let k = j; k < i; k++) s -= l[i * n + k]! * li[k * n + j]!;
+      li[i * n + j] = s / l[i * n + i]!;
+    }
+  }
   const inv = new Float64Array(n * n);
-  const e = new Float64Array(n);
-  for (let j = 0; j < n; j++) {
-    e.fill(0);
-    e[j] = 1;
-    const col = solveUpper(l, n, solveLower(l, n, e));
-    for (let i = 0; i < n; i++) inv[i * n + j] = col[i]!;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let s = 0;
+      for (let k = i; k < n; k++) s += li[k * n + i]! * li[k * n + j]!;
+      inv[i * n + j] = s;
+      inv[j * n + i] = s;
+    }
   }
   return inv;
 }

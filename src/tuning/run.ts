@@ -17,12 +17,11 @@ import { launchChild, refreshSummary } from './children.js';
 import { type PlannedDefinition, planTuning, type TuningPlan } from './plan.js';
 import type { Curve, Stopper } from './stopping.js';
 import { medianStopper } from './stopping.js';
-import { bayesianStrategy } from './strategies/bayesian.js';
-import { gridStrategy } from './strategies/grid.js';
-import { hyperbandStopper, hyperbandStrategy } from './strategies/hyperband.js';
-import { randomStrategy } from './strategies/random.js';
-import type { DefinitionSpace, Strategy, Trial } from './strategy.js';
+import { hyperbandStopper } from './strategies/hyperband.js';
+import { strategyFor } from './strategies/index.js';
+import type { Strategy, Trial } from './strategy.js';
 import type { TuningJobDoc, TuningWork } from './tuning-doc.js';
+import type { Suggester } from './suggester.js';
 import { priorTrials } from './warm-start.js';
 
 export interface RunServices {
@@ -32,26 +31,14 @@ export interface RunServices {
   readonly log: Logger;
   /** How often the run looks at its children when nothing told it of a change (ms). */
   readonly pollMs: number;
+  /** Computes Bayesian suggestions off the event loop. */
+  readonly suggester: Suggester;
 }
 
 /** Training jobs that must end before a tuning job whose jobs all failed is failed ("after 5 attempts"). */
 export const FAILED_ATTEMPTS = 5;
 
 const RUNNING = new Set(['InProgress', 'Stopping']);
-
-export function strategyFor(plan: TuningPlan, seed: number): Strategy {
-  const defs: DefinitionSpace[] = plan.definitions.map((d) => ({ name: d.name, space: d.space, maximize: d.maximize }));
-  switch (plan.strategy) {
-    case 'Random':
-      return randomStrategy(defs, seed);
-    case 'Grid':
-      return gridStrategy(defs);
-    case 'Hyperband':
-      return hyperbandStrategy(defs, seed);
-    default:
-      return bayesianStrategy(defs, seed, { budget: plan.maxJobs });
-  }
-}
 
 /** A request context for writes the run makes on the tuning job's behalf. */
 function backgroundContext(p: Partition, log: Logger): RequestContext {
@@ -130,6 +117,7 @@ export class TuningRun {
       }
     } finally {
       for (const w of this.#watches.values()) w.unwatch?.();
+      this.#s.suggester.forget(this.#arn);
     }
   }
 
@@ -154,7 +142,17 @@ export class TuningRun {
     let inFlight = running;
     let seq = children.length;
     while (inFlight < this.#plan.maxParallel && seq < this.#plan.maxJobs && !this.#ctx.signal.aborted) {
-      const s = strategy.suggest(seq + 1, trials);
+      // Bayesian suggestions fit a model: off the event loop. The others are cheap draws.
+      const s =
+        this.#plan.strategy === 'Bayesian'
+          ? await this.#s.suggester.suggest({
+              key: this.#arn,
+              request: this.#request(),
+              seed: this.#doc.Seed,
+              seq: seq + 1,
+              trials,
+            })
+          : strategy.suggest(seq + 1, trials);
       if (!s) {
         this.#gridDone = true;
         break;
@@ -180,6 +178,15 @@ export class TuningRun {
       trials.push({ seq, definition: def.name, config: s.config, pending: true });
       this.#watch(seq, launched.arn, def, tuned);
     }
+  }
+
+  /** The stored request, as planTuning reads it. */
+  #request(): TuningJobDoc {
+    return this.#doc;
+  }
+
+  get #arn(): string {
+    return `${this.#p.accountId}|${this.#p.region}|${this.#ctx.payload.nameKey}`;
   }
 
   /** A child as a trial for the strategy (undefined if its hyperparameters no longer parse). */

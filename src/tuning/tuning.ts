@@ -24,6 +24,7 @@ import type { TrainingProgress } from '../training/progress.js';
 import { childEnded, childRequest, refreshSummary } from './children.js';
 import { planTuning } from './plan.js';
 import { TuningRun } from './run.js';
+import { Suggester } from './suggester.js';
 import { emptyCounters, TUNING_KIND, type TuningJobDoc, type TuningWork } from './tuning-doc.js';
 import { checkWarmStart } from './warm-start.js';
 
@@ -60,13 +61,22 @@ export class Tuning {
   readonly #o: TuningOptions;
   readonly #runs = new Map<string, TuningRun>();
   readonly #training;
+  readonly #suggester: Suggester;
 
   constructor(o: TuningOptions) {
     this.#o = o;
+    this.#suggester = new Suggester(o.log);
     const { deps } = o;
     this.#training = trainingJobService(deps, o.training);
     this.jobs = tableKind<TuningJobDoc>(deps, deps.repos.tuningJobs, tuningJobErrors());
-    const services = { deps, training: this.#training, progress: o.progress, log: o.log, pollMs: o.pollMs ?? 250 };
+    const services = {
+      deps,
+      training: this.#training,
+      progress: o.progress,
+      log: o.log,
+      pollMs: o.pollMs ?? 250,
+      suggester: this.#suggester,
+    };
     this.kind = o.runner.register<TuningWork>({
       name: TUNING_KIND,
       // A tuning job mostly waits for its children; its children are bounded by the training kind.
@@ -160,6 +170,11 @@ export class Tuning {
       }
       await this.#o.deps.repos.tuningChildren.removeAll(tx, ctx, row.name_key);
     });
+  }
+
+  /** Ends the suggestion worker (after the runner has closed). */
+  close(): Promise<void> {
+    return this.#suggester.close();
   }
 
   /** How a run that did not finish by itself ends: stopped or out of time (Stopped), failed (Failed). */

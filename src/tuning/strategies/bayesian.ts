@@ -6,7 +6,7 @@
 // are evaluated where they will really be trained: a candidate is snapped (rounded, arg-max of its
 // one-hot coordinates) before its improvement is computed.
 import type { Rng } from '../../training/xgboost/sampler.js';
-import { expectedImprovement, GaussianProcess } from '../gp.js';
+import { expectedImprovement, GaussianProcess, type GpTheta } from '../gp.js';
 import type { Config, SearchSpace } from '../space.js';
 import {
   type DefinitionSpace,
@@ -158,6 +158,23 @@ function targets(values: readonly number[], maximize: boolean): number[] {
 }
 
 export function bayesianStrategy(defs: readonly DefinitionSpace[], seed: number, o: BayesianOptions = {}): Strategy {
+  // The kernel's hyperparameters change little from one suggestion to the next: each fit starts
+  // from the last one's (a short search), and every fifth also from scratch.
+  const thetas = new Map<string, GpTheta>();
+  const fitted = new Map<string, number>();
+  const fit = (def: DefinitionSpace, x: Float64Array[], y: number[]) => {
+    const last = thetas.get(def.name);
+    const n = (fitted.get(def.name) ?? 0) + 1;
+    fitted.set(def.name, n);
+    const warm = last !== undefined && n % 5 !== 0;
+    const gp = GaussianProcess.fit(
+      x,
+      y,
+      warm ? { starts: [last], fromDefault: false, iterations: 40 } : { starts: last ? [last] : [] },
+    );
+    thetas.set(def.name, gp.theta);
+    return gp;
+  };
   return {
     suggest(seq, trials) {
       const rng = rngFor(seed, seq, 2);
@@ -183,7 +200,7 @@ export function bayesianStrategy(defs: readonly DefinitionSpace[], seed: number,
       }
       let choice: (Suggestion & { gain: number }) | undefined;
       for (const def of defs) {
-        const s = suggestFor(def, trials, observedOf(def), rng, o.candidates ?? 600);
+        const s = suggestFor(def, trials, observedOf(def), rng, o.candidates ?? 600, fit);
         if (s && (!choice || s.gain > choice.gain)) choice = s;
       }
       if (choice) return { definition: choice.definition, config: choice.config };
@@ -199,6 +216,7 @@ function suggestFor(
   observed: readonly Trial[],
   rng: Rng,
   candidates: number,
+  fit: (def: DefinitionSpace, x: Float64Array[], y: number[]) => GaussianProcess,
 ): (Suggestion & { gain: number }) | undefined {
   const { space } = def;
   const tried = new Set(trials.filter((t) => t.definition === def.name).map((t) => space.key(t.config)));
@@ -208,7 +226,7 @@ function suggestFor(
     observed.map((t) => t.objective!),
     def.maximize,
   );
-  let gp = GaussianProcess.fit(x, y);
+  let gp = fit(def, x, y);
   const pending = trials.filter((t) => t.definition === def.name && t.pending).map((t) => space.encode(t.config));
   if (pending.length > 0)
     gp = gp.withPoints(
