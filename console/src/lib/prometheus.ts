@@ -21,7 +21,8 @@ export function parsePrometheus(text: string): Sample[] {
     for (const l of (m[2] ?? '').matchAll(LABEL)) {
       labels[l[1]!] = l[2]!.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
     }
-    const value = m[3] === '+Inf' ? Number.POSITIVE_INFINITY : m[3] === '-Inf' ? Number.NEGATIVE_INFINITY : Number(m[3]);
+    const value =
+      m[3] === '+Inf' ? Number.POSITIVE_INFINITY : m[3] === '-Inf' ? Number.NEGATIVE_INFINITY : Number(m[3]);
     out.push({ name: m[1]!, labels, value });
   }
   return out;
@@ -52,7 +53,17 @@ const FIELDS: Record<string, keyof Omit<EndpointCounters, 't'>> = {
 };
 
 export function endpointCounters(samples: readonly Sample[], endpoint: string, t: number): EndpointCounters {
-  const c = { t, invocations: 0, errors4xx: 0, errors5xx: 0, throttles: 0, latencySum: 0, latencyCount: 0, overheadSum: 0, overheadCount: 0 };
+  const c = {
+    t,
+    invocations: 0,
+    errors4xx: 0,
+    errors5xx: 0,
+    throttles: 0,
+    latencySum: 0,
+    latencyCount: 0,
+    overheadSum: 0,
+    overheadCount: 0,
+  };
   for (const s of samples) {
     const field = FIELDS[s.name];
     if (field && s.labels.endpoint === endpoint) c[field] += s.value;

@@ -3,7 +3,18 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Invocation, invokeEndpoint, sagemaker } from '../api/client';
 import { Chart } from '../components/chart';
-import { Badge, ErrorBox, Loading, Pager, Snippet, SortableTable, useAsync, useInterval, usePaged, when } from '../components/ui';
+import {
+  Badge,
+  ErrorBox,
+  Loading,
+  Pager,
+  Snippet,
+  SortableTable,
+  useAsync,
+  useInterval,
+  usePaged,
+  when,
+} from '../components/ui';
 import { intervals } from '../lib/prometheus';
 import { SAMPLE_MS, sample, samplesOf } from '../lib/sampler';
 import { Link, setQuery, useLocation } from '../router';
@@ -31,7 +42,13 @@ function EndpointList() {
   const list = usePaged(`endpoints|${q}`, async (token, signal) => {
     const r = await sagemaker<{ Endpoints: Obj[]; NextToken?: string }>(
       'ListEndpoints',
-      { MaxResults: 25, NextToken: token, NameContains: q || undefined, SortBy: 'CreationTime', SortOrder: 'Descending' },
+      {
+        MaxResults: 25,
+        NextToken: token,
+        NameContains: q || undefined,
+        SortBy: 'CreationTime',
+        SortOrder: 'Descending',
+      },
       signal,
     );
     return { items: r.Endpoints, next: r.NextToken };
@@ -48,7 +65,12 @@ function EndpointList() {
           setQuery({ q: text, page: undefined });
         }}
       >
-        <input type="search" placeholder="Name contains…" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <input
+          type="search"
+          placeholder="Name contains…"
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+        />
         <button type="submit">Search</button>
       </form>
       <ErrorBox error={list.error} />
@@ -69,11 +91,28 @@ function EndpointList() {
                 key: 'name',
                 label: 'Endpoint',
                 value: (e) => String(e.EndpointName),
-                render: (e) => <Link to={`/endpoints/${encodeURIComponent(String(e.EndpointName))}`}>{String(e.EndpointName)}</Link>,
+                render: (e) => (
+                  <Link to={`/endpoints/${encodeURIComponent(String(e.EndpointName))}`}>{String(e.EndpointName)}</Link>
+                ),
               },
-              { key: 'status', label: 'Status', value: (e) => String(e.EndpointStatus), render: (e) => <Badge status={String(e.EndpointStatus)} /> },
-              { key: 'created', label: 'Created', value: (e) => e.CreationTime as number, render: (e) => when(e.CreationTime) },
-              { key: 'modified', label: 'Last modified', value: (e) => e.LastModifiedTime as number, render: (e) => when(e.LastModifiedTime) },
+              {
+                key: 'status',
+                label: 'Status',
+                value: (e) => String(e.EndpointStatus),
+                render: (e) => <Badge status={String(e.EndpointStatus)} />,
+              },
+              {
+                key: 'created',
+                label: 'Created',
+                value: (e) => e.CreationTime as number,
+                render: (e) => when(e.CreationTime),
+              },
+              {
+                key: 'modified',
+                label: 'Last modified',
+                value: (e) => e.LastModifiedTime as number,
+                render: (e) => when(e.LastModifiedTime),
+              },
             ]}
           />
           <Pager {...list} next={list.data.next} count={list.data.items.length} />
@@ -94,16 +133,29 @@ interface Deployed {
 async function loadDeployment(configName: string, signal: AbortSignal): Promise<{ config: Obj; variants: Deployed[] }> {
   const config = await sagemaker<Obj>('DescribeEndpointConfig', { EndpointConfigName: configName }, signal);
   const variants = await mapLimit((config.ProductionVariants as Obj[]) ?? [], 4, async (variant) => {
-    const model = await sagemaker<Obj>('DescribeModel', { ModelName: variant.ModelName }, signal).catch(() => undefined);
-    const containers = ((model?.Containers as Obj[]) ?? (model?.PrimaryContainer ? [model.PrimaryContainer as Obj] : [])) as Obj[];
+    const model = await sagemaker<Obj>('DescribeModel', { ModelName: variant.ModelName }, signal).catch(
+      () => undefined,
+    );
+    const containers = ((model?.Containers as Obj[]) ??
+      (model?.PrimaryContainer ? [model.PrimaryContainer as Obj] : [])) as Obj[];
     const images: Deployed['images'] = [];
     const contentTypes: string[] = [];
     for (const c of containers) {
       if (c.ModelPackageName) {
-        const pkg = await sagemaker<Obj>('DescribeModelPackage', { ModelPackageName: c.ModelPackageName }, signal).catch(() => undefined);
-        const spec = pkg?.InferenceSpecification as { Containers?: Obj[]; SupportedContentTypes?: string[] } | undefined;
+        const pkg = await sagemaker<Obj>(
+          'DescribeModelPackage',
+          { ModelPackageName: c.ModelPackageName },
+          signal,
+        ).catch(() => undefined);
+        const spec = pkg?.InferenceSpecification as
+          | { Containers?: Obj[]; SupportedContentTypes?: string[] }
+          | undefined;
         for (const pc of spec?.Containers ?? [])
-          images.push({ image: String(pc.Image), modelDataUrl: pc.ModelDataUrl as string | undefined, packageArn: String(pkg?.ModelPackageArn ?? c.ModelPackageName) });
+          images.push({
+            image: String(pc.Image),
+            modelDataUrl: pc.ModelDataUrl as string | undefined,
+            packageArn: String(pkg?.ModelPackageArn ?? c.ModelPackageName),
+          });
         contentTypes.push(...(spec?.SupportedContentTypes ?? []));
       } else images.push({ image: String(c.Image), modelDataUrl: c.ModelDataUrl as string | undefined });
     }
@@ -117,7 +169,10 @@ function EndpointDetail({ name }: { name: string }) {
   const status = ep.data ? String(ep.data.EndpointStatus) : undefined;
   useInterval(ep.reload, 1000, status !== undefined && TRANSITIONAL.has(status));
   const configName = ep.data?.EndpointConfigName as string | undefined;
-  const deployment = useAsync((signal) => (configName ? loadDeployment(configName, signal) : Promise.resolve(undefined)), [configName]);
+  const deployment = useAsync(
+    (signal) => (configName ? loadDeployment(configName, signal) : Promise.resolve(undefined)),
+    [configName],
+  );
   const e = ep.data;
   return (
     <section>
@@ -148,15 +203,25 @@ function EndpointDetail({ name }: { name: string }) {
             ) : null}
           </dl>
           <p>
-            <Link to={`/lineage?arn=${encodeURIComponent(String(e.EndpointArn))}&direction=Ascendants`}>Lineage of this endpoint</Link>
+            <Link to={`/lineage?arn=${encodeURIComponent(String(e.EndpointArn))}&direction=Ascendants`}>
+              Lineage of this endpoint
+            </Link>
           </p>
           <h2>Variants</h2>
           <ErrorBox error={deployment.error} />
-          {deployment.data ? <Variants endpoint={e} variants={deployment.data.variants} /> : <Loading what="variants" />}
+          {deployment.data ? (
+            <Variants endpoint={e} variants={deployment.data.variants} />
+          ) : (
+            <Loading what="variants" />
+          )}
           <h2>Traffic</h2>
           <Charts endpoint={name} />
           <h2>Test request</h2>
-          <TestBox endpoint={name} inService={status === 'InService'} contentTypes={deployment.data?.variants.flatMap((v) => v.contentTypes) ?? []} />
+          <TestBox
+            endpoint={name}
+            inService={status === 'InService'}
+            contentTypes={deployment.data?.variants.flatMap((v) => v.contentTypes) ?? []}
+          />
         </>
       ) : null}
     </section>
@@ -197,13 +262,19 @@ function Variants({ endpoint, variants }: { endpoint: Obj; variants: Deployed[] 
                     {i.modelDataUrl ? <div class="muted">{i.modelDataUrl}</div> : null}
                     {i.packageArn ? (
                       <div>
-                        <Link to={`/lineage?arn=${encodeURIComponent(i.packageArn)}`}>{i.packageArn.split('/').slice(-2).join('/')}</Link>
+                        <Link to={`/lineage?arn=${encodeURIComponent(i.packageArn)}`}>
+                          {i.packageArn.split('/').slice(-2).join('/')}
+                        </Link>
                       </div>
                     ) : null}
                   </div>
                 ))}
               </td>
-              <td>{l ? ((l.VariantStatus as Obj[] | undefined)?.map((s) => String(s.Status)).join(', ') ?? 'InService') : '—'}</td>
+              <td>
+                {l
+                  ? ((l.VariantStatus as Obj[] | undefined)?.map((s) => String(s.Status)).join(', ') ?? 'InService')
+                  : '—'}
+              </td>
             </tr>
           );
         })}
@@ -233,9 +304,24 @@ function Charts({ endpoint }: { endpoint: string }) {
   return (
     <div class="charts" data-samples={points.length}>
       <ErrorBox error={error} title="Could not read /metrics" />
-      <Chart title="Invocations" unit="per min" x={x} series={[{ label: 'invocations', color: series.colors[0]!, values: points.map((p) => p.invocationsPerMin) }]} />
-      <Chart title="Errors (4xx + 5xx)" unit="per min" x={x} series={[{ label: 'errors', color: series.colors[1]!, values: points.map((p) => p.errorsPerMin) }]} />
-      <Chart title="Throttles" unit="per min" x={x} series={[{ label: 'throttled', color: series.colors[2]!, values: points.map((p) => p.throttlesPerMin) }]} />
+      <Chart
+        title="Invocations"
+        unit="per min"
+        x={x}
+        series={[{ label: 'invocations', color: series.colors[0]!, values: points.map((p) => p.invocationsPerMin) }]}
+      />
+      <Chart
+        title="Errors (4xx + 5xx)"
+        unit="per min"
+        x={x}
+        series={[{ label: 'errors', color: series.colors[1]!, values: points.map((p) => p.errorsPerMin) }]}
+      />
+      <Chart
+        title="Throttles"
+        unit="per min"
+        x={x}
+        series={[{ label: 'throttled', color: series.colors[2]!, values: points.map((p) => p.throttlesPerMin) }]}
+      />
       <Chart
         title="Latency"
         unit="ms"
@@ -250,7 +336,15 @@ function Charts({ endpoint }: { endpoint: string }) {
   );
 }
 
-function TestBox({ endpoint, inService, contentTypes }: { endpoint: string; inService: boolean; contentTypes: string[] }) {
+function TestBox({
+  endpoint,
+  inService,
+  contentTypes,
+}: {
+  endpoint: string;
+  inService: boolean;
+  contentTypes: string[];
+}) {
   const types = contentTypes.length ? [...new Set(contentTypes)] : ['text/csv', 'application/json'];
   const [type, setType] = useState(types[0]!);
   const [body, setBody] = useState('');
@@ -290,7 +384,13 @@ function TestBox({ endpoint, inService, contentTypes }: { endpoint: string; inSe
           Send
         </button>
       </div>
-      <textarea rows={4} class="mono" placeholder={type === 'text/csv' ? 'one CSV row per line' : 'request body'} value={body} onInput={(e) => setBody(e.currentTarget.value)} />
+      <textarea
+        rows={4}
+        class="mono"
+        placeholder={type === 'text/csv' ? 'one CSV row per line' : 'request body'}
+        value={body}
+        onInput={(e) => setBody(e.currentTarget.value)}
+      />
       <ErrorBox error={error} title="The endpoint answered with an error" />
       {result ? (
         <div class="prediction">

@@ -8,6 +8,7 @@ import { JobsPage } from './jobs';
 import { LineagePage } from './lineage';
 import { RegistryPage } from './registry';
 import { SettingsPage } from './settings';
+import { TuningPage } from './tuning';
 
 export interface PageEntry {
   /** First path segment: /console/<path>/… */
@@ -21,6 +22,7 @@ export const PAGES: readonly PageEntry[] = [
   { path: 'registry', nav: 'Model registry', component: RegistryPage },
   { path: 'endpoints', nav: 'Endpoints', component: EndpointsPage },
   { path: 'jobs', nav: 'Jobs', component: JobsPage },
+  { path: 'tuning', nav: 'Tuning', component: TuningPage },
   { path: 'lineage', nav: 'Lineage', component: LineagePage },
   { path: 'experiments', nav: 'Experiments', component: ExperimentsPage },
   { path: 'graph', nav: 'Graph', component: GraphPage },

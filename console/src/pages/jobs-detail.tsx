@@ -4,7 +4,17 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { sagemaker } from '../api/client';
 import { Chart } from '../components/chart';
-import { Badge, ErrorBox, Json, Loading, SortableTable, describeError, useAsync, useInterval, when } from '../components/ui';
+import {
+  Badge,
+  ErrorBox,
+  Json,
+  Loading,
+  SortableTable,
+  describeError,
+  useAsync,
+  useInterval,
+  when,
+} from '../components/ui';
 import { shortName } from '../lib/arn';
 import { metricCurves, type MetricDefinition } from '../lib/job-metrics';
 import { FINISHED, type KindInfo, type LogEvent, jobStreams, logPage, ops, wholeLog } from '../lib/jobs';
@@ -48,7 +58,15 @@ export function JobDetail({ k, name }: { k: KindInfo; name: string }) {
             </div>
           </div>
           {k.kind === 'training' ? <FinalMetrics j={j} /> : null}
-          <JobLog k={k} name={name} running={running} definitions={(j.AlgorithmSpecification as { MetricDefinitions?: MetricDefinition[] } | undefined)?.MetricDefinitions} training={k.kind === 'training'} />
+          <JobLog
+            k={k}
+            name={name}
+            running={running}
+            definitions={
+              (j.AlgorithmSpecification as { MetricDefinitions?: MetricDefinition[] } | undefined)?.MetricDefinitions
+            }
+            training={k.kind === 'training'}
+          />
         </>
       ) : null}
     </section>
@@ -70,7 +88,9 @@ function Facts({ k, j, arn }: { k: KindInfo; j: Obj; arn: string }) {
       <dt>Ended</dt>
       <dd>
         {when(j[k.endField])}
-        {duration(j[k.startField] ?? j.CreationTime, j[k.endField]) ? <span class="muted"> ({duration(j[k.startField] ?? j.CreationTime, j[k.endField])})</span> : null}
+        {duration(j[k.startField] ?? j.CreationTime, j[k.endField]) ? (
+          <span class="muted"> ({duration(j[k.startField] ?? j.CreationTime, j[k.endField])})</span>
+        ) : null}
       </dd>
       {j.FailureReason ? (
         <>
@@ -101,7 +121,9 @@ function Facts({ k, j, arn }: { k: KindInfo; j: Obj; arn: string }) {
         <Link to={lineage} class="lineage-link">
           Show the lineage of this job
         </Link>{' '}
-        <span class="muted small">(its trial component {shortName(arn)}-aws-{k.kind}-job)</span>
+        <span class="muted small">
+          (its trial component {shortName(arn)}-aws-{k.kind}-job)
+        </span>
       </dd>
     </dl>
   );
@@ -140,7 +162,8 @@ function Transitions({ j }: { j: Obj }) {
 /** Hyperparameters, algorithm or app, inputs and outputs, resources: what the job was asked to do. */
 function Config({ k, j }: { k: KindInfo; j: Obj }) {
   const hp = Object.entries((j.HyperParameters as Record<string, string> | undefined) ?? {});
-  const image = (j.AlgorithmSpecification as Obj | undefined)?.TrainingImage ?? (j.AppSpecification as Obj | undefined)?.ImageUri;
+  const image =
+    (j.AlgorithmSpecification as Obj | undefined)?.TrainingImage ?? (j.AppSpecification as Obj | undefined)?.ImageUri;
   const sections: [string, unknown][] =
     k.kind === 'training'
       ? [
@@ -224,7 +247,13 @@ function FinalMetrics({ j }: { j: Obj }) {
  * The job's log stream (a choice when a restart wrote several), read LOG_PAGE lines at a time
  * forward; the training metric curves are read off the whole stream.
  */
-function JobLog(p: { k: KindInfo; name: string; running: boolean; training: boolean; definitions?: MetricDefinition[] }) {
+function JobLog(p: {
+  k: KindInfo;
+  name: string;
+  running: boolean;
+  training: boolean;
+  definitions?: MetricDefinition[];
+}) {
   const { query } = useLocation();
   const streams = useAsync((signal) => jobStreams(p.k, p.name, signal), [p.k.kind, p.name]);
   useInterval(streams.reload, 3000, p.running && (streams.data?.length ?? 0) === 0);
@@ -234,7 +263,11 @@ function JobLog(p: { k: KindInfo; name: string; running: boolean; training: bool
       {chosen ? null : <h2>Log</h2>}
       <ErrorBox error={streams.error} title="Could not read the job's log streams" />
       {streams.data && streams.data.length === 0 ? (
-        <p class="muted log-empty">{p.running ? 'No log lines yet: the job has not started writing.' : `The job wrote no log to ${p.k.logGroup}.`}</p>
+        <p class="muted log-empty">
+          {p.running
+            ? 'No log lines yet: the job has not started writing.'
+            : `The job wrote no log to ${p.k.logGroup}.`}
+        </p>
       ) : null}
       {streams.data && streams.data.length > 1 ? (
         <label>
@@ -246,12 +279,27 @@ function JobLog(p: { k: KindInfo; name: string; running: boolean; training: bool
           </select>
         </label>
       ) : null}
-      {chosen ? <StreamView key={chosen} k={p.k} stream={chosen} running={p.running} training={p.training} definitions={p.definitions} /> : null}
+      {chosen ? (
+        <StreamView
+          key={chosen}
+          k={p.k}
+          stream={chosen}
+          running={p.running}
+          training={p.training}
+          definitions={p.definitions}
+        />
+      ) : null}
     </>
   );
 }
 
-function StreamView(p: { k: KindInfo; stream: string; running: boolean; training: boolean; definitions?: MetricDefinition[] }) {
+function StreamView(p: {
+  k: KindInfo;
+  stream: string;
+  running: boolean;
+  training: boolean;
+  definitions?: MetricDefinition[];
+}) {
   const [events, setEvents] = useState<LogEvent[]>([]);
   const [token, setToken] = useState<string | undefined>();
   const [atEnd, setAtEnd] = useState(false);
@@ -276,7 +324,10 @@ function StreamView(p: { k: KindInfo; stream: string; running: boolean; training
   // While the job runs, what it writes is read as it comes.
   useInterval(() => !busy && void more(), 2000, p.running && atEnd);
   const curves = useAsync(
-    (signal) => (p.training ? wholeLog(p.k, p.stream, CURVE_LINES, signal).then((lines) => metricCurves(lines, p.definitions)) : Promise.resolve(undefined)),
+    (signal) =>
+      p.training
+        ? wholeLog(p.k, p.stream, CURVE_LINES, signal).then((lines) => metricCurves(lines, p.definitions))
+        : Promise.resolve(undefined),
     [p.stream, p.running ? events.length : -1],
   );
   return (
@@ -312,11 +363,23 @@ function Curves({ c, error }: { c?: ReturnType<typeof metricCurves>; error?: unk
   );
   if (error) return <div class="error">Could not read the metric curves: {describeError(error)}</div>;
   if (!c) return null;
-  if (c.x.length === 0) return <p class="muted curves-empty">No metric values in the log (the built-in algorithm's evaluation lines, or the MetricDefinitions regexes).</p>;
+  if (c.x.length === 0)
+    return (
+      <p class="muted curves-empty">
+        No metric values in the log (the built-in algorithm's evaluation lines, or the MetricDefinitions regexes).
+      </p>
+    );
   return (
     <div class="curves">
       <h2>Metric curves</h2>
-      <Chart title={c.xLabel === 'round' ? 'Metrics per round' : 'Metrics as the job reported them'} unit="value" x={c.x} series={series} xLabel={c.xLabel} height={220} />
+      <Chart
+        title={c.xLabel === 'round' ? 'Metrics per round' : 'Metrics as the job reported them'}
+        unit="value"
+        x={c.x}
+        series={series}
+        xLabel={c.xLabel}
+        height={220}
+      />
     </div>
   );
 }
