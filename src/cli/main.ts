@@ -53,7 +53,10 @@ export async function main(argv: string[]): Promise<number | undefined> {
       if (n) app.log.info(n, 'credentials reloaded');
       else app.log.warn('SIGHUP: no --credentials-file to reload');
     } catch (err) {
-      app.log.error({ error: (err as Error).message }, 'credentials reload failed; the previous credentials stay in force');
+      app.log.error(
+        { error: (err as Error).message },
+        'credentials reload failed; the previous credentials stay in force',
+      );
     }
   };
   process.on('SIGHUP', onHup);

@@ -31,6 +31,16 @@ export const XGBOOST_TUNABLE = [
   'alpha',
 ] as const;
 
+/**
+ * The built-in XGBoost algorithm's MetricDefinitions as the container declares them
+ * (algorithm_mode/metrics.py): each supported metric on the validation channel, with its regex
+ * (the log shows the tab as `#011`). https://docs.aws.amazon.com/sagemaker/latest/dg/xgboost-tuning.html
+ */
+export const XGBOOST_METRIC_DEFINITIONS: ReadonlyArray<{ Name: string; Regex: string }> = [
+  ...XGB_MAXIMIZE_METRICS,
+  ...XGB_MINIMIZE_METRICS,
+].map((m) => ({ Name: `validation:${m}`, Regex: `.*\\[[0-9]+\\].*#011validation-${m}:(\\S+)` }));
+
 export interface TunableSpec {
   readonly kind: 'Integer' | 'Continuous';
   readonly range: Interval;

@@ -11,7 +11,7 @@ import type {
 } from '../generated/sagemaker/shapes.js';
 import { ValidationException } from '../protocol/common-errors.js';
 import { inInterval } from '../training/xgboost/hyperparameters/spec.js';
-import { type Algorithm, algorithmOf } from './algorithm.js';
+import { type Algorithm, algorithmOf, XGBOOST_METRIC_DEFINITIONS } from './algorithm.js';
 import { autoScale, type Param, SearchSpace } from './space.js';
 import { ETA, type HyperbandPlan, hyperbandPlan } from './strategies/hyperband.js';
 
@@ -163,8 +163,8 @@ function planDefinition(
   }
   if (!spec.TrainingImage) fail(`AlgorithmSpecification.TrainingImage is required${where}.`);
   if (!objective) fail(`A HyperParameterTuningJobObjective is required${where}.`);
-  if (!def.ResourceConfig && !def.HyperParameterTuningResourceConfig) {
-    fail(`Either ResourceConfig or HyperParameterTuningResourceConfig is required${where}.`);
+  if (!def.ResourceConfig === !def.HyperParameterTuningResourceConfig) {
+    fail(`Specify either ResourceConfig or HyperParameterTuningResourceConfig${where}, not both or neither.`);
   }
   const algorithm = algorithmOf(def);
   const metric = objective!.MetricName;
@@ -195,8 +195,16 @@ function planDefinition(
   }
   return {
     name,
-    // SageMaker passes the objective to every training job as a static hyperparameter.
-    definition: { ...def, StaticHyperParameters: { ...statics, [TUNING_OBJECTIVE_HYPERPARAMETER]: metric } },
+    definition: {
+      ...def,
+      // A built-in algorithm's metric definitions are its own (HyperparameterTuner.attach reads them back).
+      AlgorithmSpecification:
+        algorithm.builtin && !spec.MetricDefinitions
+          ? { ...spec, MetricDefinitions: XGBOOST_METRIC_DEFINITIONS.map((m) => ({ ...m })) }
+          : spec,
+      // SageMaker passes the objective to every training job as a static hyperparameter.
+      StaticHyperParameters: { ...statics, [TUNING_OBJECTIVE_HYPERPARAMETER]: metric },
+    },
     objective: objective!,
     maximize: objective!.Type === 'Maximize',
     space,

@@ -17,7 +17,9 @@ before(async () => {
 });
 after(() => server.close());
 
-test('boto3: the SDK tuner’s calls — tune, best job, analytics, deploy the best model and invoke', { skip: missing }, async () => {
+test('boto3: the SDK tuner’s calls — tune, best job, analytics, deploy the best model and invoke', {
+  skip: missing,
+}, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'slipway-boto3-tuning-'));
   try {
     const rows = abaloneCsv().trim().split('\n');

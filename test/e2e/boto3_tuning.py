@@ -1,7 +1,8 @@
 """The SageMaker Python SDK's HyperparameterTuner on the built-in XGBoost algorithm, call for call
-through boto3 (what sagemaker v2's tuner.fit, tuner.wait, tuner.best_training_job,
-tuner.analytics().dataframe(), HyperparameterTuner.attach and tuner.deploy send; read from
-sagemaker/tuner.py, session.py and analytics.py), so CI needs only Debian's python3-boto3:
+through boto3: what sagemaker 2.230's tuner.fit, tuner.wait, tuner.best_training_job,
+tuner.analytics().dataframe(), HyperparameterTuner.attach and tuner.deploy sent (recorded with a
+botocore hook against Slipway; RandomSeed left out, Debian's botocore 1.29 does not know it), so CI
+needs only Debian's python3-boto3:
 
     tuner = HyperparameterTuner(xgb, "validation:rmse", ranges, max_jobs=10, max_parallel_jobs=2,
                                 objective_type="Minimize", strategy="Bayesian")
@@ -61,7 +62,7 @@ sm.create_hyper_parameter_tuning_job(
         "RoleArn": role,
         "OutputDataConfig": {"S3OutputPath": f"s3://{bucket}/abalone/output"},
         "StoppingCondition": {"MaxRuntimeInSeconds": 86400},
-        "ResourceConfig": {"InstanceCount": 1, "InstanceType": "ml.m5.xlarge", "VolumeSizeInGB": 30},
+        "HyperParameterTuningResourceConfig": {"InstanceCount": 1, "InstanceType": "ml.m5.xlarge", "VolumeSizeInGB": 30},
         "AlgorithmSpecification": {"TrainingInputMode": "File", "TrainingImage": image},
         "InputDataConfig": [channel("train"), channel("validation")],
     },
@@ -110,20 +111,27 @@ for r in rows:
 assert [r["Name"] for r in desc["HyperParameterTuningJobConfig"]["ParameterRanges"]["ContinuousParameterRanges"]] == \
     ["eta", "min_child_weight", "alpha"]
 
-# HyperparameterTuner.attach(job_name) removes the hyperparameter SageMaker adds.
-static = desc["TrainingJobDefinition"]["StaticHyperParameters"]
-assert static.pop("_tuning_objective_metric") == "validation:rmse", static
+# HyperparameterTuner.attach(job_name) removes the hyperparameter SageMaker adds, and reads the
+# definition's ResourceConfig and the algorithm's MetricDefinitions.
+definition = desc["TrainingJobDefinition"]
+assert definition["StaticHyperParameters"].pop("_tuning_objective_metric") == "validation:rmse", definition
+assert definition["ResourceConfig"] == {"InstanceCount": 1, "InstanceType": "ml.m5.xlarge", "VolumeSizeInGB": 30}, definition
+metric_names = [m["Name"] for m in definition["AlgorithmSpecification"]["MetricDefinitions"]]
+assert "validation:rmse" in metric_names, metric_names
 
 # tuner.deploy(1, "ml.m5.xlarge"): Estimator.attach(best) then estimator.deploy.
 training = sm.describe_training_job(TrainingJobName=best_name)
 assert training["TuningJobArn"] == desc["HyperParameterTuningJobArn"], training.get("TuningJobArn")
+assert training["OutputDataConfig"]["KmsKeyId"] == "", training["OutputDataConfig"]  # Estimator.attach reads it
+assert sm.list_tags(ResourceArn=training["TrainingJobArn"])["Tags"] == []
 model_data = training["ModelArtifacts"]["S3ModelArtifacts"]
-sm.create_model(ModelName=best_name, ExecutionRoleArn=role,
+model_name = "sagemaker-xgboost-" + time.strftime("%Y-%m-%d-%H-%M-%S-000")
+sm.create_model(ModelName=model_name, ExecutionRoleArn=role,
                 PrimaryContainer={"Image": image, "Environment": {}, "ModelDataUrl": model_data})
 sm.create_endpoint_config(EndpointConfigName=best_name, ProductionVariants=[{
-    "ModelName": best_name, "VariantName": "AllTraffic", "InitialVariantWeight": 1,
+    "VariantName": "AllTraffic", "ModelName": model_name, "InitialVariantWeight": 1,
     "InitialInstanceCount": 1, "InstanceType": "ml.m5.xlarge"}])
-sm.create_endpoint(EndpointName=best_name, EndpointConfigName=best_name)
+sm.create_endpoint(EndpointName=best_name, EndpointConfigName=best_name, Tags=[])
 sm.get_waiter("endpoint_in_service").wait(EndpointName=best_name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
 # predictor.predict(row) with the CSV serializer.
 body = rt.invoke_endpoint(EndpointName=best_name, ContentType="text/csv",

@@ -22,7 +22,11 @@ export interface ServiceDeps {
 
 /** What the registry and hosting tell lineage tracking (see src/lineage/). */
 export interface LineageHooks {
-  modelPackageGroupCreated(tx: Queryable, p: Partition, g: { name: string; arn: string; createdAt: number }): Promise<void>;
+  modelPackageGroupCreated(
+    tx: Queryable,
+    p: Partition,
+    g: { name: string; arn: string; createdAt: number },
+  ): Promise<void>;
   modelPackageCreated(
     tx: Queryable,
     p: Partition,
@@ -33,7 +37,13 @@ export interface LineageHooks {
   endpointDeployed(
     tx: Queryable,
     p: Partition,
-    e: { name: string; arn: string; modelPackageArns: string[]; containers: Array<{ image: string; modelDataUrl?: string }>; at: number },
+    e: {
+      name: string;
+      arn: string;
+      modelPackageArns: string[];
+      containers: Array<{ image: string; modelDataUrl?: string }>;
+      at: number;
+    },
   ): Promise<void>;
 }
 

@@ -144,7 +144,12 @@ export class EndpointDeployments {
    */
   async submit(tx: Queryable, p: Partition, nameKey: string, status: string): Promise<void> {
     const id = this.key(p, nameKey);
-    await this.runner.submit(this.kind, id, { accountId: p.accountId, region: p.region, nameKey }, { tx, status, whenActive: 'rerun' });
+    await this.runner.submit(
+      this.kind,
+      id,
+      { accountId: p.accountId, region: p.region, nameKey },
+      { tx, status, whenActive: 'rerun' },
+    );
   }
 
   /** After the transaction that submitted commits: starts the transition now. */
@@ -164,7 +169,14 @@ export class EndpointDeployments {
       for (const r of rows) {
         const work = { accountId: r.account_id, region: r.region, nameKey: r.name_key };
         const id = this.key(work, r.name_key);
-        if ((await this.runner.submit(this.kind, id, work, { tx, status: r.status ?? undefined, whenActive: 'ignore' })) === 'submitted') submitted++;
+        if (
+          (await this.runner.submit(this.kind, id, work, {
+            tx,
+            status: r.status ?? undefined,
+            whenActive: 'ignore',
+          })) === 'submitted'
+        )
+          submitted++;
       }
     });
     return submitted;
@@ -209,11 +221,18 @@ export class EndpointDeployments {
     await Promise.all(l.variants.map((v) => v.deployed.stop().catch(() => undefined)));
   }
 
-  private async deployConfig(p: Partition, configName: string, endpointName: string, asOf: number): Promise<LiveEndpoint> {
+  private async deployConfig(
+    p: Partition,
+    configName: string,
+    endpointName: string,
+    asOf: number,
+  ): Promise<LiveEndpoint> {
     const { db, repos } = this.deps;
     const configRow = await repos.endpointConfigs.get(db, p, configName.toLowerCase());
     if (!configRow) {
-      throw new DeploymentError(`Could not find endpoint configuration "${sagemakerArn(p, 'endpoint-config', configName)}".`);
+      throw new DeploymentError(
+        `Could not find endpoint configuration "${sagemakerArn(p, 'endpoint-config', configName)}".`,
+      );
     }
     const config = JSON.parse(configRow.doc) as EndpointConfigDoc;
     const variants: LiveVariant[] = [];
@@ -228,7 +247,11 @@ export class EndpointDeployments {
         const deployed = await this.engine.deploy({
           endpointName,
           variantName: v.VariantName,
-          containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl, environment: c.environment })),
+          containers: containers.map((c) => ({
+            image: c.image,
+            modelDataUrl: c.modelDataUrl,
+            environment: c.environment,
+          })),
           serverless: v.ServerlessConfig
             ? {
                 memorySizeInMB: v.ServerlessConfig.MemorySizeInMB,
@@ -237,7 +260,11 @@ export class EndpointDeployments {
               }
             : // DEVIATION(aws): instance-based variants run on the same worker pool as serverless
               // ones, with the largest serverless memory size and one warm worker per instance.
-              { memorySizeInMB: 6144, maxConcurrency: 200, provisionedConcurrency: Math.min(v.InitialInstanceCount ?? 1, 200) },
+              {
+                memorySizeInMB: 6144,
+                maxConcurrency: 200,
+                provisionedConcurrency: Math.min(v.InitialInstanceCount ?? 1, 200),
+              },
         });
         variants.push({ name: v.VariantName, weight: v.InitialVariantWeight ?? 1, deployed });
       }
@@ -281,7 +308,9 @@ export class EndpointDeployments {
       live = await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER);
     } catch (err) {
       if (!(err instanceof DeploymentError)) this.log.error({ err, endpoint: row.name }, 'deployment error');
-      failure = reason(err instanceof DeploymentError ? err.message : `Internal error while deploying: ${(err as Error).message}`);
+      failure = reason(
+        err instanceof DeploymentError ? err.message : `Internal error while deploying: ${(err as Error).message}`,
+      );
     }
     const now = Date.now();
 
@@ -343,5 +372,4 @@ export class EndpointDeployments {
     }
     if (committed) this.log.info({ endpoint: row.name, from: row.status, failure }, 'endpoint deployment finished');
   }
-
 }

@@ -23,7 +23,12 @@ import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { listPage, sortKey } from '../common/listing.js';
 import { endpointConfigNotFound, type EndpointConfigDoc } from './endpoint-configs.js';
-import { desiredVariants, type EndpointDeployments, type EndpointDoc, type StoredVariant } from './endpoint-deployments.js';
+import {
+  desiredVariants,
+  type EndpointDeployments,
+  type EndpointDoc,
+  type StoredVariant,
+} from './endpoint-deployments.js';
 import { resolveModelContainers, type ResolvedContainer } from './models.js';
 
 export const endpointNotFound = (p: Partition, name: string) =>
@@ -61,7 +66,10 @@ export function endpointDocument(row: ResourceRow): DescribeEndpointOutput {
     LastModifiedTime: new Date(row.last_modified_at),
     LastDeploymentConfig: doc.LastDeploymentConfig,
     PendingDeploymentSummary: doc.PendingConfigName
-      ? { EndpointConfigName: doc.PendingConfigName, StartTime: doc.PendingSince ? new Date(doc.PendingSince) : undefined }
+      ? {
+          EndpointConfigName: doc.PendingConfigName,
+          StartTime: doc.PendingSince ? new Date(doc.PendingSince) : undefined,
+        }
       : undefined,
   };
 }
@@ -70,7 +78,13 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
   const { db, repos, tokens } = deps;
 
   /** Lineage of a deployment, in the transaction of the call that asks for it (Create/UpdateEndpoint). */
-  const recordDeployment = async (tx: Queryable, ctx: RequestContext, name: string, arn: string, config: EndpointConfigDoc) => {
+  const recordDeployment = async (
+    tx: Queryable,
+    ctx: RequestContext,
+    name: string,
+    arn: string,
+    config: EndpointConfigDoc,
+  ) => {
     if (!deps.lineage) return;
     const containers: ResolvedContainer[] = [];
     for (const v of config.ProductionVariants) {
@@ -157,7 +171,8 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
         if (row.status === 'Failed') {
           throw new ValidationException(`Cannot update failed endpoint "${row.arn}". Delete it and create it again.`);
         }
-        if (row.status !== 'InService') throw new ValidationException(`Cannot update in-progress endpoint "${row.arn}".`);
+        if (row.status !== 'InService')
+          throw new ValidationException(`Cannot update in-progress endpoint "${row.arn}".`);
         const config = await loadConfig(tx, ctx, input.EndpointConfigName);
         const doc = JSON.parse(row.doc) as EndpointDoc;
         const next: EndpointDoc = {

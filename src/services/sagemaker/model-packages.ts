@@ -28,7 +28,8 @@ import { listPage, sortKey } from '../common/listing.js';
 const RESOURCE = 'model-package';
 
 /** name_key of a version: lower(group)/zero-padded version, so versions sort in order. */
-export const versionKey = (group: string, version: number) => `${group.toLowerCase()}/${String(version).padStart(10, '0')}`;
+export const versionKey = (group: string, version: number) =>
+  `${group.toLowerCase()}/${String(version).padStart(10, '0')}`;
 
 /** The fields of CreateModelPackage kept verbatim and echoed by DescribeModelPackage. */
 type PackageDoc = Omit<
@@ -139,7 +140,8 @@ export function modelPackageHandlers(deps: ServiceDeps) {
         };
         if (ModelPackageGroupName) {
           const groupName = nameFromArnOrName(ctx, ModelPackageGroupName, 'model-package-group');
-          const group = groupName === undefined ? undefined : await repos.modelPackageGroups.get(tx, ctx, groupName, true);
+          const group =
+            groupName === undefined ? undefined : await repos.modelPackageGroups.get(tx, ctx, groupName, true);
           if (!group) {
             const arn = ModelPackageGroupName.startsWith('arn:')
               ? ModelPackageGroupName
@@ -185,7 +187,10 @@ export function modelPackageHandlers(deps: ServiceDeps) {
       });
     },
 
-    async describeModelPackage(input: DescribeModelPackageInput, ctx: RequestContext): Promise<DescribeModelPackageOutput> {
+    async describeModelPackage(
+      input: DescribeModelPackageInput,
+      ctx: RequestContext,
+    ): Promise<DescribeModelPackageOutput> {
       return modelPackageDocument(await mustFind(db, ctx, input.ModelPackageName));
     },
 

@@ -60,6 +60,9 @@ export function trainingJobDocument(row: ResourceRow): DescribeTrainingJobRespon
     TrainingJobStatus: row.status as DescribeTrainingJobResponse['TrainingJobStatus'],
     SecondaryStatus: d.SecondaryStatus as DescribeTrainingJobResponse['SecondaryStatus'],
     ModelArtifacts: d.ModelArtifacts ?? { S3ModelArtifacts: undefined as unknown as string },
+    // SageMaker answers KmsKeyId "" when none was given; the Python SDK's Estimator.attach (and so
+    // HyperparameterTuner.deploy) reads it unconditionally.
+    OutputDataConfig: { KmsKeyId: '', ...d.OutputDataConfig },
     StoppingCondition: d.StoppingCondition ?? { MaxRuntimeInSeconds: 86_400 },
     CreationTime: new Date(row.created_at),
     LastModifiedTime: new Date(row.last_modified_at),

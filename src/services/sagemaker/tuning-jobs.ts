@@ -8,6 +8,7 @@ import type {
   DeleteHyperParameterTuningJobRequest,
   DescribeHyperParameterTuningJobRequest,
   DescribeHyperParameterTuningJobResponse,
+  HyperParameterTrainingJobDefinition,
   ListHyperParameterTuningJobsRequest,
   ListHyperParameterTuningJobsResponse,
   ListTrainingJobsForHyperParameterTuningJobRequest,
@@ -40,6 +41,8 @@ export function tuningJobDocument(row: ResourceRow, now = Date.now()): DescribeH
   const end = EndTime ?? (row.status === 'InProgress' || row.status === 'Stopping' ? now : row.last_modified_at);
   return {
     ...d,
+    TrainingJobDefinition: d.TrainingJobDefinition && withResourceConfig(d.TrainingJobDefinition),
+    TrainingJobDefinitions: d.TrainingJobDefinitions?.map(withResourceConfig),
     HyperParameterTuningJobName: row.name,
     HyperParameterTuningJobArn: row.arn,
     HyperParameterTuningJobStatus:
@@ -54,6 +57,20 @@ export function tuningJobDocument(row: ResourceRow, now = Date.now()): DescribeH
       ConvergenceDetectedTime: toDate(ConvergenceDetectedTime),
     },
     ConsumedResources: { RuntimeInSeconds: Math.max(0, Math.round((end - row.created_at) / 1000)) },
+  };
+}
+
+/**
+ * A definition given HyperParameterTuningResourceConfig with one instance type also reads back
+ * with the ResourceConfig its training jobs run with: the SageMaker Python SDK sends the former
+ * and HyperparameterTuner.attach reads the latter (its estimator needs InstanceCount and type).
+ */
+function withResourceConfig(d: HyperParameterTrainingJobDefinition): HyperParameterTrainingJobDefinition {
+  const h = d.HyperParameterTuningResourceConfig;
+  if (d.ResourceConfig || !h?.InstanceType) return d;
+  return {
+    ...d,
+    ResourceConfig: { InstanceType: h.InstanceType, InstanceCount: h.InstanceCount, VolumeSizeInGB: h.VolumeSizeInGB },
   };
 }
 
