@@ -104,7 +104,11 @@ try {
     values.postgres ? { url: values.postgres, schema: pgSchema } : { dataDir: graphDir },
   );
   // --verbose: the loader's debug log (time per file, for the index builds) on stderr.
-  const jobs = new LoadJobs({ db: gdb, blobs, log: pino({ level: values.verbose ? 'debug' : 'silent' }, pino.destination(2)) });
+  const jobs = new LoadJobs({
+    db: gdb,
+    blobs,
+    log: pino({ level: values.verbose ? 'debug' : 'silent' }, pino.destination(2)),
+  });
   await jobs.init();
   t = performance.now();
   const id = await jobs.start({

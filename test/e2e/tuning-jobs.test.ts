@@ -650,4 +650,23 @@ describe('hyperparameter tuning jobs', () => {
     const child = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: list[0]!.TrainingJobName }));
     assert.equal(child.TrainingJobStatus, 'Completed');
   });
+
+  test('ConvergenceDetected: CompleteOnConvergence ends a tuning job that stopped improving', async () => {
+    await create({
+      HyperParameterTuningJobName: 'converges',
+      HyperParameterTuningJobConfig: {
+        Strategy: 'Random',
+        RandomSeed: 9,
+        ResourceLimits: { MaxNumberOfTrainingJobs: 60, MaxParallelTrainingJobs: 3 },
+        HyperParameterTuningJobObjective: { Type: 'Minimize', MetricName: 'objective' },
+        ParameterRanges: xRanges(1),
+        TuningJobCompletionCriteria: { ConvergenceDetected: { CompleteOnConvergence: 'Enabled' } },
+      },
+      TrainingJobDefinition: objectiveDefinition({ StaticHyperParameters: { function: 'sphere', epochs: '1' } }),
+    });
+    const d = await finish('converges');
+    assert.equal(d.HyperParameterTuningJobStatus, 'Completed', d.FailureReason);
+    assert.ok(d.TuningJobCompletionDetails?.ConvergenceDetectedTime, 'ConvergenceDetectedTime');
+    assert.ok((await children('converges')).length < 60);
+  });
 });
