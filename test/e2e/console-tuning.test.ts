@@ -143,6 +143,10 @@ describe('console Tuning page in Chromium', { skip }, () => {
     await page.locator('.best-job a').click();
     await page.waitForURL(new RegExp(`/jobs/training/${best.TrainingJobName}$`));
     await page.locator('h1 .badge', { hasText: 'Completed' }).waitFor();
+    // …and the training job links back to its tuning job.
+    await page.locator('a.tuning-link').click();
+    await page.waitForURL(/\/tuning\/console-random$/);
+    await page.locator('.plots figure.scatter').first().waitFor();
   });
 
   test('Stop on a running tuning job stops it', async () => {

@@ -116,6 +116,16 @@ function Facts({ k, j, arn }: { k: KindInfo; j: Obj; arn: string }) {
           <dd class="mono">{model}</dd>
         </>
       ) : null}
+      {j.TuningJobArn ? (
+        <>
+          <dt>Tuning job</dt>
+          <dd>
+            <Link to={`/tuning/${encodeURIComponent(shortName(String(j.TuningJobArn)))}`} class="tuning-link">
+              {shortName(String(j.TuningJobArn))}
+            </Link>
+          </dd>
+        </>
+      ) : null}
       <dt>Lineage</dt>
       <dd>
         <Link to={lineage} class="lineage-link">
