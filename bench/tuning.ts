@@ -10,7 +10,7 @@
 //  hyperband: time for Hyperband, Random and Bayesian to reach the same objective (Random's median
 //             best after 30 jobs) on abalone with num_round 243: Hyperband stops configurations
 //             early and may launch 90; the others train every round of 30.
-// Usage: npm run build && node dist/bench/tuning.js [--only speed,quality,hyperband] [--seeds 10]
+// Usage: npm run build && node dist/bench/tuning.js [--only speed,quality,hyperband] [--seeds 10] [--min-resource 9]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -259,7 +259,11 @@ try {
             ResourceLimits: { MaxNumberOfTrainingJobs: strategy === 'Hyperband' ? 90 : 30, MaxParallelTrainingJobs: 2 },
             ParameterRanges: ABALONE_RANGES,
             ...(strategy === 'Hyperband'
-              ? { StrategyConfig: { HyperbandStrategyConfig: { MinResource: 3, MaxResource: 243 } } }
+              ? {
+                  StrategyConfig: {
+                    HyperbandStrategyConfig: { MinResource: Number(arg('min-resource', '9')), MaxResource: 243 },
+                  },
+                }
               : {}),
           }),
         );
@@ -268,7 +272,7 @@ try {
     // The objective to reach: Random's median best after its 30 jobs.
     const target = median(runs.Random!.map((t) => bestOf(t)));
     console.log(
-      `hyperband: abalone, num_round 243, 2 parallel, ${seeds} seeds, Random and Bayesian 30 jobs, Hyperband up to 90; target validation:rmse ${fmt(target)} (Random's median best after 30)`,
+      `hyperband: abalone, num_round 243, 2 parallel, ${seeds} seeds, Random and Bayesian 30 jobs, Hyperband up to 90 (MinResource ${arg('min-resource', '9')}, MaxResource 243); target validation:rmse ${fmt(target)} (Random's median best after 30)`,
     );
     for (const [strategy, list] of Object.entries(runs)) {
       const times = list.map((t) => timeTo(t, target));

@@ -12,7 +12,7 @@ import type {
 import { ValidationException } from '../protocol/common-errors.js';
 import { inInterval } from '../training/xgboost/hyperparameters/spec.js';
 import { type Algorithm, algorithmOf, XGBOOST_METRIC_DEFINITIONS } from './algorithm.js';
-import { autoScale, type Param, SearchSpace } from './space.js';
+import { autoScale, type Param, type Scale, SearchSpace } from './space.js';
 import { ETA, type HyperbandPlan, hyperbandPlan } from './strategies/hyperband.js';
 
 /** Service limits (SageMaker's default quotas). */
@@ -124,7 +124,7 @@ function spaceOf(ranges: ParameterRanges | undefined, algorithm: Algorithm, wher
           );
         }
       }
-      params.push({ name: r.Name, kind, min, max, scale: scale as Param extends { scale: infer S } ? S : never });
+      params.push({ name: r.Name, kind, min, max, scale: scale as Scale });
     };
   for (const r of ranges?.IntegerParameterRanges ?? []) numeric('Integer')(r);
   for (const r of ranges?.ContinuousParameterRanges ?? []) numeric('Continuous')(r);
