@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Rng } from '../../training/xgboost/sampler.js';
 import { type Config, SearchSpace } from '../space.js';
 import type { Curve } from '../stopping.js';
 import type { DefinitionSpace, Strategy, Trial } from '../strategy.js';
