@@ -24,7 +24,9 @@ import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { appendLogs, createLogsHandlers } from './services/logs/index.js';
 import { prewarmTrainer } from './training/run-builtin.js';
+import { TrainingProgress } from './training/progress.js';
 import { trainingKind } from './training/training-kind.js';
+import { Tuning } from './tuning/tuning.js';
 import { processingKind } from './processing/processing-kind.js';
 import { transformKind } from './transform/transform-kind.js';
 import { ContainersFileReader } from './inference/runtimes/container/containers-file.js';
@@ -184,6 +186,8 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         mayWrite: (role: string, uri: string) => roleMayWrite(authorizer, role, uri),
       }
     : undefined;
+  // Running training jobs' output lines, for the tuning jobs that watch their children train.
+  const progress = new TrainingProgress();
   const training = {
     runner,
     kind: runner.register(
@@ -197,9 +201,12 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         access: jobAccess,
         log: logger,
         metrics,
+        progress,
       }),
     ),
   };
+  // Hyperparameter tuning jobs: a kind of the same runner whose runs launch training jobs.
+  const tuning = new Tuning({ deps, runner, training, progress, log: logger });
   const batch = {
     transform: {
       runner,
@@ -253,7 +260,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       }),
     ),
   };
-  sagemakerHandlers = createSageMakerHandlers(deps, deployments, training, batch, pipelines);
+  sagemakerHandlers = createSageMakerHandlers(deps, deployments, training, batch, pipelines, tuning);
   // Known once both servers listen (port 0 picks them); the console's config and CORS read them then.
   let port = 0;
   let graphPort = 0;
@@ -392,6 +399,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         // The last minute of endpoint metrics is written while the variants are still known.
         await recorder?.close();
         await runner.close();
+        await tuning.close();
         await deployments.close();
         await engine.close();
         await metrics.maintenance.close();

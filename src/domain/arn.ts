@@ -22,6 +22,7 @@ const LOWER_CASED = new Set([
   'processing-job',
   'transform-job',
   'pipeline',
+  'hyper-parameter-tuning-job',
 ]);
 
 export function sagemakerArn(p: Partition, resourceType: string, resource: string): string {

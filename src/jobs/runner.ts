@@ -145,7 +145,12 @@ export class JobRunner {
     // submission not yet started, or a run still finishing): then the queue takes it.
     const claim =
       this.#started && !this.#closed && this.#free(kind) > 0 && !this.#pending.has(k) && !this.#running.has(k)
-        ? { by: this.replicaId, token: randomUUID(), leaseUntil: now + this.leaseMs, deadline: this.#deadline(kind, payload, now) }
+        ? {
+            by: this.replicaId,
+            token: randomUUID(),
+            leaseUntil: now + this.leaseMs,
+            deadline: this.#deadline(kind, payload, now),
+          }
         : undefined;
     // The slot is taken before the first await, so concurrent submits and polls see it.
     if (claim) this.#pending.set(k, { kind, id, token: claim.token, at: now });
@@ -187,7 +192,8 @@ export class JobRunner {
     const row = await store.getItem(tx, kindName, id, true);
     if (!row || row.state === 'done') return false;
     await store.markStopRequested(tx, kindName, id);
-    if (row.state === 'queued') await this.#end(tx, kind, { ...row, stop_requested: 1 }, { cause: 'stopped', message: 'Stop requested.' });
+    if (row.state === 'queued')
+      await this.#end(tx, kind, { ...row, stop_requested: 1 }, { cause: 'stopped', message: 'Stop requested.' });
     return true;
   }
 
@@ -244,7 +250,8 @@ export class JobRunner {
     this.#closed = true;
     clearInterval(this.#timer);
     await this.#polling;
-    for (const r of this.#running.values()) r.controller.abort(new JobAbort('shutdown', 'The server stopped while the job ran.'));
+    for (const r of this.#running.values())
+      r.controller.abort(new JobAbort('shutdown', 'The server stopped while the job ran.'));
     await Promise.all([...this.#running.values()].map((r) => r.done));
     for (const p of this.#pending.values()) {
       await store.releaseItem(this.#db, p.kind.name, p.id, p.token).catch(() => undefined);
@@ -271,7 +278,15 @@ export class JobRunner {
     return ms === undefined ? null : startedAt + ms;
   }
 
-  async #record(tx: Queryable, kind: string, id: string, payload: string, status: string, message: string | undefined, at: number) {
+  async #record(
+    tx: Queryable,
+    kind: string,
+    id: string,
+    payload: string,
+    status: string,
+    message: string | undefined,
+    at: number,
+  ) {
     const seq = await store.insertTransition(tx, kind, id, status, message ?? null, at);
     if (this.#listeners.length === 0) return;
     const event = { kind, id, payload: JSON.parse(payload) as unknown, seq, status, message: message ?? null, at };
@@ -312,52 +327,84 @@ export class JobRunner {
     const kinds = [...this.#kinds.values()].filter((k) => this.#free(k) > 0);
     // At start-up, what this replica's previous process left running is orphaned: take it back now.
     const orphans = this.#orphansTaken ? undefined : { by: this.replicaId };
-    if (!orphans && !(await store.hasClaimable(this.#db, kinds.map((k) => k.name), now))) return;
+    if (
+      !orphans &&
+      !(await store.hasClaimable(
+        this.#db,
+        kinds.map((k) => k.name),
+        now,
+      ))
+    )
+      return;
     this.#orphansTaken = true;
     this.#claiming.clear();
-    const claimed = await this.#db.transaction(async (tx) => {
-      const out: Array<{ kind: AnyKind; row: ItemRow; token: string }> = [];
-      for (const kind of kinds) {
-        const limit = Math.min(this.#free(kind), 100);
-        if (limit <= 0) continue; // a submission took the last slot meanwhile
-        const rows = await store.lockClaimable(tx, kind.name, now, limit, orphans);
-        let taken = 0;
-        let handled = 0;
-        for (const row of rows) {
-          if (this.#running.has(key(kind.name, row.item_id)) || this.#pending.has(key(kind.name, row.item_id))) continue;
-          handled++;
-          const orphaned = row.state === 'running';
-          if (row.stop_requested === 1) {
-            await this.#end(tx, kind, row, { cause: 'stopped', message: 'Stop requested.' });
-          } else if (orphaned && kind.onRestart === 'fail') {
-            const message =
-              row.claimed_by === this.replicaId
-                ? 'The server restarted while the job ran.'
-                : 'The server running the job stopped answering; another server ended it.';
-            await this.#end(tx, kind, row, { cause: 'restarted', message });
-          } else {
-            const token = randomUUID();
-            const deadline = row.deadline ?? this.#deadline(kind, JSON.parse(row.payload), now);
-            await store.takeItem(tx, row, { by: this.replicaId, token, leaseUntil: now + this.leaseMs }, now, deadline);
-            taken++;
-            this.#claiming.set(kind, (this.#claiming.get(kind) ?? 0) + 1);
-            out.push({
-              kind,
-              row: { ...row, state: 'running', attempts: row.attempts + 1, started_at: row.started_at ?? now, deadline, run_generation: row.generation },
-              token,
-            });
+    const claimed = await this.#db
+      .transaction(async (tx) => {
+        const out: Array<{ kind: AnyKind; row: ItemRow; token: string }> = [];
+        for (const kind of kinds) {
+          const limit = Math.min(this.#free(kind), 100);
+          if (limit <= 0) continue; // a submission took the last slot meanwhile
+          const rows = await store.lockClaimable(tx, kind.name, now, limit, orphans);
+          let taken = 0;
+          let handled = 0;
+          for (const row of rows) {
+            if (this.#running.has(key(kind.name, row.item_id)) || this.#pending.has(key(kind.name, row.item_id)))
+              continue;
+            handled++;
+            const orphaned = row.state === 'running';
+            if (row.stop_requested === 1) {
+              await this.#end(tx, kind, row, { cause: 'stopped', message: 'Stop requested.' });
+            } else if (orphaned && kind.onRestart === 'fail') {
+              const message =
+                row.claimed_by === this.replicaId
+                  ? 'The server restarted while the job ran.'
+                  : 'The server running the job stopped answering; another server ended it.';
+              await this.#end(tx, kind, row, { cause: 'restarted', message });
+            } else {
+              const token = randomUUID();
+              const deadline = row.deadline ?? this.#deadline(kind, JSON.parse(row.payload), now);
+              await store.takeItem(
+                tx,
+                row,
+                { by: this.replicaId, token, leaseUntil: now + this.leaseMs },
+                now,
+                deadline,
+              );
+              taken++;
+              this.#claiming.set(kind, (this.#claiming.get(kind) ?? 0) + 1);
+              out.push({
+                kind,
+                row: {
+                  ...row,
+                  state: 'running',
+                  attempts: row.attempts + 1,
+                  started_at: row.started_at ?? now,
+                  deadline,
+                  run_generation: row.generation,
+                },
+                token,
+              });
+            }
           }
+          // A full page may hide more (items ended here take no slot): look again right after.
+          if (handled === limit && taken < limit) this.#pollAgain = true;
         }
-        // A full page may hide more (items ended here take no slot): look again right after.
-        if (handled === limit && taken < limit) this.#pollAgain = true;
-      }
-      return out;
-    }).finally(() => this.#claiming.clear());
+        return out;
+      })
+      .finally(() => this.#claiming.clear());
     for (const c of claimed) this.#launch(c.kind, c.row, c.token);
   }
 
   #launch(kind: AnyKind, row: ItemRow, token: string): void {
-    const run: LocalRun = { kind, id: row.item_id, token, controller: new AbortController(), finished: false, rerun: false, lost: false };
+    const run: LocalRun = {
+      kind,
+      id: row.item_id,
+      token,
+      controller: new AbortController(),
+      finished: false,
+      rerun: false,
+      lost: false,
+    };
     const k = key(kind.name, row.item_id);
     this.#running.set(k, run);
     const heartbeat = setInterval(() => void this.#renew(run), Math.max(10, this.leaseMs / 3));
@@ -453,7 +500,10 @@ export class JobRunner {
       }
       if (!run.rerun && (reason || threw)) {
         const why: EndReason = reason
-          ? { cause: reason.cause === 'stop' ? 'stopped' : reason.cause === 'timeout' ? 'timeout' : 'shutdown', message: reason.message }
+          ? {
+              cause: reason.cause === 'stop' ? 'stopped' : reason.cause === 'timeout' ? 'timeout' : 'shutdown',
+              message: reason.message,
+            }
           : { cause: 'error', message: error instanceof Error ? error.message : String(error), error };
         // A failure the job's user can act on (JobFailure: a bad hyperparameter, a missing input) is
         // the job's outcome, not the server's fault: info, without a stack. Anything else is a fault.
@@ -477,7 +527,8 @@ export class JobRunner {
       ...item,
       signal: run.controller.signal,
       transaction: (fn) => this.#fenced(run, (tx) => fn(tx)),
-      transition: (tx, status, message) => this.#record(tx, run.kind.name, run.id, row.payload, status, message, Date.now()),
+      transition: (tx, status, message) =>
+        this.#record(tx, run.kind.name, run.id, row.payload, status, message, Date.now()),
       finish: async (tx, status, message) => {
         if (status) await this.#record(tx, run.kind.name, run.id, row.payload, status, message, Date.now());
         run.status = status ?? run.status ?? 'done';

@@ -170,7 +170,13 @@ export async function lockClaimable(
 }
 
 /** Makes a locked item running under `claim`. */
-export async function takeItem(tx: Queryable, row: ItemRow, claim: Claim, now: number, deadline: number | null): Promise<void> {
+export async function takeItem(
+  tx: Queryable,
+  row: ItemRow,
+  claim: Claim,
+  now: number,
+  deadline: number | null,
+): Promise<void> {
   await tx.run(
     `UPDATE job_items SET state = 'running', attempts = attempts + 1, run_generation = generation, claimed_by = ?,
        claim_token = ?, lease_until = ?, started_at = COALESCE(started_at, ?), deadline = ?

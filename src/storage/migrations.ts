@@ -400,6 +400,31 @@ export const MIGRATIONS: readonly Migration[] = [
     `CREATE INDEX processing_jobs_by_status ON processing_jobs (account_id, region, status, name_key)`,
   ]),
   ...metricsMigrations(),
+  // Hyperparameter tuning jobs (issue 31): a ResourceTable (status is HyperParameterTuningJobStatus;
+  // doc the validated request with the counters and best job the run keeps up to date), and the
+  // training jobs each launched, in launch order (seq), with their tuned hyperparameters (JSON) and
+  // the final objective value they reported (NULL until they do) for ListTrainingJobsForHyperParameterTuningJob's sort by it.
+  ddl('0080_tuning_jobs', [
+    ...resourceTable('tuning_jobs'),
+    `CREATE INDEX tuning_jobs_by_status ON tuning_jobs (account_id, region, status, name_key)`,
+    `CREATE TABLE tuning_job_children (
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      tuning_key SORTED_TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      child_key SORTED_TEXT NOT NULL,
+      definition_name TEXT,
+      tuned TEXT NOT NULL,
+      objective DOUBLE PRECISION,
+      objective_status TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      PRIMARY KEY (account_id, region, tuning_key, seq)
+    )`,
+    `CREATE UNIQUE INDEX tuning_job_children_by_child ON tuning_job_children (account_id, region, child_key)`,
+    `CREATE INDEX tuning_job_children_by_objective ON tuning_job_children (account_id, region, tuning_key, objective, seq)`,
+  ]),
+  // Search finds tuning jobs (Resource HyperParameterTuningJob).
+  searchSources('0081_search_tuning_jobs', [['tuning_jobs', 'arn']]),
   // SageMaker Pipelines (issue 32): pipelines and their executions are ResourceTables (the
   // definition and the request in doc; an execution's name_key is its id); each step of an
   // execution is one durable row the executor (src/pipelines) advances: its status and attempt, the

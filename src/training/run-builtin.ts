@@ -57,27 +57,44 @@ export interface BuiltinModel {
   readonly bytes: Uint8Array;
 }
 
-/** Trains; resolves with the model file, throws JobFailure otherwise. */
+/** How long a stopped trainer thread has to reach a round boundary before it is ended instead. */
+const STOP_GRACE_MS = 2000;
+
+/**
+ * Trains; resolves with the model file, throws JobFailure otherwise. When the signal aborts (a
+ * stop), the thread stops at its next round and is kept warm for the next job; one that does not
+ * answer within STOP_GRACE_MS (still reading its channels, say) is ended.
+ */
 export function runBuiltinXGBoost(r: BuiltinRun): Promise<BuiltinModel> {
-  const { log: _log, onLine: _onLine, signal: _signal, open: _open, ...input } = r;
+  const { log: _log, onLine: _onLine, signal: _signal, open: _open, ...rest } = r;
+  const stop = new SharedArrayBuffer(4);
+  const input = { ...rest, stop };
   return new Promise((resolve, reject) => {
     const worker = trainers.take();
     let settled = false;
+    let grace: NodeJS.Timeout | undefined;
     let model: BuiltinModel | undefined;
     /** `keep`: the thread finished its job cleanly and can train the next one. */
     const settle = (err?: Error, keep = false) => {
       if (settled) return;
       settled = true;
+      clearTimeout(grace);
       r.signal.removeEventListener('abort', onAbort);
       if (keep) trainers.give(worker);
       else void worker.terminate();
       if (err) reject(err);
       else resolve(model as BuiltinModel);
     };
-    const onAbort = () => settle(r.signal.reason instanceof Error ? r.signal.reason : new Error('stopped'));
+    const reason = () => (r.signal.reason instanceof Error ? r.signal.reason : new Error('stopped'));
+    const onAbort = () => {
+      Atomics.store(new Int32Array(stop), 0, 1);
+      grace = setTimeout(() => settle(reason()), STOP_GRACE_MS);
+      grace.unref();
+    };
     r.signal.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: XGBoostWorkerMessage) => {
-      if (m.t === 'line') {
+      // After a stop the job is over: later lines are not its output.
+      if (m.t === 'line' && !r.signal.aborted) {
         r.log.write(m.line);
         r.onLine(m.line);
       } else if (m.t === 'open') {
@@ -89,9 +106,10 @@ export function runBuiltinXGBoost(r: BuiltinRun): Promise<BuiltinModel> {
             port.close();
           },
         );
-      } else if (m.t === 'done') {
+      } else if (m.t === 'stopped') settle(reason(), true);
+      else if (m.t === 'done') {
         model = { fileName: m.fileName, bytes: m.bytes };
-        settle(undefined, true);
+        settle(r.signal.aborted ? reason() : undefined, true);
       } else if (m.t === 'error') {
         r.log.write(`${m.kind === 'client' ? 'ClientError' : 'AlgorithmError'}: ${m.message}`);
         settle(new JobFailure(`${m.kind === 'client' ? 'ClientError' : 'AlgorithmError'}: ${m.message}`), true);
@@ -99,7 +117,7 @@ export function runBuiltinXGBoost(r: BuiltinRun): Promise<BuiltinModel> {
     });
     worker.on('error', (e) => settle(new JobFailure(`AlgorithmError: ${e.message}`)));
     worker.on('exit', (code) => settle(new JobFailure(`AlgorithmError: the training worker exited with code ${code}`)));
-    if (r.signal.aborted) onAbort();
+    if (r.signal.aborted) settle(reason(), true);
     else worker.postMessage(input);
   });
 }

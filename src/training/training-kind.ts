@@ -25,6 +25,7 @@ import { failureReason, JobFailure, uploadFailure } from '../jobs/job-failure.js
 import type { Metrics } from '../metrics/index.js';
 import { type AppendLogs, evaluationMetrics, JobLog, MetricSeries, metricMatchers } from './job-output.js';
 import { JobMetricsPublisher } from './job-metrics.js';
+import type { TrainingProgress } from './progress.js';
 import { type BuiltinModel, runBuiltinXGBoost } from './run-builtin.js';
 import { runContainerTraining } from './run-container.js';
 import {
@@ -49,6 +50,8 @@ export interface TrainingOptions {
   readonly concurrency?: number;
   /** The metrics store: each metric the job emits is published there, as SageMaker publishes it to CloudWatch. */
   readonly metrics?: Metrics;
+  /** Where running jobs' output lines are handed to watchers (a tuning job stopping its children early). */
+  readonly progress?: TrainingProgress;
 }
 
 export const TRAINING_KIND = 'training-job';
@@ -141,6 +144,7 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
       metrics.add(m, v);
       published?.add(m, v, line);
     }
+    o.progress?.line(row.arn, line);
   };
   /** Moves the job to a secondary status in one lease-checked transaction. */
   const step = (status: string, message: string, more?: (doc: TrainingJobDoc) => void) =>
@@ -297,13 +301,18 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
   } finally {
     await log.close();
     await published?.close();
-    // Metrics seen before a failure or a stop still reach the trial component (its status is end()'s).
+    // Metrics seen before a failure or a stop still reach the trial component and FinalMetricDataList
+    // (a job a tuning job stopped early is judged by them); the status is end()'s.
     if (!completed && metrics.final().length > 0) {
       const summaries = metrics.summaries(row.arn);
+      const final = metrics.final().map((m) => ({ ...m, Timestamp: m.Timestamp!.getTime() }));
       await o.deps.db
-        .transaction((tx) =>
-          recordJobProgress(tx, p, { kind: 'training', jobArn: row.arn, at: Date.now(), metrics: summaries }),
-        )
+        .transaction(async (tx) => {
+          const { row: now, doc } = await load(tx, w);
+          doc.FinalMetricDataList = final as TrainingJobDoc['FinalMetricDataList'];
+          await save(tx, w, doc, now.status ?? 'InProgress', now.last_modified_at);
+          await recordJobProgress(tx, p, { kind: 'training', jobArn: row.arn, at: Date.now(), metrics: summaries });
+        })
         .catch(() => {});
     }
     if (!builtin) await rm(mlRoot, { recursive: true, force: true });

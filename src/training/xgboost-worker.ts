@@ -31,6 +31,11 @@ export interface XGBoostWorkerInput {
   readonly channels: Readonly<Record<string, XGBoostChannelInput>>;
   /** The job's `nthread` default: what the runner grants one job. */
   readonly threads: number;
+  /**
+   * Set to 1 by the job's side to stop training at the next round (a stop, a tuning job's early
+   * stop): the thread answers `stopped` and stays warm for the next job.
+   */
+  readonly stop?: SharedArrayBuffer;
 }
 
 export type XGBoostWorkerMessage =
@@ -45,6 +50,8 @@ export type XGBoostWorkerMessage =
     }
   /** The warm-up training finished: the thread's code is compiled. */
   | { readonly t: 'warm' }
+  /** Training stopped at a round boundary as asked (`stop`). */
+  | { readonly t: 'stopped' }
   /** client: the user's input is wrong (ClientError); algorithm: training itself failed (AlgorithmError). */
   | { readonly t: 'error'; readonly kind: 'client' | 'algorithm'; readonly message: string };
 
@@ -92,7 +99,25 @@ async function readFiles(
   });
 }
 
+/** Thrown inside the worker when its job's side asked it to stop. */
+class StopRequested extends Error {
+  override readonly name = 'StopRequested';
+}
+
+/** An AbortSignal-shaped view of the shared stop flag: train() looks at `aborted` every round. */
+function stopSignal(buffer: SharedArrayBuffer | undefined): AbortSignal | undefined {
+  if (!buffer) return undefined;
+  const flag = new Int32Array(buffer);
+  return {
+    get aborted() {
+      return Atomics.load(flag, 0) === 1;
+    },
+    reason: new StopRequested('stop requested'),
+  } as AbortSignal;
+}
+
 async function run(input: XGBoostWorkerInput): Promise<void> {
+  const signal = stopSignal(input.stop);
   const hp = validateHyperparameters(input.hyperparameters);
   const trainChannel = input.channels.train;
   if (!trainChannel) throw new TrainingInputError('Channel train is required for the XGBoost algorithm.');
@@ -115,8 +140,10 @@ async function run(input: XGBoostWorkerInput): Promise<void> {
   }
   // The container stops early only with a validation set to watch.
   const early = hp.earlyStopping && validation ? hp.earlyStopping : undefined;
+  if (signal?.aborted) throw signal.reason;
   const result = await train({ ...params, early_stopping_rounds: early?.rounds }, dtrain, evals, {
     onRound: (_round, _results, line) => post({ t: 'line', line }),
+    signal,
     // "validation:auc" → the validation set's auc
     earlyStopping: early && { metric: early.metric.replace(/^[^:]*:/, ''), maximize: early.maximize },
   });
@@ -137,6 +164,7 @@ parentPort!.on('message', (input: XGBoostWorkerInput | { readonly t: 'warm-up' }
     return;
   }
   run(input).catch((e: unknown) => {
+    if (e instanceof StopRequested) return post({ t: 'stopped' });
     const client = e instanceof HyperparameterError || e instanceof TrainingInputError || e instanceof ModelWriteError;
     post({ t: 'error', kind: client ? 'client' : 'algorithm', message: e instanceof Error ? e.message : String(e) });
   });

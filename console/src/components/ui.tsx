@@ -106,7 +106,10 @@ export interface Page<T> {
  * A list read one page at a time with the API's NextToken. The current page's token is in the URL
  * (`?page=`), so a page can be linked to and back/forward move between pages.
  */
-export function usePaged<T>(key: string, fetchPage: (token: string | undefined, signal: AbortSignal) => Promise<Page<T>>) {
+export function usePaged<T>(
+  key: string,
+  fetchPage: (token: string | undefined, signal: AbortSignal) => Promise<Page<T>>,
+) {
   const loc = useLocation();
   const token = loc.query.get('page') ?? undefined;
   const trail = useRef<{ key: string; tokens: (string | undefined)[] }>({ key, tokens: [] });
@@ -154,7 +157,12 @@ export interface Column<T> {
 }
 
 /** A table sortable by any column (click a header; again to reverse). */
-export function SortableTable<T>(p: { columns: readonly Column<T>[]; rows: readonly T[]; rowKey: (r: T) => string; empty?: string }) {
+export function SortableTable<T>(p: {
+  columns: readonly Column<T>[];
+  rows: readonly T[];
+  rowKey: (r: T) => string;
+  empty?: string;
+}) {
   const [sort, setSort] = useState<{ key: string; desc: boolean } | undefined>();
   const rows = useMemo(() => {
     if (!sort) return p.rows;

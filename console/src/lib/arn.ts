@@ -51,6 +51,7 @@ export function shortName(arnOrUri: string): string {
     return parts.length ? parts.slice(-2).join('/') : s3[1]!;
   }
   // A container image: its repository and tag.
-  if (/^[^/:]+(:\d+)?\/.+/.test(arnOrUri) && !arnOrUri.includes('://')) return arnOrUri.slice(arnOrUri.lastIndexOf('/') + 1);
+  if (/^[^/:]+(:\d+)?\/.+/.test(arnOrUri) && !arnOrUri.includes('://'))
+    return arnOrUri.slice(arnOrUri.lastIndexOf('/') + 1);
   return arnOrUri.length > 48 ? `…${arnOrUri.slice(-47)}` : arnOrUri;
 }

@@ -1,7 +1,18 @@
 // Experiments and trials, with their trial components side by side: parameters and metrics as
 // columns of one sortable table. Paths: /experiments, /experiments/{name}?trial=
 import { sagemaker } from '../api/client';
-import { Badge, type Column, ErrorBox, Loading, Pager, Snippet, SortableTable, useAsync, usePaged, when } from '../components/ui';
+import {
+  Badge,
+  type Column,
+  ErrorBox,
+  Loading,
+  Pager,
+  Snippet,
+  SortableTable,
+  useAsync,
+  usePaged,
+  when,
+} from '../components/ui';
 import { Link, setQuery, useLocation, withQuery } from '../router';
 import { mapLimit } from './registry';
 
@@ -46,10 +57,24 @@ function ExperimentList() {
                 key: 'name',
                 label: 'Experiment',
                 value: (e) => String(e.ExperimentName),
-                render: (e) => <Link to={`/experiments/${encodeURIComponent(String(e.ExperimentName))}`}>{String(e.DisplayName ?? e.ExperimentName)}</Link>,
+                render: (e) => (
+                  <Link to={`/experiments/${encodeURIComponent(String(e.ExperimentName))}`}>
+                    {String(e.DisplayName ?? e.ExperimentName)}
+                  </Link>
+                ),
               },
-              { key: 'created', label: 'Created', value: (e) => e.CreationTime as number, render: (e) => when(e.CreationTime) },
-              { key: 'modified', label: 'Last modified', value: (e) => e.LastModifiedTime as number, render: (e) => when(e.LastModifiedTime) },
+              {
+                key: 'created',
+                label: 'Created',
+                value: (e) => e.CreationTime as number,
+                render: (e) => when(e.CreationTime),
+              },
+              {
+                key: 'modified',
+                label: 'Last modified',
+                value: (e) => e.LastModifiedTime as number,
+                render: (e) => when(e.LastModifiedTime),
+              },
             ]}
           />
           <Pager {...list} next={list.data.next} count={list.data.items.length} />
@@ -76,13 +101,24 @@ function Experiment({ name }: { name: string }) {
   const { query } = useLocation();
   const trial = query.get('trial') ?? '';
   const trials = useAsync(
-    (signal) => sagemaker<{ TrialSummaries: Obj[] }>('ListTrials', { ExperimentName: name, MaxResults: 100, SortBy: 'CreationTime', SortOrder: 'Descending' }, signal),
+    (signal) =>
+      sagemaker<{ TrialSummaries: Obj[] }>(
+        'ListTrials',
+        { ExperimentName: name, MaxResults: 100, SortBy: 'CreationTime', SortOrder: 'Descending' },
+        signal,
+      ),
     [name],
   );
   const components = usePaged(`tc|${name}|${trial}`, async (token, signal) => {
     const r = await sagemaker<{ TrialComponentSummaries: Obj[]; NextToken?: string }>(
       'ListTrialComponents',
-      { ...(trial ? { TrialName: trial } : { ExperimentName: name }), MaxResults: 50, NextToken: token, SortBy: 'CreationTime', SortOrder: 'Descending' },
+      {
+        ...(trial ? { TrialName: trial } : { ExperimentName: name }),
+        MaxResults: 50,
+        NextToken: token,
+        SortBy: 'CreationTime',
+        SortOrder: 'Descending',
+      },
       signal,
     );
     // Parameters and metrics are only in DescribeTrialComponent.
@@ -100,15 +136,33 @@ function Experiment({ name }: { name: string }) {
   };
   const columns: Column<Obj>[] = [
     { key: 'name', label: 'Trial component', value: (r) => String(r.DisplayName ?? r.TrialComponentName) },
-    { key: 'status', label: 'Status', value: (r) => (r.Status as Obj | undefined)?.PrimaryStatus as string, render: (r) => <Badge status={(r.Status as Obj | undefined)?.PrimaryStatus as string} /> },
-    ...params.map((k) => ({ key: `p:${k}`, label: <span class="param">{k}</span>, value: (r: Obj) => paramValue((r.Parameters as Record<string, Obj>)?.[k]), class: 'num' })),
-    ...metrics.map((k) => ({ key: `m:${k}`, label: <span class="metric">{k}</span>, value: (r: Obj) => fmt(metricOf(r, k)), class: 'num' })),
+    {
+      key: 'status',
+      label: 'Status',
+      value: (r) => (r.Status as Obj | undefined)?.PrimaryStatus as string,
+      render: (r) => <Badge status={(r.Status as Obj | undefined)?.PrimaryStatus as string} />,
+    },
+    ...params.map((k) => ({
+      key: `p:${k}`,
+      label: <span class="param">{k}</span>,
+      value: (r: Obj) => paramValue((r.Parameters as Record<string, Obj>)?.[k]),
+      class: 'num',
+    })),
+    ...metrics.map((k) => ({
+      key: `m:${k}`,
+      label: <span class="metric">{k}</span>,
+      value: (r: Obj) => fmt(metricOf(r, k)),
+      class: 'num',
+    })),
     { key: 'created', label: 'Created', value: (r) => r.CreationTime as number, render: (r) => when(r.CreationTime) },
     {
       key: 'lineage',
       label: '',
       value: () => undefined,
-      render: (r) => (r.TrialComponentArn ? <Link to={withQuery('/lineage', { arn: String(r.TrialComponentArn) })}>lineage</Link> : null),
+      render: (r) =>
+        r.TrialComponentArn ? (
+          <Link to={withQuery('/lineage', { arn: String(r.TrialComponentArn) })}>lineage</Link>
+        ) : null,
     },
   ];
   return (
@@ -139,7 +193,12 @@ function Experiment({ name }: { name: string }) {
       {components.data ? (
         <>
           <div class="scroll-x">
-            <SortableTable rowKey={(r) => String(r.TrialComponentArn ?? r.TrialComponentName)} rows={rows} columns={columns} empty="No trial components in this experiment yet." />
+            <SortableTable
+              rowKey={(r) => String(r.TrialComponentArn ?? r.TrialComponentName)}
+              rows={rows}
+              columns={columns}
+              empty="No trial components in this experiment yet."
+            />
           </div>
           <Pager {...components} next={components.data.next} count={rows.length} />
         </>

@@ -9,6 +9,7 @@ import { LineagePage } from './lineage';
 import { PipelinesPage } from './pipelines';
 import { RegistryPage } from './registry';
 import { SettingsPage } from './settings';
+import { TuningPage } from './tuning';
 
 export interface PageEntry {
   /** First path segment: /console/<path>/… */
@@ -23,6 +24,7 @@ export const PAGES: readonly PageEntry[] = [
   { path: 'endpoints', nav: 'Endpoints', component: EndpointsPage },
   { path: 'jobs', nav: 'Jobs', component: JobsPage },
   { path: 'pipelines', nav: 'Pipelines', component: PipelinesPage },
+  { path: 'tuning', nav: 'Tuning', component: TuningPage },
   { path: 'lineage', nav: 'Lineage', component: LineagePage },
   { path: 'experiments', nav: 'Experiments', component: ExperimentsPage },
   { path: 'graph', nav: 'Graph', component: GraphPage },

@@ -21,7 +21,10 @@ export function JobsPage() {
     return (
       <section>
         <h1>Jobs</h1>
-        <ErrorBox title="No such kind of job" error={new Error(`'${kind}' is not training, transform or processing.`)} />
+        <ErrorBox
+          title="No such kind of job"
+          error={new Error(`'${kind}' is not training, transform or processing.`)}
+        />
       </section>
     );
   }
@@ -81,13 +84,24 @@ function JobList({ k }: { k: KindInfo }) {
   const list = usePaged(`${k.kind}|${q}|${status}`, async (token, signal) => {
     const r = await sagemaker<Record<string, Obj[] | string | undefined>>(
       o.list,
-      { MaxResults: 25, NextToken: token, NameContains: q || undefined, StatusEquals: status || undefined, SortBy: 'CreationTime', SortOrder: 'Descending' },
+      {
+        MaxResults: 25,
+        NextToken: token,
+        NameContains: q || undefined,
+        StatusEquals: status || undefined,
+        SortBy: 'CreationTime',
+        SortOrder: 'Descending',
+      },
       signal,
     );
     return { items: (r[o.summaries] as Obj[] | undefined) ?? [], next: r.NextToken as string | undefined };
   });
   // Jobs still running are shown live.
-  useInterval(list.reload, 2000, list.data?.items.some((j) => j[o.status] === 'InProgress' || j[o.status] === 'Stopping') ?? false);
+  useInterval(
+    list.reload,
+    2000,
+    list.data?.items.some((j) => j[o.status] === 'InProgress' || j[o.status] === 'Stopping') ?? false,
+  );
   const filtered = q !== '' || status !== '';
   return (
     <section class="jobs">
@@ -100,10 +114,20 @@ function JobList({ k }: { k: KindInfo }) {
           setQuery({ q: text.trim(), page: undefined });
         }}
       >
-        <input type="search" name="q" placeholder="Name contains…" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <input
+          type="search"
+          name="q"
+          placeholder="Name contains…"
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+        />
         <label>
           Status{' '}
-          <select name="status" value={status} onChange={(e) => setQuery({ status: e.currentTarget.value, page: undefined })}>
+          <select
+            name="status"
+            value={status}
+            onChange={(e) => setQuery({ status: e.currentTarget.value, page: undefined })}
+          >
             <option value="">any</option>
             {k.statuses.map((s) => (
               <option key={s}>{s}</option>
@@ -116,7 +140,9 @@ function JobList({ k }: { k: KindInfo }) {
       {list.loading && !list.data ? <Loading what={k.title.toLowerCase()} /> : null}
       {list.data && list.data.items.length === 0 && list.first && !filtered ? (
         <div class="empty">
-          <p>No {k.title.toLowerCase()} yet. Start one with any SageMaker client pointed at this server, for example:</p>
+          <p>
+            No {k.title.toLowerCase()} yet. Start one with any SageMaker client pointed at this server, for example:
+          </p>
           <Snippet title="boto3" code={FIRST_STEPS[k.kind]!} />
         </div>
       ) : list.data ? (
@@ -130,12 +156,37 @@ function JobList({ k }: { k: KindInfo }) {
                 key: 'name',
                 label: 'Job',
                 value: (j) => String(j[o.name]),
-                render: (j) => <Link to={`/jobs/${k.kind}/${encodeURIComponent(String(j[o.name]))}`}>{String(j[o.name])}</Link>,
+                render: (j) => (
+                  <Link to={`/jobs/${k.kind}/${encodeURIComponent(String(j[o.name]))}`}>{String(j[o.name])}</Link>
+                ),
               },
-              { key: 'status', label: 'Status', value: (j) => String(j[o.status]), render: (j) => <Badge status={String(j[o.status])} /> },
-              ...(k.kind === 'training' ? [{ key: 'secondary', label: 'Secondary status', value: (j: Obj) => j.SecondaryStatus as string | undefined }] : []),
-              { key: 'created', label: 'Created', value: (j) => j.CreationTime as number, render: (j) => when(j.CreationTime) },
-              { key: 'ended', label: 'Ended', value: (j) => j[k.endField] as number | undefined, render: (j) => when(j[k.endField]) },
+              {
+                key: 'status',
+                label: 'Status',
+                value: (j) => String(j[o.status]),
+                render: (j) => <Badge status={String(j[o.status])} />,
+              },
+              ...(k.kind === 'training'
+                ? [
+                    {
+                      key: 'secondary',
+                      label: 'Secondary status',
+                      value: (j: Obj) => j.SecondaryStatus as string | undefined,
+                    },
+                  ]
+                : []),
+              {
+                key: 'created',
+                label: 'Created',
+                value: (j) => j.CreationTime as number,
+                render: (j) => when(j.CreationTime),
+              },
+              {
+                key: 'ended',
+                label: 'Ended',
+                value: (j) => j[k.endField] as number | undefined,
+                render: (j) => when(j[k.endField]),
+              },
               { key: 'duration', label: 'Duration', value: (j) => duration(j.CreationTime, j[k.endField]) },
               {
                 key: 'failure',

@@ -3,7 +3,18 @@
 // /registry/{group}/{version}.
 import { useEffect, useState } from 'preact/hooks';
 import { presignedGet, runtimeConfig, sagemaker } from '../api/client';
-import { Badge, ErrorBox, Json, Loading, Pager, Snippet, SortableTable, useAsync, usePaged, when } from '../components/ui';
+import {
+  Badge,
+  ErrorBox,
+  Json,
+  Loading,
+  Pager,
+  Snippet,
+  SortableTable,
+  useAsync,
+  usePaged,
+  when,
+} from '../components/ui';
 import { Link, setQuery, useLocation } from '../router';
 
 type Obj = Record<string, unknown>;
@@ -34,7 +45,13 @@ function Groups() {
   const list = usePaged(`groups|${q}`, async (token, signal) => {
     const r = await sagemaker<{ ModelPackageGroupSummaryList: Obj[]; NextToken?: string }>(
       'ListModelPackageGroups',
-      { MaxResults: PAGE_SIZE, NextToken: token, NameContains: q || undefined, SortBy: 'CreationTime', SortOrder: 'Descending' },
+      {
+        MaxResults: PAGE_SIZE,
+        NextToken: token,
+        NameContains: q || undefined,
+        SortBy: 'CreationTime',
+        SortOrder: 'Descending',
+      },
       signal,
     );
     return { items: r.ModelPackageGroupSummaryList, next: r.NextToken };
@@ -49,7 +66,12 @@ function Groups() {
           setQuery({ q: text, page: undefined });
         }}
       >
-        <input type="search" placeholder="Group name contains…" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <input
+          type="search"
+          placeholder="Group name contains…"
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+        />
         <button type="submit">Search</button>
       </form>
       <ErrorBox error={list.error} />
@@ -74,11 +96,25 @@ function Groups() {
                 key: 'name',
                 label: 'Group',
                 value: (g) => String(g.ModelPackageGroupName),
-                render: (g) => <Link to={`/registry/${encodeURIComponent(String(g.ModelPackageGroupName))}`}>{String(g.ModelPackageGroupName)}</Link>,
+                render: (g) => (
+                  <Link to={`/registry/${encodeURIComponent(String(g.ModelPackageGroupName))}`}>
+                    {String(g.ModelPackageGroupName)}
+                  </Link>
+                ),
               },
               { key: 'desc', label: 'Description', value: (g) => g.ModelPackageGroupDescription as string | undefined },
-              { key: 'status', label: 'Status', value: (g) => g.ModelPackageGroupStatus as string, render: (g) => <Badge status={g.ModelPackageGroupStatus as string} /> },
-              { key: 'created', label: 'Created', value: (g) => g.CreationTime as number, render: (g) => when(g.CreationTime) },
+              {
+                key: 'status',
+                label: 'Status',
+                value: (g) => g.ModelPackageGroupStatus as string,
+                render: (g) => <Badge status={g.ModelPackageGroupStatus as string} />,
+              },
+              {
+                key: 'created',
+                label: 'Created',
+                value: (g) => g.CreationTime as number,
+                render: (g) => when(g.CreationTime),
+              },
             ]}
           />
           <Pager {...list} next={list.data.next} count={list.data.items.length} />
@@ -90,7 +126,11 @@ function Groups() {
 
 /** Who changed a package last: the identity SageMaker records, in the most readable form it has. */
 export function who(u: unknown): string | undefined {
-  const x = (u ?? {}) as { UserProfileName?: string; IamIdentity?: { Arn?: string; PrincipalId?: string }; DomainId?: string };
+  const x = (u ?? {}) as {
+    UserProfileName?: string;
+    IamIdentity?: { Arn?: string; PrincipalId?: string };
+    DomainId?: string;
+  };
   return x.UserProfileName ?? x.IamIdentity?.Arn ?? x.IamIdentity?.PrincipalId;
 }
 
@@ -122,7 +162,10 @@ function GroupVersions({ group }: { group: string }) {
     );
     return { items: described, next: r.NextToken };
   });
-  const groupInfo = useAsync((signal) => sagemaker<Obj>('DescribeModelPackageGroup', { ModelPackageGroupName: group }, signal), [group]);
+  const groupInfo = useAsync(
+    (signal) => sagemaker<Obj>('DescribeModelPackageGroup', { ModelPackageGroupName: group }, signal),
+    [group],
+  );
   return (
     <section>
       <nav class="crumbs">
@@ -142,7 +185,9 @@ function GroupVersions({ group }: { group: string }) {
             ))}
           </select>
         </label>
-        {groupInfo.data ? <Link to={`/lineage?arn=${encodeURIComponent(String(groupInfo.data.ModelPackageGroupArn))}`}>Lineage</Link> : null}
+        {groupInfo.data ? (
+          <Link to={`/lineage?arn=${encodeURIComponent(String(groupInfo.data.ModelPackageGroupArn))}`}>Lineage</Link>
+        ) : null}
       </div>
       <ErrorBox error={list.error} />
       {list.loading && !list.data ? <Loading what="versions" /> : null}
@@ -157,13 +202,32 @@ function GroupVersions({ group }: { group: string }) {
                 key: 'version',
                 label: 'Version',
                 value: (p) => p.ModelPackageVersion as number,
-                render: (p) => <Link to={`/registry/${encodeURIComponent(group)}/${p.ModelPackageVersion}`}>{String(p.ModelPackageVersion)}</Link>,
+                render: (p) => (
+                  <Link to={`/registry/${encodeURIComponent(group)}/${p.ModelPackageVersion}`}>
+                    {String(p.ModelPackageVersion)}
+                  </Link>
+                ),
               },
-              { key: 'status', label: 'Approval', value: (p) => p.ModelApprovalStatus as string, render: (p) => <Badge status={p.ModelApprovalStatus as string} /> },
+              {
+                key: 'status',
+                label: 'Approval',
+                value: (p) => p.ModelApprovalStatus as string,
+                render: (p) => <Badge status={p.ModelApprovalStatus as string} />,
+              },
               { key: 'by', label: 'Decided by', value: (p) => (decided(p) ? who(p.LastModifiedBy) : undefined) },
-              { key: 'at', label: 'Decided at', value: (p) => (decided(p) ? (p.LastModifiedTime as number) : undefined), render: (p) => (decided(p) ? when(p.LastModifiedTime) : '—') },
+              {
+                key: 'at',
+                label: 'Decided at',
+                value: (p) => (decided(p) ? (p.LastModifiedTime as number) : undefined),
+                render: (p) => (decided(p) ? when(p.LastModifiedTime) : '—'),
+              },
               { key: 'note', label: 'Note', value: (p) => p.ApprovalDescription as string | undefined },
-              { key: 'created', label: 'Registered', value: (p) => p.CreationTime as number, render: (p) => when(p.CreationTime) },
+              {
+                key: 'created',
+                label: 'Registered',
+                value: (p) => p.CreationTime as number,
+                render: (p) => when(p.CreationTime),
+              },
             ]}
           />
           <Pager {...list} next={list.data.next} count={list.data.items.length} />
@@ -184,7 +248,11 @@ function VersionDetail({ group, version }: { group: string; version: string }) {
     setBusy(true);
     setError(undefined);
     try {
-      await sagemaker('UpdateModelPackage', { ModelPackageArn: arn, ModelApprovalStatus: status, ApprovalDescription: note || undefined });
+      await sagemaker('UpdateModelPackage', {
+        ModelPackageArn: arn,
+        ModelApprovalStatus: status,
+        ApprovalDescription: note || undefined,
+      });
       setNote('');
       pkg.reload();
     } catch (err) {
@@ -194,11 +262,14 @@ function VersionDetail({ group, version }: { group: string; version: string }) {
     }
   };
   const p = pkg.data;
-  const spec = p?.InferenceSpecification as { Containers?: Obj[]; SupportedContentTypes?: string[]; SupportedResponseMIMETypes?: string[] } | undefined;
+  const spec = p?.InferenceSpecification as
+    | { Containers?: Obj[]; SupportedContentTypes?: string[]; SupportedResponseMIMETypes?: string[] }
+    | undefined;
   return (
     <section>
       <nav class="crumbs">
-        <Link to="/registry">Model registry</Link> / <Link to={`/registry/${encodeURIComponent(group)}`}>{group}</Link> / <span>version {version}</span>
+        <Link to="/registry">Model registry</Link> / <Link to={`/registry/${encodeURIComponent(group)}`}>{group}</Link>{' '}
+        / <span>version {version}</span>
       </nav>
       <h1>
         {group} <span class="muted">v{version}</span> {p ? <Badge status={p.ModelApprovalStatus as string} /> : null}
@@ -234,13 +305,28 @@ function VersionDetail({ group, version }: { group: string; version: string }) {
             >
               <label>
                 Note for this decision
-                <textarea rows={3} value={note} placeholder="Why (optional)" onInput={(e) => setNote(e.currentTarget.value)} />
+                <textarea
+                  rows={3}
+                  value={note}
+                  placeholder="Why (optional)"
+                  onInput={(e) => setNote(e.currentTarget.value)}
+                />
               </label>
               <div class="buttons">
-                <button type="button" class="approve" disabled={busy || p.ModelApprovalStatus === 'Approved'} onClick={() => decide('Approved')}>
+                <button
+                  type="button"
+                  class="approve"
+                  disabled={busy || p.ModelApprovalStatus === 'Approved'}
+                  onClick={() => decide('Approved')}
+                >
                   Approve
                 </button>
-                <button type="button" class="reject" disabled={busy || p.ModelApprovalStatus === 'Rejected'} onClick={() => decide('Rejected')}>
+                <button
+                  type="button"
+                  class="reject"
+                  disabled={busy || p.ModelApprovalStatus === 'Rejected'}
+                  onClick={() => decide('Rejected')}
+                >
                   Reject
                 </button>
                 <Link to={`/lineage?arn=${encodeURIComponent(arn)}`}>Lineage</Link>

@@ -17,27 +17,46 @@ export function SettingsPage() {
         class="settings"
         onSubmit={(e) => {
           e.preventDefault();
-          saveCredentials(id && secret ? { accessKeyId: id, secretAccessKey: secret, sessionToken: token || undefined } : undefined);
+          saveCredentials(
+            id && secret ? { accessKeyId: id, secretAccessKey: secret, sessionToken: token || undefined } : undefined,
+          );
           credentialsChanged();
-          setNote(id && secret ? 'Saved for this tab.' : 'Cleared: requests are signed with the placeholder key test/test.');
+          setNote(
+            id && secret ? 'Saved for this tab.' : 'Cleared: requests are signed with the placeholder key test/test.',
+          );
         }}
       >
         <p>
           The console signs every request with AWS Signature V4, like any SDK. The credentials stay in this tab (session
           storage) and are forgotten when it closes.
         </p>
-        {!canSign() ? <p class="error">This page is not a secure context (https or localhost), so the browser cannot sign requests.</p> : null}
+        {!canSign() ? (
+          <p class="error">
+            This page is not a secure context (https or localhost), so the browser cannot sign requests.
+          </p>
+        ) : null}
         <label>
           Access key id
           <input name="accessKeyId" value={id} autocomplete="off" onInput={(e) => setId(e.currentTarget.value)} />
         </label>
         <label>
           Secret access key
-          <input name="secretAccessKey" type="password" value={secret} autocomplete="off" onInput={(e) => setSecret(e.currentTarget.value)} />
+          <input
+            name="secretAccessKey"
+            type="password"
+            value={secret}
+            autocomplete="off"
+            onInput={(e) => setSecret(e.currentTarget.value)}
+          />
         </label>
         <label>
           Session token (optional)
-          <input name="sessionToken" value={token} autocomplete="off" onInput={(e) => setToken(e.currentTarget.value)} />
+          <input
+            name="sessionToken"
+            value={token}
+            autocomplete="off"
+            onInput={(e) => setToken(e.currentTarget.value)}
+          />
         </label>
         <div class="buttons">
           <button type="submit">Save</button>

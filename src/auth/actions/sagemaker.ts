@@ -25,6 +25,7 @@ const trainingJob = action('training-job');
 const transformJob = action('transform-job');
 const processingJob = action('processing-job');
 const pipeline = action('pipeline');
+const tuningJob = action('hyper-parameter-tuning-job');
 /** A member that always holds an ARN (tags, associations). */
 const arn = (m: string): Ref => ['', m];
 
@@ -51,6 +52,11 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
   DescribeContext: [context('ContextName')],
   UpdateContext: [context('ContextName')],
   DeleteContext: [context('ContextName')],
+  CreateHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  DescribeHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  StopHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  DeleteHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  ListTrainingJobsForHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
   CreateTrainingJob: [trainingJob('TrainingJobName')],
   DescribeTrainingJob: [trainingJob('TrainingJobName')],
   StopTrainingJob: [trainingJob('TrainingJobName')],

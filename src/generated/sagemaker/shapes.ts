@@ -205,6 +205,14 @@ export interface AutoRollbackConfig {
   Alarms?: Alarm[];
 }
 
+export interface Autotune {
+  Mode: AutotuneMode;
+}
+
+export type AutotuneMode = "Enabled";
+
+export const AutotuneModeValues = ["Enabled"] as const;
+
 export interface BaseModel {
   HubContentName?: string;
   HubContentVersion?: string;
@@ -603,6 +611,20 @@ export interface CreateExperimentResponse {
   ExperimentArn?: string;
 }
 
+export interface CreateHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+  HyperParameterTuningJobConfig: HyperParameterTuningJobConfig;
+  TrainingJobDefinition?: HyperParameterTrainingJobDefinition;
+  TrainingJobDefinitions?: HyperParameterTrainingJobDefinition[];
+  WarmStartConfig?: HyperParameterTuningJobWarmStartConfig;
+  Tags?: Tag[];
+  Autotune?: Autotune;
+}
+
+export interface CreateHyperParameterTuningJobResponse {
+  HyperParameterTuningJobArn: string;
+}
+
 export interface CreateModelInput {
   ModelName: string;
   PrimaryContainer?: ContainerDefinition;
@@ -915,6 +937,10 @@ export interface DeleteExperimentResponse {
   ExperimentArn?: string;
 }
 
+export interface DeleteHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+}
+
 export interface DeleteModelInput {
   ModelName: string;
 }
@@ -1090,6 +1116,31 @@ export interface DescribeExperimentResponse {
   CreatedBy?: UserContext;
   LastModifiedTime?: Date;
   LastModifiedBy?: UserContext;
+}
+
+export interface DescribeHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+}
+
+export interface DescribeHyperParameterTuningJobResponse {
+  HyperParameterTuningJobName: string;
+  HyperParameterTuningJobArn: string;
+  HyperParameterTuningJobConfig: HyperParameterTuningJobConfig;
+  TrainingJobDefinition?: HyperParameterTrainingJobDefinition;
+  TrainingJobDefinitions?: HyperParameterTrainingJobDefinition[];
+  HyperParameterTuningJobStatus: HyperParameterTuningJobStatus;
+  CreationTime: Date;
+  HyperParameterTuningEndTime?: Date;
+  LastModifiedTime?: Date;
+  TrainingJobStatusCounters: TrainingJobStatusCounters;
+  ObjectiveStatusCounters: ObjectiveStatusCounters;
+  BestTrainingJob?: HyperParameterTrainingJobSummary;
+  OverallBestTrainingJob?: HyperParameterTrainingJobSummary;
+  WarmStartConfig?: HyperParameterTuningJobWarmStartConfig;
+  Autotune?: Autotune;
+  FailureReason?: string;
+  TuningJobCompletionDetails?: HyperParameterTuningJobCompletionDetails;
+  ConsumedResources?: HyperParameterTuningJobConsumedResources;
 }
 
 export interface DescribeModelInput {
@@ -1756,6 +1807,10 @@ export interface HyperParameterTuningJobSearchEntity {
   Tags?: Tag[];
 }
 
+export type HyperParameterTuningJobSortByOptions = "Name" | "Status" | "CreationTime";
+
+export const HyperParameterTuningJobSortByOptionsValues = ["Name", "Status", "CreationTime"] as const;
+
 export type HyperParameterTuningJobStatus = "Completed" | "InProgress" | "Failed" | "Stopped" | "Stopping" | "Deleting" | "DeleteFailed";
 
 export const HyperParameterTuningJobStatusValues = ["Completed", "InProgress", "Failed", "Stopped", "Stopping", "Deleting", "DeleteFailed"] as const;
@@ -1767,6 +1822,19 @@ export interface HyperParameterTuningJobStrategyConfig {
 export type HyperParameterTuningJobStrategyType = "Bayesian" | "Random" | "Hyperband" | "Grid";
 
 export const HyperParameterTuningJobStrategyTypeValues = ["Bayesian", "Random", "Hyperband", "Grid"] as const;
+
+export interface HyperParameterTuningJobSummary {
+  HyperParameterTuningJobName: string;
+  HyperParameterTuningJobArn: string;
+  HyperParameterTuningJobStatus: HyperParameterTuningJobStatus;
+  Strategy: HyperParameterTuningJobStrategyType;
+  CreationTime: Date;
+  HyperParameterTuningEndTime?: Date;
+  LastModifiedTime?: Date;
+  TrainingJobStatusCounters: TrainingJobStatusCounters;
+  ObjectiveStatusCounters: ObjectiveStatusCounters;
+  ResourceLimits?: ResourceLimits;
+}
 
 export interface HyperParameterTuningJobWarmStartConfig {
   ParentHyperParameterTuningJobs: ParentHyperParameterTuningJob[];
@@ -2050,6 +2118,24 @@ export interface ListExperimentsResponse {
   NextToken?: string;
 }
 
+export interface ListHyperParameterTuningJobsRequest {
+  NextToken?: string;
+  MaxResults?: number;
+  SortBy?: HyperParameterTuningJobSortByOptions;
+  SortOrder?: SortOrder;
+  NameContains?: string;
+  CreationTimeAfter?: Date;
+  CreationTimeBefore?: Date;
+  LastModifiedTimeAfter?: Date;
+  LastModifiedTimeBefore?: Date;
+  StatusEquals?: HyperParameterTuningJobStatus;
+}
+
+export interface ListHyperParameterTuningJobsResponse {
+  HyperParameterTuningJobSummaries: HyperParameterTuningJobSummary[];
+  NextToken?: string;
+}
+
 export interface ListModelPackageGroupsInput {
   CreationTimeAfter?: Date;
   CreationTimeBefore?: Date;
@@ -2178,6 +2264,20 @@ export interface ListTagsInput {
 
 export interface ListTagsOutput {
   Tags?: Tag[];
+  NextToken?: string;
+}
+
+export interface ListTrainingJobsForHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+  NextToken?: string;
+  MaxResults?: number;
+  StatusEquals?: TrainingJobStatus;
+  SortBy?: TrainingJobSortByOptions;
+  SortOrder?: SortOrder;
+}
+
+export interface ListTrainingJobsForHyperParameterTuningJobResponse {
+  TrainingJobSummaries: HyperParameterTrainingJobSummary[];
   NextToken?: string;
 }
 
@@ -3718,6 +3818,10 @@ export type StepStatus = "Starting" | "Executing" | "Stopping" | "Stopped" | "Fa
 
 export const StepStatusValues = ["Starting", "Executing", "Stopping", "Stopped", "Failed", "Succeeded"] as const;
 
+export interface StopHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+}
+
 export interface StopPipelineExecutionRequest {
   PipelineExecutionArn: string;
   ClientRequestToken: string;
@@ -3843,6 +3947,10 @@ export interface TrainingJob {
 export type TrainingJobEarlyStoppingType = "Off" | "Auto";
 
 export const TrainingJobEarlyStoppingTypeValues = ["Off", "Auto"] as const;
+
+export type TrainingJobSortByOptions = "Name" | "CreationTime" | "Status" | "FinalObjectiveMetricValue";
+
+export const TrainingJobSortByOptionsValues = ["Name", "CreationTime", "Status", "FinalObjectiveMetricValue"] as const;
 
 export type TrainingJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped" | "Deleting";
 

@@ -10,6 +10,7 @@ import { ModelPackageGroupRepository } from '../../storage/repositories/model-pa
 import { ResourceTable, type ResourceRow } from '../../storage/repositories/resource-table.js';
 import { SearchIndexRepository } from '../../storage/repositories/search-index.js';
 import { TagRepository } from '../../storage/repositories/tags.js';
+import { TuningChildRepository } from '../../storage/repositories/tuning-children.js';
 
 export interface ServiceDeps {
   readonly db: Database;
@@ -21,7 +22,11 @@ export interface ServiceDeps {
 
 /** What the registry and hosting tell lineage tracking (see src/lineage/). */
 export interface LineageHooks {
-  modelPackageGroupCreated(tx: Queryable, p: Partition, g: { name: string; arn: string; createdAt: number }): Promise<void>;
+  modelPackageGroupCreated(
+    tx: Queryable,
+    p: Partition,
+    g: { name: string; arn: string; createdAt: number },
+  ): Promise<void>;
   modelPackageCreated(
     tx: Queryable,
     p: Partition,
@@ -70,6 +75,8 @@ export interface Repositories {
   readonly processingJobs: ResourceTable;
   readonly pipelines: ResourceTable;
   readonly pipelineExecutions: ResourceTable<PipelineExecutionRow>;
+  readonly tuningJobs: ResourceTable;
+  readonly tuningChildren: TuningChildRepository;
   readonly lineageEntities: LineageEntityRepository;
   readonly lineageAssociations: LineageAssociationRepository;
   readonly lineageTrialMembers: LineageTrialMemberRepository;
@@ -96,6 +103,8 @@ export function createRepositories(): Repositories {
     processingJobs: new ResourceTable('processing_jobs'),
     pipelines: new ResourceTable('pipelines'),
     pipelineExecutions: new ResourceTable<PipelineExecutionRow>('pipeline_executions', ['pipeline_key', 'client_token']),
+    tuningJobs: new ResourceTable('tuning_jobs'),
+    tuningChildren: new TuningChildRepository(),
     lineageEntities: new LineageEntityRepository(),
     lineageAssociations: new LineageAssociationRepository(),
     lineageTrialMembers: new LineageTrialMemberRepository(),

@@ -154,7 +154,7 @@ export class ResourceKind<Doc, Row extends DocRow, D extends Draft, Query> {
       doc: Doc,
       row: Row,
       tx: Queryable,
-    // biome-ignore lint/suspicious/noConfusingVoidType: a mutator that changes only the document returns nothing
+      // biome-ignore lint/suspicious/noConfusingVoidType: a mutator that changes only the document returns nothing
     ) => void | Record<string, SqlValue> | Promise<void | Record<string, SqlValue>>,
   ): Promise<Row> {
     return this.deps.db.transaction(async (tx) => {

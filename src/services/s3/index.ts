@@ -145,7 +145,13 @@ export class S3Api implements RawProtocolHandler {
         if (gate && op.name === 'DeleteObjects') {
           const objects = (value as { Objects?: Array<{ Key?: string }> } | undefined)?.Objects ?? [];
           // DEVIATION(aws): S3 reports a denied key in the result's Errors; Slipway refuses the whole request.
-          gate.action('s3:DeleteObject', deleteObjectsResources(String(input.Bucket), objects.map((o) => String(o.Key))));
+          gate.action(
+            's3:DeleteObject',
+            deleteObjectsResources(
+              String(input.Bucket),
+              objects.map((o) => String(o.Key)),
+            ),
+          );
         }
         if (op.name === 'DeleteObjects' && req.headers['content-md5'] === undefined && !hasChecksum(req)) {
           throw new S3Error('InvalidRequest', 'Missing required header for this request: Content-MD5');

@@ -25,6 +25,8 @@ import { type PipelineService, pipelineHandlers } from './pipelines.js';
 import type { JobService } from './table-jobs.js';
 import { trainingJobHandlers } from './training-jobs.js';
 import { transformJobHandlers } from './transform-jobs.js';
+import type { Tuning } from '../../tuning/tuning.js';
+import { tuningJobHandlers } from './tuning-jobs.js';
 import { trialHandlers } from './trials.js';
 
 export function createSageMakerHandlers(
@@ -33,6 +35,7 @@ export function createSageMakerHandlers(
   training: JobService,
   batch: { readonly transform: JobService; readonly processing: JobService },
   pipelines: PipelineService,
+  tuning: Tuning,
 ): SageMakerHandlers {
   const { repos } = deps;
   // Resource types AddTags/ListTags/DeleteTags accept, and how to tell that one exists.
@@ -53,6 +56,7 @@ export function createSageMakerHandlers(
           ? (await repos.pipelineExecutions.getByArn(q, p, sagemakerArn(p, 'pipeline', resource)))?.arn
           : (await repos.pipelines.get(q, p, resource.toLowerCase()))?.arn,
     ],
+    ['hyper-parameter-tuning-job', async (q, p, name) => (await repos.tuningJobs.get(q, p, name.toLowerCase()))?.arn],
     ...lineageTaggable(deps),
   ]);
   return {
@@ -75,6 +79,7 @@ export function createSageMakerHandlers(
     ...processingJobHandlers(deps, batch.processing),
     ...pipelineHandlers(deps, pipelines),
     ...pipelineExecutionHandlers(deps, pipelines),
+    ...tuningJobHandlers(deps, tuning),
     ...tagHandlers(deps, taggable),
     search: searchHandlers(deps).search,
   };

@@ -17,6 +17,7 @@ import { pipelineExecutionDocument } from '../pipeline-executions.js';
 import { pipelineDocument } from '../pipelines.js';
 import { trainingJobDocument } from '../training-jobs.js';
 import { transformJobDocument } from '../transform-jobs.js';
+import { tuningJobDocument } from '../tuning-jobs.js';
 import { trialComponentDocument } from '../trial-components.js';
 import { trialDocument } from '../trials.js';
 
@@ -126,6 +127,13 @@ export function searchableTypes(deps: ServiceDeps): SearchableType[] {
       'training-job',
       (q, p, arn) => repos.trainingJobs.get(q, p, nameOf(arn).toLowerCase()),
       trainingJobDocument,
+    ),
+    eachType(
+      'HyperParameterTuningJob',
+      'HyperParameterTuningJob',
+      'hyper-parameter-tuning-job',
+      (q, p, arn) => repos.tuningJobs.get(q, p, nameOf(arn).toLowerCase()),
+      (row) => tuningJobDocument(row),
     ),
     // Read only for a trial component's SourceDetail (the Search API has no such Resource).
     eachType(
