@@ -2,7 +2,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
@@ -18,7 +17,8 @@ import { AwsApi } from './http/aws-api.js';
 import { ConsoleAssets } from './http/console-assets.js';
 import { withConsoleCors } from './http/console-cors.js';
 import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
-import { reapStraySandboxes } from './sandbox/sandbox.js';
+import { hostCaps } from './sandbox/limits.js';
+import { Sandbox } from './sandbox/sandbox.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { appendLogs, createLogsHandlers } from './services/logs/index.js';
@@ -87,12 +87,37 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     blobs: storage.blobs,
     lineage: createLineageHooks(),
   };
+  // The one way user code runs: jobs' programs and custom images' model servers. Sandboxes a killed
+  // predecessor left running are ended first (their jobs are failed at restart by the runner).
+  const sandbox = await Sandbox.open({
+    dataDir: config.dataDir,
+    hidden: [config.credentialsFile, config.containersFile].filter((p): p is string => p !== undefined),
+    binds: config.sandboxBinds,
+    uids: config.sandboxUids,
+    host: hostCaps({ maxMemoryMB: config.sandboxMaxMemoryMB, maxDiskMB: config.sandboxMaxDiskMB }),
+    required: authorizer.enabled,
+    log: logger,
+  });
+  if (!sandbox.available && authorizer.enabled)
+    logger.error(
+      { sandbox: sandbox.describe() },
+      'no working sandbox: jobs and custom-image model servers will be refused (a credentials file is in force)',
+    );
+  else if (!sandbox.available)
+    logger.warn(
+      { sandbox: sandbox.describe() },
+      'no working sandbox: jobs and custom-image model servers run as plain processes',
+    );
+  else if (sandbox.probe.networkMissing.length > 0)
+    logger.warn({ sandbox: sandbox.describe() }, 'sandbox without a user-mode network');
+  else logger.info({ sandbox: sandbox.describe() }, 'sandbox ready');
   const engine = createInferenceEngine({
     blobs: storage.blobs,
     dataDir: config.dataDir,
     idleSeconds: config.serverlessIdleSeconds,
     containerConfigPath: config.containersFile,
     log: logger,
+    sandbox,
   });
   // Background lifecycles (endpoint deployments): one runner; its claims name this server.
   const runner = new JobRunner({
@@ -102,10 +127,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     leaseMs: config.jobLeaseSeconds * 1000,
   });
   const deployments = new EndpointDeployments(deps, engine, logger, runner);
-  // Jobs: training, batch transform and processing, each a kind of the same runner. A sandbox a
-  // killed predecessor left running is ended first (its job is failed at restart by the runner).
-  const strays = reapStraySandboxes(join(config.dataDir, 'jobs'));
-  if (strays > 0) logger.warn({ strays }, 'ended job processes left by a previous run');
+  // Jobs: training, batch transform and processing, each a kind of the same runner.
   const containers = new ContainersFileReader(config.containersFile ?? process.env.SLIPWAY_CONTAINERS_FILE);
   const jobLogs = (
     p: Parameters<typeof appendLogs>[1],
@@ -128,7 +150,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         runner,
         dataDir: config.dataDir,
         containers,
+        sandbox,
         appendLogs: jobLogs,
+        logLimitBytes: config.jobLogLimitBytes,
         access: jobAccess,
         log: logger,
       }),
@@ -149,7 +173,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
           blobs: storage.blobs,
           dataDir: config.dataDir,
           containers,
+          sandbox,
           appendLogs: jobLogs,
+          logLimitBytes: config.jobLogLimitBytes,
           access: jobAccess,
         }),
       ),

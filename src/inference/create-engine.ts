@@ -25,6 +25,7 @@ import { processProvider } from './runtimes/container/process-runtime.js';
 import { artifactOnnxProvider, configuredOnnxProvider } from './runtimes/onnx/onnx-runtime.js';
 import { xgboostProvider } from './runtimes/xgboost-runtime.js';
 import { ThreadPool } from './threads/thread-pool.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 
 export interface InferenceEngineOptions {
   readonly blobs: BlobStore;
@@ -48,6 +49,8 @@ export interface InferenceEngineOptions {
   readonly spareThreadSeconds?: number;
   /** Whether to run other images with Docker when an engine is available; default true. */
   readonly docker?: boolean;
+  /** Where custom images' servers run (src/sandbox); without one, as plain processes. */
+  readonly sandbox?: Sandbox;
   /** Providers tried before the built-in ones (tests use this to inject misbehaving models). */
   readonly extraRuntimes?: readonly RuntimeProvider[];
 }
@@ -77,7 +80,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     ...(opts.extraRuntimes ?? []),
     xgboostProvider,
     configuredOnnxProvider,
-    processProvider({ memoryPollMs: opts.memoryPollMs ?? 100 }),
+    processProvider({ memoryPollMs: opts.memoryPollMs ?? 100, sandbox: opts.sandbox }),
     artifactOnnxProvider,
     dockerProvider(opts.docker ?? true),
   ];

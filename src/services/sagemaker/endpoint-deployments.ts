@@ -228,7 +228,12 @@ export class EndpointDeployments {
         const deployed = await this.engine.deploy({
           endpointName,
           variantName: v.VariantName,
-          containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl, environment: c.environment })),
+          containers: containers.map((c) => ({
+            image: c.image,
+            modelDataUrl: c.modelDataUrl,
+            environment: c.environment,
+            networkIsolation: c.networkIsolation,
+          })),
           serverless: v.ServerlessConfig
             ? {
                 memorySizeInMB: v.ServerlessConfig.MemorySizeInMB,

@@ -1,0 +1,162 @@
+// Starting one bubblewrap sandbox: bwrap is spawned as the sandbox's uid with its options on a
+// descriptor (`--args`, so neither the environment nor the host's paths show in `ps`), the seccomp
+// program on another, the directories it binds as open descriptors, and `--block-fd`: the sandbox
+// is built and then held until `prepare` (cgroup, nice value, network) has run on its first process.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { argsData, bwrapOptions, type HostLayout } from './mount-plan.js';
+
+const ARGS_FD = 3;
+const SECCOMP_FD = 4;
+const INFO_FD = 5;
+const BLOCK_FD = 6;
+const FIRST_BIND_FD = 7;
+
+export interface DirBind {
+  /** A directory on the host, opened by the server (so a uid that cannot reach it still binds it). */
+  readonly dir: string;
+  readonly at: string;
+  readonly writable: boolean;
+}
+
+export interface Rlimits {
+  readonly nproc: number;
+  /** RLIMIT_FSIZE: no file larger than the job's volume. */
+  readonly fsize?: number;
+  /** RLIMIT_DATA: the memory bound when no memory cgroup holds the sandbox. */
+  readonly data?: number;
+}
+
+export interface LaunchOptions {
+  readonly bwrap: string;
+  readonly prlimit?: string;
+  readonly layout: HostLayout;
+  readonly uid: number;
+  readonly gid: number;
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly binds: readonly DirBind[];
+  readonly hidden: readonly string[];
+  readonly tmpBytes?: number;
+  readonly shmBytes: number;
+  readonly network: 'none' | 'outbound' | 'host';
+  readonly seccomp?: Buffer;
+  readonly rlimits?: Rlimits;
+  /** bwrap's own environment: the marker reapStraySandboxes looks for. */
+  readonly marker: Record<string, string>;
+  /** Runs with the sandbox's first process (held before the program starts); a rejection ends the sandbox. */
+  readonly prepare: (pid: number) => Promise<void>;
+}
+
+export interface Launched {
+  /** The bwrap process (its process group holds the sandbox). */
+  readonly child: ChildProcess;
+  /** The sandbox's first process (PID 1 inside). */
+  readonly pid: number;
+}
+
+export class LaunchError extends Error {}
+
+function prlimitArgs(r: Rlimits): string[] {
+  // Limits are only lowered (the uid bwrap runs as may not raise one): open files stay the server's.
+  const a = [`--nproc=${r.nproc}`, '--core=0'];
+  if (r.fsize !== undefined) a.push(`--fsize=${r.fsize}`);
+  if (r.data !== undefined) a.push(`--data=${r.data}`);
+  return a;
+}
+
+/** Kills the bwrap process group (with --die-with-parent, the sandbox goes with it). */
+export function killTree(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {}
+  }
+}
+
+/** Spawns the sandbox and runs `prepare`; resolves once its program has been let go. */
+export async function launch(o: LaunchOptions): Promise<Launched> {
+  const fds: number[] = [];
+  const binds = o.binds.map((b, i) => {
+    const fd = openSync(b.dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    fds.push(fd);
+    return { fd: FIRST_BIND_FD + i, host: b.dir, at: b.at, writable: b.writable };
+  });
+  const options = bwrapOptions({
+    layout: o.layout,
+    uid: o.uid,
+    gid: o.gid,
+    binds,
+    hidden: o.hidden,
+    tmpBytes: o.tmpBytes,
+    shmBytes: o.shmBytes,
+    network: o.network,
+    env: o.env,
+    cwd: o.cwd,
+    seccompFd: o.seccomp ? SECCOMP_FD : undefined,
+    infoFd: INFO_FD,
+    blockFd: BLOCK_FD,
+  });
+  const bwrapArgv = ['--args', String(ARGS_FD), '--', ...o.argv];
+  const [file, args] =
+    o.rlimits && o.prlimit
+      ? [o.prlimit, [...prlimitArgs(o.rlimits), '--', o.bwrap, ...bwrapArgv]]
+      : [o.bwrap, bwrapArgv];
+  let child: ChildProcess;
+  try {
+    child = spawn(file, args, {
+      uid: o.uid,
+      gid: o.gid,
+      cwd: '/',
+      env: o.marker,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', o.seccomp ? 'pipe' : 'ignore', 'pipe', 'pipe', ...fds],
+    });
+  } finally {
+    for (const fd of fds) closeSync(fd);
+  }
+  const stdio = child.stdio as unknown as [null, Readable, Readable, Writable, Writable | null, Readable, Writable];
+  // Pipes to a process that dies early raise EPIPE: that death is reported through 'exit'.
+  for (const s of stdio.slice(3)) s?.on('error', () => {});
+  stdio[ARGS_FD].end(argsData(options));
+  if (o.seccomp) stdio[SECCOMP_FD]!.end(o.seccomp);
+  let early = '';
+  const collect = (d: Buffer) => {
+    if (early.length < 4000) early += d.toString('utf8');
+  };
+  stdio[2].on('data', collect);
+  try {
+    const pid = await new Promise<number>((resolve, reject) => {
+      let info = '';
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+        reject(new LaunchError(`the sandbox ended before its program started (${code ?? signal}): ${early.trim()}`));
+      child.once('exit', onExit);
+      child.once('error', (e) => reject(new LaunchError(`${file} could not be started: ${e.message}`)));
+      stdio[INFO_FD].on('data', (d: Buffer) => {
+        info += d.toString('utf8');
+        const m = /"child-pid":\s*(\d+)/.exec(info);
+        if (m) {
+          child.off('exit', onExit);
+          stdio[INFO_FD].removeAllListeners('data');
+          stdio[INFO_FD].resume();
+          resolve(Number(m[1]));
+        }
+      });
+    });
+    await o.prepare(pid);
+    stdio[BLOCK_FD].end('x');
+    return { child, pid };
+  } catch (e) {
+    killTree(child);
+    throw e instanceof LaunchError ? e : new LaunchError((e as Error).message);
+  } finally {
+    stdio[2].off('data', collect);
+    // Held until the caller reads it (readLines resumes it): nothing the program prints is lost.
+    stdio[2].pause();
+  }
+}

@@ -1,0 +1,231 @@
+// The sandbox's file system as bubblewrap options: an empty read-only root holding only what an
+// interpreter needs (the system directories, an allow-list of /etc, a few device nodes, a /proc of
+// its own), the job's directories, and read-only binds of exactly the directories the containers
+// file names. Secrets under a bound directory (the data directory, the credentials file) are
+// covered over. https://github.com/containers/bubblewrap (option reference: `bwrap --help`)
+import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+
+/** Directories of the host that are never bound whole: they hold everyone's files and secrets. */
+export const NEVER_BOUND = [
+  '/',
+  '/root',
+  '/home',
+  '/etc',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/run',
+  '/var',
+  '/tmp',
+  '/boot',
+  '/mnt',
+  '/media',
+  '/srv',
+  '/opt',
+];
+
+/** /etc entries a program may need: the loader, name service, TLS roots, locale and time, interpreters. */
+const ETC_ALLOWED = new Set([
+  'alternatives',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'crypto-policies',
+  'debian_version',
+  'fonts',
+  'gai.conf',
+  'host.conf',
+  'ImageMagick-6',
+  'inputrc',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'locale.alias',
+  'localtime',
+  'lsb-release',
+  'magic',
+  'magic.mime',
+  'mailcap',
+  'matplotlibrc',
+  'mime.types',
+  'mtab',
+  'networks',
+  'nsswitch.conf',
+  'os-release',
+  'pki',
+  'protocols',
+  'rpc',
+  'services',
+  'ssl',
+  'terminfo',
+  'timezone',
+]);
+/** Interpreter configuration directories by pattern (python3, python3.11 ...). */
+const ETC_PATTERNS = [/^python3(\.\d+)?$/, /^java-\d+-openjdk$/, /^R$/];
+
+const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom'];
+
+/** A path as it is on the host: a directory or file to bind, or a symbolic link to recreate. */
+export interface HostEntry {
+  readonly path: string;
+  readonly link?: string;
+}
+
+/** What of the host every sandbox sees, worked out once. */
+export interface HostLayout {
+  readonly system: readonly HostEntry[];
+  readonly etc: readonly HostEntry[];
+  /** Slipway's own small /etc files (passwd, group, hosts, hostname, resolv.conf), per uid. */
+  readonly generated: string;
+}
+
+function entry(path: string): HostEntry | undefined {
+  try {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) return { path, link: readlinkSync(path) };
+    return { path };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the host's layout and writes the generated /etc files under `generated`. */
+export function probeLayout(generated: string): HostLayout {
+  const system = SYSTEM.map(entry).filter((e): e is HostEntry => e !== undefined);
+  let names: string[] = [];
+  try {
+    names = readdirSync('/etc');
+  } catch {}
+  const etc = names
+    .filter((n) => ETC_ALLOWED.has(n) || ETC_PATTERNS.some((p) => p.test(n)))
+    .sort()
+    .map((n) => entry(join('/etc', n)))
+    .filter((e): e is HostEntry => e !== undefined);
+  mkdirSync(generated, { recursive: true, mode: 0o755 });
+  writeFileSync(join(generated, 'hosts'), '127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\talgo-1\n', { mode: 0o644 });
+  writeFileSync(join(generated, 'hostname'), 'algo-1\n', { mode: 0o644 });
+  // The user-mode network's DNS forwarder (see network.ts); without a network, none.
+  writeFileSync(join(generated, 'resolv.conf.outbound'), `nameserver ${SANDBOX_DNS}\noptions edns0\n`, { mode: 0o644 });
+  writeFileSync(join(generated, 'resolv.conf.none'), '', { mode: 0o644 });
+  return { system, etc, generated };
+}
+
+/** The address the sandbox's resolver asks (forwarded by the user-mode network to the host's). */
+export const SANDBOX_DNS = '198.51.100.3';
+
+/** passwd and group files naming the sandbox's uid (written once per uid). */
+export function identityFiles(layout: HostLayout, uid: number, gid: number): { passwd: string; group: string } {
+  const passwd = join(layout.generated, `passwd.${uid}`);
+  const group = join(layout.generated, `group.${gid}`);
+  if (!existsSync(passwd))
+    writeFileSync(
+      passwd,
+      `root:x:0:0:root:/root:/usr/sbin/nologin\nsagemaker-user:x:${uid}:${gid}:SageMaker job:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+      { mode: 0o644 },
+    );
+  if (!existsSync(group))
+    writeFileSync(group, `root:x:0:\nsagemaker-user:x:${gid}:\nnogroup:x:65534:\n`, { mode: 0o644 });
+  return { passwd, group };
+}
+
+/** A directory handed to bubblewrap as an open descriptor (opened by the server, whatever its uid). */
+export interface FdBind {
+  /** The descriptor number in the bwrap process. */
+  readonly fd: number;
+  /** The directory on the host it was opened from (hidden paths under it are covered over). */
+  readonly host: string;
+  readonly at: string;
+  readonly writable: boolean;
+}
+
+export interface Plan {
+  readonly layout: HostLayout;
+  readonly uid: number;
+  readonly gid: number;
+  /** Directory binds by descriptor: /opt/ml, /tmp on disk, the model, read-only code directories. */
+  readonly binds: readonly FdBind[];
+  /** Host paths to hide wherever they fall under a bound directory. */
+  readonly hidden: readonly string[];
+  /** Bytes of the /tmp tmpfs, when no /tmp directory is bound. */
+  readonly tmpBytes?: number;
+  readonly shmBytes: number;
+  /** 'outbound': a user-mode network is attached; 'none': loopback only; 'host': the host's (unsandboxed network). */
+  readonly network: 'none' | 'outbound' | 'host';
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  readonly seccompFd?: number;
+  readonly infoFd: number;
+  readonly blockFd: number;
+}
+
+/** The bwrap options (everything before `--`), in the order bubblewrap applies them. */
+export function bwrapOptions(p: Plan): string[] {
+  const a: string[] = ['--unshare-all', '--unshare-user'];
+  if (p.network === 'host') a.push('--share-net');
+  a.push('--hostname', 'algo-1', '--cap-drop', 'ALL', '--die-with-parent', '--new-session');
+  for (const s of p.layout.system) {
+    if (s.link !== undefined) a.push('--symlink', s.link, s.path);
+    else a.push('--ro-bind', s.path, s.path);
+  }
+  a.push('--dir', '/etc');
+  for (const e of p.layout.etc) {
+    if (e.link !== undefined) a.push('--symlink', e.link, e.path);
+    else a.push('--ro-bind', e.path, e.path);
+  }
+  const ids = identityFiles(p.layout, p.uid, p.gid);
+  const gen = (name: string) => join(p.layout.generated, name);
+  a.push('--ro-bind', ids.passwd, '/etc/passwd', '--ro-bind', ids.group, '/etc/group');
+  a.push('--ro-bind', gen('hosts'), '/etc/hosts', '--ro-bind', gen('hostname'), '/etc/hostname');
+  if (p.network === 'host') {
+    if (existsSync('/etc/resolv.conf')) a.push('--ro-bind', '/etc/resolv.conf', '/etc/resolv.conf');
+  } else a.push('--ro-bind', gen(`resolv.conf.${p.network}`), '/etc/resolv.conf');
+  // /dev without devpts (`--dev` would make bwrap nest a second user namespace, which the
+  // network helper then cannot enter): the device nodes a program opens, and the fd links.
+  a.push('--dir', '/dev');
+  for (const d of DEVICES) a.push('--dev-bind', `/dev/${d}`, `/dev/${d}`);
+  a.push('--symlink', '/proc/self/fd', '/dev/fd');
+  a.push('--symlink', '/proc/self/fd/0', '/dev/stdin', '--symlink', '/proc/self/fd/1', '/dev/stdout');
+  a.push('--symlink', '/proc/self/fd/2', '/dev/stderr');
+  a.push('--size', String(p.shmBytes), '--tmpfs', '/dev/shm');
+  a.push('--proc', '/proc');
+  const tmpBind = p.binds.find((b) => b.at === '/tmp');
+  if (!tmpBind) a.push('--size', String(p.tmpBytes ?? 64 * 1024 * 1024), '--tmpfs', '/tmp');
+  a.push('--symlink', '../tmp', '/var/tmp');
+  for (const b of p.binds) {
+    a.push(b.writable ? '--bind-fd' : '--ro-bind-fd', String(b.fd), b.at);
+    for (const h of p.hidden) {
+      if (!isUnder(h, b.host) || !existsSync(h)) continue;
+      const inside = join(b.at, relative(b.host, h));
+      if (statSync(h).isDirectory()) a.push('--tmpfs', inside, '--remount-ro', inside);
+      else a.push('--ro-bind', '/dev/null', inside);
+    }
+  }
+  a.push('--remount-ro', '/');
+  a.push('--chdir', p.cwd, '--clearenv');
+  for (const [k, v] of Object.entries(p.env)) a.push('--setenv', k, v);
+  if (p.seccompFd !== undefined) a.push('--seccomp', String(p.seccompFd));
+  a.push('--info-fd', String(p.infoFd), '--block-fd', String(p.blockFd));
+  return a;
+}
+
+/** Whether `path` is `dir` or inside it. */
+export function isUnder(path: string, dir: string): boolean {
+  const p = resolve(path);
+  const d = resolve(dir);
+  return p === d || p.startsWith(d.endsWith(sep) ? d : d + sep);
+}
+
+/**
+ * Why a directory may not be bound into a sandbox, or undefined when it may: it must be absolute
+ * and must not be (or contain) one of NEVER_BOUND's whole trees.
+ */
+export function refusedBind(dir: string): string | undefined {
+  if (!dir.startsWith('/')) return `${dir} is not an absolute path`;
+  const d = resolve(dir);
+  for (const n of NEVER_BOUND) if (d === n) return `${d} would show every file under it`;
+  return undefined;
+}
+
+/** The bwrap options in `--args FD` form: NUL-terminated. */
+export const argsData = (options: readonly string[]): Buffer => Buffer.from(options.map((o) => `${o}\0`).join(''));
