@@ -139,7 +139,7 @@ export async function launch(o: LaunchOptions): Promise<Launched> {
       child.once('error', (e) => reject(new LaunchError(`${file} could not be started: ${e.message}`)));
       stdio[INFO_FD].on('data', (d: Buffer) => {
         info += d.toString('utf8');
-        const m = /"child-pid":\s*(\d+)/.exec(info);
+        const m = /"child-pid":\s*(\d+)\s*[,}\n]/.exec(info);
         if (m) {
           child.off('exit', onExit);
           stdio[INFO_FD].removeAllListeners('data');
@@ -152,8 +152,12 @@ export async function launch(o: LaunchOptions): Promise<Launched> {
     stdio[BLOCK_FD].end('x');
     return { child, pid };
   } catch (e) {
+    // bwrap's own complaint (a bind it could not make) explains a sandbox that died while prepared.
+    await new Promise((r) => setTimeout(r, 20));
     killTree(child);
-    throw e instanceof LaunchError ? e : new LaunchError((e as Error).message);
+    if (e instanceof LaunchError) throw e;
+    const said = early.trim();
+    throw new LaunchError(said.startsWith('bwrap:') ? said : (e as Error).message);
   } finally {
     stdio[2].off('data', collect);
     // Held until the caller reads it (readLines resumes it): nothing the program prints is lost.

@@ -6,7 +6,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, lchown, lstat, mkdir, opendir, rm } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -115,6 +115,29 @@ export const DEFAULT_UIDS = { first: 1_900_000_000, last: 1_900_065_535 };
 
 const isRoot = () => process.getuid?.() === 0;
 
+/** Whether this process (root in its user namespace) can switch to every uid of `range`. */
+function mapped(range: { first: number; last: number }): boolean {
+  try {
+    return readFileSync('/proc/self/uid_map', 'utf8')
+      .split('\n')
+      .some((l) => {
+        const [inside, , count] = l.trim().split(/\s+/).map(Number);
+        return inside! <= range.first && range.last < inside! + count!;
+      });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The uids sandboxes run as: one per sandbox from `range` when Slipway is root (and the range
+ * exists in its user namespace), else Slipway's own (a sandbox's user namespace keeps it apart).
+ */
+function uidRangeFor(range: { first: number; last: number } | undefined): { first: number; last: number } | undefined {
+  const r = range ?? DEFAULT_UIDS;
+  return isRoot() && mapped(r) ? r : undefined;
+}
+
 class UidPool {
   readonly #inUse = new Set<number>();
   #next: number;
@@ -213,6 +236,31 @@ export function dockerAnswers(): Promise<boolean> {
   return docker;
 }
 
+/**
+ * As root, sandboxes run as other uids, and bwrap (running as one) must reach the directories it
+ * binds by path: the data directory becomes traversable (0711: no listing), its `jobs` and `models`
+ * directories too, and everything else in it is closed to other users (o-rwx), so the change opens
+ * nothing but the way to a sandbox's own directory.
+ */
+function openWayIn(dataDir: string): void {
+  const dir = resolve(dataDir);
+  mkdirSync(dir, { recursive: true });
+  for (const name of readdirSync(dir)) {
+    if (name === 'jobs' || name === 'models') continue;
+    const p = join(dir, name);
+    try {
+      const st = lstatSync(p);
+      if (!st.isSymbolicLink() && st.mode & 0o007) chmodSync(p, st.mode & ~0o007);
+    } catch {}
+  }
+  for (const sub of ['jobs', 'models']) {
+    mkdirSync(join(dir, sub), { recursive: true });
+    chmodSync(join(dir, sub), 0o711);
+  }
+  const st = statSync(dir);
+  if ((st.mode & 0o001) === 0) chmodSync(dir, (st.mode & 0o770) | 0o711);
+}
+
 let layoutOnce: HostLayout | undefined;
 const probes = new Map<number, Promise<Probe>>();
 
@@ -230,7 +278,7 @@ export class Sandbox {
     readonly cgroups: Cgroups,
     readonly layout: HostLayout,
   ) {
-    this.#uids = new UidPool(isRoot() ? (options.uids ?? DEFAULT_UIDS) : undefined);
+    this.#uids = new UidPool(uidRangeFor(options.uids));
     this.#hidden = (options.hidden ?? []).map((p) => resolve(p));
     this.#hidden.push(resolve(options.dataDir));
     this.#binds = [...(options.binds ?? [])];
@@ -241,7 +289,7 @@ export class Sandbox {
   /** Probes the host (once per process) and readies cgroups for `dataDir`; ends strays of a previous run. */
   static async open(o: SandboxOptions): Promise<Sandbox> {
     layoutOnce ??= probeLayout(join(tmpdir(), `slipway-sandbox-etc-${process.getuid?.() ?? 0}`));
-    const probeUid = isRoot() ? (o.uids ?? DEFAULT_UIDS).first : (process.getuid?.() ?? 0);
+    const probeUid = uidRangeFor(o.uids)?.first ?? process.getuid?.() ?? 0;
     let p = probes.get(probeUid);
     if (!p) {
       p = probeHost(layoutOnce, probeUid, probeUid);
@@ -249,6 +297,7 @@ export class Sandbox {
     }
     const probe = await p;
     const cgroups = probe.works ? Cgroups.detect(o.dataDir) : Cgroups.detect('');
+    if (probe.works && uidRangeFor(o.uids)) openWayIn(o.dataDir);
     const sandbox = new Sandbox(o, probe, cgroups, layoutOnce);
     const strays = reapStraySandboxes(o.dataDir) + (probe.works ? await cgroups.reap() : 0);
     if (strays > 0) o.log?.warn({ strays }, 'ended sandboxes left by a previous run');
@@ -267,7 +316,7 @@ export class Sandbox {
     const net = this.probe.networkMissing.length
       ? `no outbound network (${this.probe.networkMissing.join('; ')})`
       : 'pasta';
-    return `bubblewrap, seccomp, ${limits}, ${net}, uid ${isRoot() ? 'from a range' : 'own'}`;
+    return `bubblewrap, seccomp, ${limits}, ${net}, uid ${uidRangeFor(this.options.uids) ? 'one per sandbox from a range' : "the server's own"}`;
   }
 
   /**
@@ -340,7 +389,7 @@ export class Sandbox {
     let child: ReturnType<typeof spawn> | undefined;
     try {
       await mkdir(tmp, { recursive: true, mode: 0o700 });
-      if (isRoot()) {
+      if (uid !== process.getuid?.()) {
         await chownTree(spec.mlRoot, uid, uid);
         await chownTree(tmp, uid, uid);
       }
@@ -370,7 +419,7 @@ export class Sandbox {
         rlimits,
         marker: this.#marker,
         prepare: async (pid) => {
-          cgroup?.join(pid);
+          joinQuietly(cgroup, pid);
           if (spec.nice !== undefined) {
             try {
               setPriority(pid, spec.nice);
@@ -499,7 +548,7 @@ export class Sandbox {
         rlimits,
         marker: this.#marker,
         prepare: async (pid) => {
-          cgroup?.join(pid);
+          joinQuietly(cgroup, pid);
           if (published)
             net = await attachNetwork(this.probe, {
               pid,
@@ -544,6 +593,15 @@ export class Sandbox {
       },
       exited,
     };
+  }
+}
+
+/** Puts the sandbox in its cgroup; a sandbox that already died (bwrap refused a bind) says why on exit. */
+function joinQuietly(cgroup: Cgroup | undefined, pid: number): void {
+  try {
+    cgroup?.join(pid);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
   }
 }
 

@@ -95,12 +95,19 @@ export function parseContainersFile(path: string, text: string): ContainersFile 
 
 /**
  * The host directories an entry's program lives in, which its sandbox shows read-only at the same
- * paths: its cwd, the directory of an absolute command, and its `binds`.
+ * paths: its cwd, the directory of each absolute path its command names (`/opt/m/bin/serve`,
+ * `node /srv/model/server.js`), and its `binds`.
  */
 export function entryCodeDirs(entry: ContainerEntry): string[] {
   const dirs = [entry.cwd];
-  const cmd = entry.command[0];
-  if (cmd && isAbsolute(cmd)) dirs.push(dirname(cmd));
+  for (const arg of entry.command) {
+    if (!isAbsolute(arg)) continue;
+    try {
+      dirs.push(statSync(arg).isDirectory() ? arg : dirname(arg));
+    } catch {
+      // not a path on this host (an option value): nothing to show
+    }
+  }
   return [...dirs, ...entry.binds];
 }
 
