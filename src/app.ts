@@ -36,6 +36,7 @@ import { JobRunner } from './jobs/runner.js';
 import { createLineageHooks } from './lineage/hooks.js';
 import { openBlobStorage } from './storage/blobs/index.js';
 import { openDatabase } from './storage/db/index.js';
+import { databaseGauges } from './storage/db/size-gauges.js';
 import { MIGRATIONS } from './storage/migrations.js';
 import { pageTokenKey } from './storage/repositories/meta.js';
 
@@ -196,7 +197,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
-    metrics: () => engine.metrics(),
+    metrics: async () => engine.metrics() + (await databaseGauges(db)),
     authorizer,
     console: new ConsoleAssets(fileURLToPath(new URL('../public/console', import.meta.url)), () => ({
       graphPort,

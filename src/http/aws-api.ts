@@ -45,7 +45,7 @@ export interface AwsApiOptions {
   /** Extra facts for /_slipway/health. */
   readonly health: () => Record<string, unknown>;
   /** Prometheus text for GET /metrics. */
-  readonly metrics?: () => string;
+  readonly metrics?: () => string | Promise<string>;
   /** SigV4 and IAM policies; absent (or anonymous) accepts every request. */
   readonly authorizer?: Authorizer;
   /** The web console's files, served at /console/. */
@@ -147,7 +147,7 @@ export class AwsApi {
           : {
               status: 200,
               headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
-              body: this.opts.metrics(),
+              body: await this.opts.metrics(),
             };
       } else {
         const head: WireRequest = this.wire(req, path, query, Buffer.alloc(0));

@@ -6,7 +6,14 @@ import { LruCache } from './lru-cache.js';
 import { MIGRATION_LOCK_KEY } from './migrate.js';
 import { rewritePlaceholders } from './placeholders.js';
 import { assertNotInTransaction, runTransaction } from './transaction-scope.js';
-import { type Database, type Queryable, type Row, type SqlValue, UniqueViolationError } from './types.js';
+import {
+  type Database,
+  type DatabaseSizes,
+  type Queryable,
+  type Row,
+  type SqlValue,
+  UniqueViolationError,
+} from './types.js';
 
 export interface PostgresOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -248,6 +255,26 @@ class PostgresDatabase implements Database {
       } finally {
         client.release(broken);
       }
+    });
+  }
+
+  sizes(): Promise<DatabaseSizes> {
+    return this.#track('sizes', async () => {
+      // Tables (with their indexes and TOAST) of this schema: what Slipway keeps here.
+      const { rows } = await this.#pool.query<{ bytes: number }>(
+        `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::int8 AS bytes FROM pg_class c
+           JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')`,
+      );
+      let walBytes: number | undefined;
+      try {
+        // The cluster's WAL, for a role allowed to read it (superuser or pg_monitor).
+        walBytes = Number(
+          (await this.#pool.query('SELECT COALESCE(SUM(size), 0)::int8 AS b FROM pg_ls_waldir()')).rows[0].b,
+        );
+      } catch {
+        walBytes = undefined;
+      }
+      return { databaseBytes: Number(rows[0]?.bytes ?? 0), walBytes };
     });
   }
 

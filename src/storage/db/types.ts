@@ -32,6 +32,16 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Closes every connection; pending transactions finish first. */
   close(): Promise<void>;
+  /**
+   * Bytes on disk: SQLite's database file and its WAL; PostgreSQL's tables and indexes of this
+   * schema, and the cluster's WAL when the role may read it (pg_ls_waldir). For /metrics.
+   */
+  sizes?(): Promise<DatabaseSizes>;
+}
+
+export interface DatabaseSizes {
+  readonly databaseBytes: number;
+  readonly walBytes?: number;
 }
 
 /** Error thrown for a unique-constraint violation, whatever the dialect. */
