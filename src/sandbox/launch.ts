@@ -1,9 +1,10 @@
-// Starting one bubblewrap sandbox: bwrap is spawned as the sandbox's uid with its options on a
+// Starting one bubblewrap sandbox: bwrap runs as the sandbox's uid, with its options on a
 // descriptor (`--args`, so neither the environment nor the host's paths show in `ps`), the seccomp
-// program on another, the directories it binds as open descriptors, and `--block-fd`: the sandbox
-// is built and then held until `prepare` (cgroup, nice value, network) has run on its first process.
+// program on another, and `--block-fd`: the sandbox is built and then held until `prepare` (cgroup,
+// nice value, network) has run on its first process. bwrap reaches what it binds by path, as the
+// sandbox's uid: when Slipway is root, `wrap` runs it inside the staging mount namespace
+// (stage.ts), where those directories are reachable.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { argsData, bwrapOptions, type HostLayout } from './mount-plan.js';
 
@@ -11,11 +12,12 @@ const ARGS_FD = 3;
 const SECCOMP_FD = 4;
 const INFO_FD = 5;
 const BLOCK_FD = 6;
-const FIRST_BIND_FD = 7;
 
 export interface DirBind {
-  /** A directory on the host, opened by the server (so a uid that cannot reach it still binds it). */
+  /** The directory on the host (hidden paths under it are covered over). */
   readonly dir: string;
+  /** The path bwrap binds from (the staged one when Slipway is root), default `dir`. */
+  readonly source?: string;
   readonly at: string;
   readonly writable: boolean;
 }
@@ -32,8 +34,11 @@ export interface LaunchOptions {
   readonly bwrap: string;
   readonly prlimit?: string;
   readonly layout: HostLayout;
+  /** The sandbox's uid and gid, inside and outside. */
   readonly uid: number;
   readonly gid: number;
+  /** Runs bwrap through another command (nsenter ... setpriv --reuid X ...), which sets the uid. */
+  readonly wrap?: (file: string, args: string[]) => [string, string[]];
   readonly argv: readonly string[];
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
@@ -81,17 +86,11 @@ export function killTree(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'
 
 /** Spawns the sandbox and runs `prepare`; resolves once its program has been let go. */
 export async function launch(o: LaunchOptions): Promise<Launched> {
-  const fds: number[] = [];
-  const binds = o.binds.map((b, i) => {
-    const fd = openSync(b.dir, constants.O_RDONLY | constants.O_DIRECTORY);
-    fds.push(fd);
-    return { fd: FIRST_BIND_FD + i, host: b.dir, at: b.at, writable: b.writable };
-  });
   const options = bwrapOptions({
     layout: o.layout,
     uid: o.uid,
     gid: o.gid,
-    binds,
+    binds: o.binds.map((b) => ({ source: b.source ?? b.dir, host: b.dir, at: b.at, writable: b.writable })),
     hidden: o.hidden,
     tmpBytes: o.tmpBytes,
     shmBytes: o.shmBytes,
@@ -102,24 +101,16 @@ export async function launch(o: LaunchOptions): Promise<Launched> {
     infoFd: INFO_FD,
     blockFd: BLOCK_FD,
   });
-  const bwrapArgv = ['--args', String(ARGS_FD), '--', ...o.argv];
-  const [file, args] =
-    o.rlimits && o.prlimit
-      ? [o.prlimit, [...prlimitArgs(o.rlimits), '--', o.bwrap, ...bwrapArgv]]
-      : [o.bwrap, bwrapArgv];
-  let child: ChildProcess;
-  try {
-    child = spawn(file, args, {
-      uid: o.uid,
-      gid: o.gid,
-      cwd: '/',
-      env: o.marker,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', o.seccomp ? 'pipe' : 'ignore', 'pipe', 'pipe', ...fds],
-    });
-  } finally {
-    for (const fd of fds) closeSync(fd);
-  }
+  let [file, args]: [string, string[]] = [o.bwrap, ['--args', String(ARGS_FD), '--', ...o.argv]];
+  if (o.rlimits && o.prlimit) [file, args] = [o.prlimit, [...prlimitArgs(o.rlimits), '--', file, ...args]];
+  if (o.wrap) [file, args] = o.wrap(file, args);
+  const child = spawn(file, args, {
+    ...(o.wrap ? {} : { uid: o.uid, gid: o.gid }),
+    cwd: '/',
+    env: o.marker,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', o.seccomp ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
   const stdio = child.stdio as unknown as [null, Readable, Readable, Writable, Writable | null, Readable, Writable];
   // Pipes to a process that dies early raise EPIPE: that death is reported through 'exit'.
   for (const s of stdio.slice(3)) s?.on('error', () => {});

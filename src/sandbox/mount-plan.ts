@@ -129,11 +129,11 @@ export function identityFiles(layout: HostLayout, uid: number, gid: number): { p
   return { passwd, group };
 }
 
-/** A directory handed to bubblewrap as an open descriptor (opened by the server, whatever its uid). */
-export interface FdBind {
-  /** The descriptor number in the bwrap process. */
-  readonly fd: number;
-  /** The directory on the host it was opened from (hidden paths under it are covered over). */
+/** A directory bound into the sandbox. */
+export interface Bind {
+  /** The path bwrap binds from (a staged path when Slipway is root: see stage.ts). */
+  readonly source: string;
+  /** The directory on the host (hidden paths under it are covered over). */
   readonly host: string;
   readonly at: string;
   readonly writable: boolean;
@@ -143,8 +143,8 @@ export interface Plan {
   readonly layout: HostLayout;
   readonly uid: number;
   readonly gid: number;
-  /** Directory binds by descriptor: /opt/ml, /tmp on disk, the model, read-only code directories. */
-  readonly binds: readonly FdBind[];
+  /** Directory binds: /opt/ml, /tmp on disk, the model, read-only code directories. */
+  readonly binds: readonly Bind[];
   /** Host paths to hide wherever they fall under a bound directory. */
   readonly hidden: readonly string[];
   /** Bytes of the /tmp tmpfs, when no /tmp directory is bound. */
@@ -193,9 +193,11 @@ export function bwrapOptions(p: Plan): string[] {
   if (!tmpBind) a.push('--size', String(p.tmpBytes ?? 64 * 1024 * 1024), '--tmpfs', '/tmp');
   a.push('--symlink', '../tmp', '/var/tmp');
   for (const b of p.binds) {
-    a.push(b.writable ? '--bind-fd' : '--ro-bind-fd', String(b.fd), b.at);
+    a.push(b.writable ? '--bind' : '--ro-bind', b.source, b.at);
     for (const h of p.hidden) {
-      if (!isUnder(h, b.host) || !existsSync(h)) continue;
+      // Covered where the sandbox's uid could reach it; beyond a directory it may not enter,
+      // it is out of reach anyway (and bwrap, running as that uid, could not cover it).
+      if (!isUnder(h, b.host) || !existsSync(h) || !reachable(b.host, h, p.uid, p.gid)) continue;
       const inside = join(b.at, relative(b.host, h));
       if (statSync(h).isDirectory()) a.push('--tmpfs', inside, '--remount-ro', inside);
       else a.push('--ro-bind', '/dev/null', inside);
@@ -207,6 +209,23 @@ export function bwrapOptions(p: Plan): string[] {
   if (p.seccompFd !== undefined) a.push('--seccomp', String(p.seccompFd));
   a.push('--info-fd', String(p.infoFd), '--block-fd', String(p.blockFd));
   return a;
+}
+
+/** Whether `uid` (with only `gid`) may search every directory from `root` down to `path`'s parent. */
+export function reachable(root: string, path: string, uid: number, gid: number): boolean {
+  const parts = relative(root, path).split(sep).slice(0, -1);
+  let dir = root;
+  for (const part of ['', ...parts]) {
+    dir = part ? join(dir, part) : dir;
+    try {
+      const st = statSync(dir);
+      const bits = st.uid === uid ? (st.mode >> 6) & 7 : st.gid === gid ? (st.mode >> 3) & 7 : st.mode & 7;
+      if ((bits & 1) === 0) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Whether `path` is `dir` or inside it. */

@@ -41,10 +41,14 @@ export function hostAddresses(): string[] {
   return [...out];
 }
 
-/** `ip -batch` input: the unreachable routes of a sandbox with outbound access. */
+/**
+ * `ip -batch` input: the unreachable routes of a sandbox with outbound access. The gateway itself
+ * is one of them (with --no-map-gw its address would be sent on as a real destination); the default
+ * route through it, added by pasta before these, stays.
+ */
 export function routeBatch(extra: readonly string[] = hostAddresses()): string {
   const lines = UNREACHABLE_V4.map((r) => `route add unreachable ${r}`);
-  for (const a of extra) lines.push(`route add unreachable ${a}/32`);
+  for (const a of [SANDBOX_GATEWAY, ...extra]) lines.push(`route add unreachable ${a}/32`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -83,6 +87,12 @@ interface AttachOptions {
   readonly pid: number;
   readonly uid: number;
   readonly gid: number;
+  /**
+   * Slipway is root: the routes are written by nsenter joining the network namespace as root.
+   * Otherwise nsenter joins the sandbox's user namespace first (see routeWriter). pasta always
+   * runs as the sandbox's uid, which owns the namespaces it joins.
+   */
+  readonly asRoot: boolean;
   /** Outbound access (pasta configures the interface; the routes fence it). */
   readonly outbound: boolean;
   /** A port inside the namespace published on the host's 127.0.0.1. */
@@ -131,14 +141,9 @@ function hasDefaultRoute(pid: number): boolean {
  * the sandbox's own uid, and fences it with routes. Resolves once the network is usable.
  */
 export async function attachNetwork(tools: Tools, o: AttachOptions): Promise<Attached> {
-  const writer = routeWriter(tools, process.getuid?.() === 0);
+  const writer = routeWriter(tools, o.asRoot);
   if (!tools.pasta || (o.outbound && !writer))
     throw new Error('pasta, nsenter and ip are needed for a sandbox network');
-  let routes = Promise.resolve();
-  if (o.outbound) {
-    const w = writer!(o.pid);
-    routes = run(tools.nsenter!, w.args, o, w.asRoot, routeBatch());
-  }
   const args = ['-f', '-q', '-4', '--no-map-gw', '-u', 'none', '-T', 'none', '-U', 'none'];
   args.push('-t', o.publish ? `127.0.0.1/${o.publish.hostPort}:${o.publish.port}` : 'none');
   if (o.outbound) {
@@ -174,14 +179,18 @@ export async function attachNetwork(tools: Tools, o: AttachOptions): Promise<Att
     } catch {}
   };
   try {
-    await routes;
-    // Outbound: ready once pasta has configured the interface; published only: pasta listens at once,
-    // and connections before the server binds its port are refused as they would be anyway.
+    // Outbound: pasta configures the interface, then the routes fence it, before the program runs.
+    // Published only: pasta listens at once, and connections before the server binds its port are
+    // refused as they would be anyway.
     const deadline = Date.now() + 10_000;
     while (o.outbound && !hasDefaultRoute(o.pid)) {
       if (exited) throw new Error(exited);
       if (Date.now() > deadline) throw new Error('pasta did not configure the network within 10 s');
       await new Promise((r) => setTimeout(r, 1));
+    }
+    if (o.outbound) {
+      const w = writer!(o.pid);
+      await run(tools.nsenter!, w.args, o, w.asRoot, routeBatch());
     }
     if (exited) throw new Error(exited);
   } catch (e) {

@@ -4,10 +4,11 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { launch } from './launch.js';
+import { type LaunchOptions, launch } from './launch.js';
 import type { HostLayout } from './mount-plan.js';
 import { routeWriter } from './network.js';
 import { seccompFilter, seccompSupported } from './seccomp.js';
+import type { Stage } from './stage.js';
 
 export interface Probe {
   readonly bwrap?: string;
@@ -16,6 +17,8 @@ export interface Probe {
   readonly ip?: string;
   readonly prlimit?: string;
   readonly nsenterKeepsCaps?: boolean;
+  /** The staging namespace bwrap runs in when Slipway is root (stage.ts). */
+  readonly stage?: Stage;
   /** A sandbox (user namespace, no capabilities, seccomp, own namespaces) works here. */
   readonly works: boolean;
   /** What is missing for a sandbox at all (empty when `works`). */
@@ -48,13 +51,20 @@ function explain(message: string): string {
 }
 
 /** Runs `true` in a sandbox as it would run a job (network none), as `uid`. */
-async function tryOne(bwrap: string, layout: HostLayout, uid: number, gid: number): Promise<string | undefined> {
+async function tryOne(
+  bwrap: string,
+  layout: HostLayout,
+  uid: number,
+  gid: number,
+  wrap: LaunchOptions['wrap'],
+): Promise<string | undefined> {
   try {
     const { child } = await launch({
       bwrap,
       layout,
       uid,
       gid,
+      wrap,
       argv: ['true'],
       cwd: '/',
       env: { PATH: '/usr/bin:/bin' },
@@ -80,7 +90,16 @@ async function tryOne(bwrap: string, layout: HostLayout, uid: number, gid: numbe
   }
 }
 
-export async function probeHost(layout: HostLayout, uid: number, gid: number): Promise<Probe> {
+/**
+ * Probes the host, running a real sandbox as `uid` (through `stage`'s namespace when Slipway is
+ * root and `uid` another: see stage.ts).
+ */
+export async function probeHost(
+  layout: HostLayout,
+  uid: number,
+  gid: number,
+  stage?: () => Promise<Stage>,
+): Promise<Probe> {
   if (process.env.SLIPWAY_SANDBOX === 'none')
     return { works: false, missing: ['the sandbox is turned off (SLIPWAY_SANDBOX=none)'], networkMissing: [] };
   const bwrap = which('bwrap');
@@ -92,8 +111,16 @@ export async function probeHost(layout: HostLayout, uid: number, gid: number): P
   if (process.platform !== 'linux') missing.push('the sandbox needs Linux');
   if (!seccompSupported()) missing.push(`the seccomp filter is written for x86_64 Linux (this is ${process.arch})`);
   if (!bwrap) missing.push('bwrap is not installed (Debian package bubblewrap)');
+  let staged: Stage | undefined;
+  if (missing.length === 0 && stage) {
+    try {
+      staged = await stage();
+    } catch (e) {
+      missing.push(`the staging mount namespace cannot be made: ${(e as Error).message}`);
+    }
+  }
   if (missing.length === 0 && bwrap) {
-    const why = await tryOne(bwrap, layout, uid, gid);
+    const why = await tryOne(bwrap, layout, uid, gid, staged?.wrap(uid, gid));
     if (why) missing.push(why);
   }
   const networkMissing: string[] = [];
@@ -101,11 +128,22 @@ export async function probeHost(layout: HostLayout, uid: number, gid: number): P
   if (!nsenter) networkMissing.push('nsenter is not installed (Debian package util-linux)');
   if (!ip) networkMissing.push('ip is not installed (Debian package iproute2)');
   const nsenterKeepsCaps = nsenter ? await helpMentions(nsenter, '--keep-caps') : false;
-  if (nsenter && ip && !routeWriter({ nsenter, ip, nsenterKeepsCaps }, process.getuid?.() === 0))
+  if (nsenter && ip && !routeWriter({ nsenter, ip, nsenterKeepsCaps }, uid !== process.getuid?.()))
     networkMissing.push(
       'fencing a sandbox network off the host needs Slipway to run as root, or nsenter --keep-caps (util-linux 2.39 or later)',
     );
-  return { bwrap, pasta, nsenter, ip, prlimit, nsenterKeepsCaps, works: missing.length === 0, missing, networkMissing };
+  return {
+    bwrap,
+    pasta,
+    nsenter,
+    ip,
+    prlimit,
+    nsenterKeepsCaps,
+    stage: staged,
+    works: missing.length === 0,
+    missing,
+    networkMissing,
+  };
 }
 
 /** Whether `file --help` mentions `option`. */

@@ -6,19 +6,20 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, lchown, lstat, mkdir, opendir, rm } from 'node:fs/promises';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { type Cgroup, Cgroups } from './cgroups.js';
 import { diskUsage } from './disk-usage.js';
-import { type DirBind, killTree, LaunchError, launch, type Rlimits } from './launch.js';
+import { type DirBind, killTree, LaunchError, type LaunchOptions, launch, type Rlimits } from './launch.js';
 import type { HostCaps, Limits } from './limits.js';
 import { hostCaps } from './limits.js';
 import { readLines } from './line-reader.js';
 import { type HostLayout, isUnder, probeLayout, refusedBind } from './mount-plan.js';
 import { type Attached, attachNetwork } from './network.js';
-import { type Probe, probeHost } from './probe.js';
+import { type Probe, probeHost, which } from './probe.js';
+import { Stage } from './stage.js';
 import { seccompFilter } from './seccomp.js';
 
 /** Where /opt/ml is inside the sandbox. */
@@ -236,29 +237,48 @@ export function dockerAnswers(): Promise<boolean> {
   return docker;
 }
 
-/**
- * As root, sandboxes run as other uids, and bwrap (running as one) must reach the directories it
- * binds by path: the data directory becomes traversable (0711: no listing), its `jobs` and `models`
- * directories too, and everything else in it is closed to other users (o-rwx), so the change opens
- * nothing but the way to a sandbox's own directory.
- */
-function openWayIn(dataDir: string): void {
-  const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
-  for (const name of readdirSync(dir)) {
-    if (name === 'jobs' || name === 'models') continue;
-    const p = join(dir, name);
+/** The marker of a staging namespace's holder: the pid of the server it serves. */
+const STAGE_MARKER = 'SLIPWAY_SANDBOX_STAGE';
+
+/** This process's staging namespace (stage.ts), ended when the process exits. */
+async function openStage(): Promise<Stage> {
+  // Holders left by servers that are gone keep bind mounts alive: they go first.
+  reapStrayStages();
+  const stage = await Stage.open(
+    { unshare: which('unshare'), nsenter: which('nsenter'), setpriv: which('setpriv'), mount: which('mount') },
+    { [STAGE_MARKER]: String(process.pid) },
+  );
+  process.once('exit', () => stage.close());
+  return stage;
+}
+
+function reapStrayStages(): void {
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    let env: string;
     try {
-      const st = lstatSync(p);
-      if (!st.isSymbolicLink() && st.mode & 0o007) chmodSync(p, st.mode & ~0o007);
+      env = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {
+      continue;
+    }
+    const owner = env
+      .split('\0')
+      .find((e) => e.startsWith(`${STAGE_MARKER}=`))
+      ?.slice(STAGE_MARKER.length + 1);
+    if (!owner) continue;
+    try {
+      process.kill(Number(owner), 0);
+      continue; // its server is alive
+    } catch {}
+    try {
+      process.kill(Number(pid), 'SIGKILL');
     } catch {}
   }
-  for (const sub of ['jobs', 'models']) {
-    mkdirSync(join(dir, sub), { recursive: true });
-    chmodSync(join(dir, sub), 0o711);
-  }
-  const st = statSync(dir);
-  if ((st.mode & 0o001) === 0) chmodSync(dir, (st.mode & 0o770) | 0o711);
 }
 
 let layoutOnce: HostLayout | undefined;
@@ -270,6 +290,8 @@ export class Sandbox {
   readonly #hidden: string[];
   readonly #binds: string[];
   readonly #marker: Record<string, string>;
+  /** The data directory's trees bwrap enters by relative path from their staged root. */
+  readonly #roots: string[];
   readonly host: HostCaps;
 
   private constructor(
@@ -283,22 +305,30 @@ export class Sandbox {
     this.#hidden.push(resolve(options.dataDir));
     this.#binds = [...(options.binds ?? [])];
     this.#marker = { [MARKER]: tagOf(options.dataDir) };
+    this.#roots = ['jobs', 'models'].map((d) => join(resolve(options.dataDir), d));
     this.host = options.host ?? hostCaps();
   }
 
   /** Probes the host (once per process) and readies cgroups for `dataDir`; ends strays of a previous run. */
   static async open(o: SandboxOptions): Promise<Sandbox> {
     layoutOnce ??= probeLayout(join(tmpdir(), `slipway-sandbox-etc-${process.getuid?.() ?? 0}`));
-    const probeUid = uidRangeFor(o.uids)?.first ?? process.getuid?.() ?? 0;
+    const range = uidRangeFor(o.uids);
+    const probeUid = range?.first ?? process.getuid?.() ?? 0;
     let p = probes.get(probeUid);
     if (!p) {
-      p = probeHost(layoutOnce, probeUid, probeUid);
+      p = probeHost(layoutOnce, probeUid, probeUid, range ? openStage : undefined);
       probes.set(probeUid, p);
     }
     const probe = await p;
     const cgroups = probe.works ? Cgroups.detect(o.dataDir) : Cgroups.detect('');
-    if (probe.works && uidRangeFor(o.uids)) openWayIn(o.dataDir);
     const sandbox = new Sandbox(o, probe, cgroups, layoutOnce);
+    // The trees jobs and models live in: reachable below their staged roots by any uid (0711).
+    if (probe.stage && range) {
+      for (const r of sandbox.#roots) {
+        mkdirSync(r, { recursive: true });
+        chmodSync(r, 0o711);
+      }
+    }
     const strays = reapStraySandboxes(o.dataDir) + (probe.works ? await cgroups.reap() : 0);
     if (strays > 0) o.log?.warn({ strays }, 'ended sandboxes left by a previous run');
     return sandbox;
@@ -336,12 +366,40 @@ export class Sandbox {
     const out: DirBind[] = [];
     const system = this.layout.system.map((e) => e.path);
     for (const dir of [...(code ?? []), ...this.#binds]) {
-      // Already there: /usr/bin/python3's directory is part of the read-only system.
-      if (system.some((s) => isUnder(dir, s))) continue;
+      // Already there: /usr/bin/python3's directory is part of the read-only system; or never
+      // shown: a directory inside the data directory (a containers file kept there).
+      if (system.some((s) => isUnder(dir, s)) || this.#hidden.some((h) => isUnder(dir, h))) continue;
       const why = refusedBind(dir);
       if (why) throw new LaunchError(`The directory ${dir} cannot be shown to a sandbox: ${why}.`);
       if (out.some((b) => isUnder(dir, b.at))) continue;
       out.push({ dir: resolve(dir), at: resolve(dir), writable: false });
+    }
+    return out;
+  }
+
+  /** The working directory inside: the one asked for, unless it is hidden (then `fallback`). */
+  #cwd(cwd: string | undefined, fallback: string): string {
+    return cwd === undefined || this.#hidden.some((h) => isUnder(cwd, h)) ? fallback : cwd;
+  }
+
+  /** bwrap as another uid (Slipway is root): run in the staging namespace, switched to that uid. */
+  #wrap(uid: number): LaunchOptions['wrap'] {
+    return uid === process.getuid?.() ? undefined : this.probe.stage!.wrap(uid, uid);
+  }
+
+  /**
+   * Where bwrap binds each directory from: itself, or (Slipway root) its staged path. The data
+   * directory's `jobs` and `models` trees are staged once and entered by relative path; other
+   * directories (code) are staged on first use.
+   */
+  async #staged(binds: DirBind[]): Promise<DirBind[]> {
+    const stage = this.probe.stage;
+    if (!stage || !uidRangeFor(this.options.uids)) return binds;
+    const out: DirBind[] = [];
+    for (const b of binds) {
+      const root = this.#roots.find((r) => isUnder(b.dir, r));
+      const source = root ? join(await stage.path(root), relative(root, b.dir)) : await stage.path(b.dir);
+      out.push({ ...b, source });
     }
     return out;
   }
@@ -403,15 +461,16 @@ export class Sandbox {
         layout: this.layout,
         uid,
         gid: uid,
+        wrap: this.#wrap(uid),
         argv: spec.argv,
-        cwd: spec.cwd ?? CONTAINER_ML_ROOT,
+        cwd: this.#cwd(spec.cwd, CONTAINER_ML_ROOT),
         env: { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: process.env.LANG ?? 'C.UTF-8', ...spec.env(CONTAINER_ML_ROOT) },
         // The job's own first: a code directory under /tmp (a checkout there) is mounted over them.
-        binds: [
+        binds: await this.#staged([
           { dir: spec.mlRoot, at: CONTAINER_ML_ROOT, writable: true },
           { dir: tmp, at: '/tmp', writable: true },
           ...this.#codeBinds(spec.code),
-        ],
+        ]),
         hidden: this.#hidden,
         shmBytes: spec.limits.shmBytes,
         network,
@@ -426,7 +485,14 @@ export class Sandbox {
             } catch {}
           }
           if (network === 'outbound')
-            net = await attachNetwork(this.probe, { pid, uid, gid: uid, outbound: true, marker: this.#marker });
+            net = await attachNetwork(this.probe, {
+              pid,
+              uid,
+              gid: uid,
+              asRoot: uid !== process.getuid?.(),
+              outbound: true,
+              marker: this.#marker,
+            });
         },
       });
       child = launched.child;
@@ -528,18 +594,19 @@ export class Sandbox {
         layout: this.layout,
         uid,
         gid: uid,
+        wrap: this.#wrap(uid),
         argv: spec.argv,
-        cwd: spec.cwd ?? '/',
+        cwd: this.#cwd(spec.cwd, '/'),
         env: {
           PATH: SANDBOX_PATH,
           HOME: '/tmp',
           LANG: process.env.LANG ?? 'C.UTF-8',
           ...spec.env({ modelDir: `${CONTAINER_ML_ROOT}/model`, port }),
         },
-        binds: [
+        binds: await this.#staged([
           { dir: spec.modelDir, at: `${CONTAINER_ML_ROOT}/model`, writable: false },
           ...this.#codeBinds(spec.code),
-        ],
+        ]),
         hidden: this.#hidden,
         tmpBytes: spec.limits.tmpBytes,
         shmBytes: spec.limits.shmBytes,
@@ -554,6 +621,7 @@ export class Sandbox {
               pid,
               uid,
               gid: uid,
+              asRoot: uid !== process.getuid?.(),
               outbound: network === 'outbound',
               publish: { hostPort, port },
               marker: this.#marker,
@@ -570,12 +638,12 @@ export class Sandbox {
     child.stderr!.resume();
     let hard: NodeJS.Timeout | undefined;
     const exited = new Promise<SandboxExit>((resolveExit) => {
-      child.once('exit', async (code, signal) => {
+      child.once('exit', (code, signal) => {
         killTree(child);
         if (hard) clearTimeout(hard);
-        const oomKilled = cgroup?.oomKilled() ?? false;
-        await cleanup();
-        resolveExit({ code, signal, sandboxed: true, oomKilled });
+        // Said at once (a request in flight is waiting to learn why); the group is removed after.
+        resolveExit({ code, signal, sandboxed: true, oomKilled: cgroup?.oomKilled() ?? false });
+        void cleanup();
       });
     });
     return {
