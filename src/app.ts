@@ -296,6 +296,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         await runner.close();
         await deployments.close();
         await engine.close();
+        sandbox.close();
         await graph.close();
         storage.close();
         await db.close();

@@ -132,7 +132,12 @@ async function runProcessing(
   const args = app.ContainerArguments ?? [];
   const cluster = doc.ProcessingResources.ClusterConfig;
   const limits = jobLimits(cluster.InstanceType, cluster.VolumeSizeInGB, o.sandbox.host);
-  const io = { onLine: (line: string) => log.write(line), onNote: (line: string) => log.write(line), signal };
+  const io = {
+    onLine: (line: string) => log.write(line),
+    onNote: (line: string) => void log.write(line),
+    skip: { skipping: () => log.truncated, onSkipped: (n: number, b: number, end: string) => log.skipped(n, b, end) },
+    signal,
+  };
   let exit: Awaited<ReturnType<Sandbox['runJob']>>;
   if (entry) {
     exit = await o.sandbox.runJob(

@@ -47,6 +47,8 @@ export interface LaunchOptions {
   readonly tmpBytes?: number;
   readonly shmBytes: number;
   readonly network: 'none' | 'outbound' | 'host';
+  /** bwrap starts inside the network namespace it is to keep (`wrap` put it there). */
+  readonly shareNet?: boolean;
   readonly seccomp?: Buffer;
   readonly rlimits?: Rlimits;
   /** bwrap's own environment: the marker reapStraySandboxes looks for. */
@@ -95,6 +97,7 @@ export async function launch(o: LaunchOptions): Promise<Launched> {
     tmpBytes: o.tmpBytes,
     shmBytes: o.shmBytes,
     network: o.network,
+    shareNet: o.shareNet,
     env: o.env,
     cwd: o.cwd,
     seccompFd: o.seccomp ? SECCOMP_FD : undefined,

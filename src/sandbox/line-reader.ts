@@ -3,14 +3,73 @@
 // instead of filling the server's memory. Lines longer than `maxLine` bytes are cut into pieces
 // (CloudWatch Logs' event limit is 256 KB).
 import type { Readable } from 'node:stream';
+import { readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 export const MAX_LINE_BYTES = 256 * 1024 - 26;
 
 export type LineHandler = (line: string) => void | Promise<void>;
 
+/**
+ * Once the consumer keeps no more lines (a job's log at its limit), output is only counted: no
+ * string is made per line, so a program printing gigabytes costs the server little but the reading.
+ */
+export interface Skipping {
+  readonly skipping: () => boolean;
+  /** Lines (newlines) and bytes read since the last call, and the end of what was read (for a tail). */
+  readonly onSkipped: (lines: number, bytes: number, end: string) => void;
+}
+
+function count(chunk: Buffer, length: number, skip: Skipping): void {
+  let lines = 0;
+  for (let at = chunk.indexOf(10); at >= 0 && at < length; at = chunk.indexOf(10, at + 1)) lines++;
+  skip.onSkipped(lines, length, chunk.subarray(Math.max(0, length - 4096), length).toString('utf8'));
+}
+
+/** The descriptor under a child's pipe (libuv's Pipe handle exposes it), if there is one. */
+function pipeFd(stream: Readable): number | undefined {
+  const fd = (stream as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
+
+/**
+ * Reads a non-blocking pipe to its end into one buffer, counting: as fast as it fills while data
+ * comes (yielding to the event loop every 64 reads), polling ever more slowly (up to 50 ms)
+ * while it is idle.
+ */
+async function drain(fd: number, skip: Skipping): Promise<void> {
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  let idle = 1;
+  for (;;) {
+    let n = -1;
+    for (let i = 0; i < 64; i++) {
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') {
+          n = -1;
+          break;
+        }
+        throw e;
+      }
+      if (n === 0) return;
+      count(buf, n, skip);
+      idle = 1;
+    }
+    if (n < 0) {
+      await new Promise((r) => setTimeout(r, idle));
+      idle = Math.min(50, idle * 2);
+    } else await new Promise((r) => setImmediate(r));
+  }
+}
+
 /** Resolves when the stream has ended and every line was handled. */
-export function readLines(stream: Readable, onLine: LineHandler, maxLine = MAX_LINE_BYTES): Promise<void> {
+export function readLines(
+  stream: Readable,
+  onLine: LineHandler,
+  skip?: Skipping,
+  maxLine = MAX_LINE_BYTES,
+): Promise<void> {
   const decoder = new StringDecoder('utf8');
   let partial = '';
   let waiting: Promise<void> | undefined;
@@ -35,7 +94,24 @@ export function readLines(stream: Readable, onLine: LineHandler, maxLine = MAX_L
     }
   };
   return new Promise((resolve, reject) => {
+    let counting = false;
     stream.on('data', (chunk: Buffer) => {
+      if (counting) return;
+      if (skip?.skipping()) {
+        count(chunk, chunk.length, skip);
+        partial = '';
+        // From here on the pipe is read into one reused buffer: no allocation per read.
+        const fd = pipeFd(stream);
+        if (fd !== undefined) {
+          counting = true;
+          stream.pause();
+          drain(fd, skip).then(() => {
+            stream.destroy();
+            resolve();
+          }, reject);
+        }
+        return;
+      }
       take(decoder.write(chunk));
       if (waiting) {
         const w = waiting;

@@ -11,7 +11,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const layout: HostLayout = {
   system: [{ path: '/usr' }, { path: '/bin', link: 'usr/bin' }, { path: '/lib', link: 'usr/lib' }],
-  etc: [{ path: '/etc/ld.so.cache' }, { path: '/etc/ssl' }, { path: '/etc/localtime', link: '/usr/share/zoneinfo/UTC' }],
+  etc: [
+    { path: '/etc/ld.so.cache' },
+    { path: '/etc/ssl' },
+    { path: '/etc/localtime', link: '/usr/share/zoneinfo/UTC' },
+  ],
   generated: join(dir, 'etc'),
 };
 mkdirSync(layout.generated, { recursive: true });
@@ -37,7 +41,8 @@ const pairs = (a: string[], opt: string) => a.flatMap((x, i) => (x === opt ? [[a
 
 test('every namespace, no capabilities, a read-only root, the seccomp filter, held until prepared', () => {
   const a = bwrapOptions(plan());
-  for (const o of ['--unshare-all', '--unshare-user', '--die-with-parent', '--new-session']) assert.ok(a.includes(o), o);
+  for (const o of ['--unshare-all', '--unshare-user', '--die-with-parent', '--new-session'])
+    assert.ok(a.includes(o), o);
   assert.ok(!a.includes('--share-net'));
   assert.deepEqual(a.slice(a.indexOf('--cap-drop'), a.indexOf('--cap-drop') + 2), ['--cap-drop', 'ALL']);
   assert.equal(a[a.indexOf('--seccomp') + 1], '4');
@@ -60,7 +65,10 @@ test('the system is read-only, /etc is the allow-list plus generated files, neve
   assert.ok(ro.includes('/etc/ssl->/etc/ssl'));
   assert.ok(ro.some((b) => b.endsWith('->/etc/passwd') && b.includes('passwd.1900000007')));
   assert.ok(ro.some((b) => b.endsWith('->/etc/resolv.conf') && b.includes('resolv.conf.none')));
-  assert.deepEqual(pairs(a, '--symlink').find(([, d]) => d === '/bin'), ['usr/bin', '/bin']);
+  assert.deepEqual(
+    pairs(a, '--symlink').find(([, d]) => d === '/bin'),
+    ['usr/bin', '/bin'],
+  );
   for (const [s] of [...pairs(a, '--ro-bind'), ...pairs(a, '--bind')]) {
     assert.ok(!['/', '/root', '/home', '/etc', '/proc', '/sys'].includes(s!), s);
     assert.ok(!s!.startsWith('/etc/shadow') && !s!.startsWith('/etc/sudoers'), s);
@@ -80,7 +88,12 @@ test('the environment is set inside, not inherited', () => {
 
 test("/tmp and /dev/shm are bounded tmpfs unless /tmp is the job's own directory", () => {
   const a = bwrapOptions(plan({ tmpBytes: 123456, shmBytes: 654321 }));
-  assert.deepEqual(a.slice(a.indexOf('/dev/shm') - 3, a.indexOf('/dev/shm') + 1), ['--size', '654321', '--tmpfs', '/dev/shm']);
+  assert.deepEqual(a.slice(a.indexOf('/dev/shm') - 3, a.indexOf('/dev/shm') + 1), [
+    '--size',
+    '654321',
+    '--tmpfs',
+    '/dev/shm',
+  ]);
   assert.deepEqual(a.slice(a.indexOf('/tmp') - 3, a.indexOf('/tmp') + 1), ['--size', '123456', '--tmpfs', '/tmp']);
   const job = bwrapOptions(plan({ binds: [{ source: '/d/t', host: '/d/t', at: '/tmp', writable: true }] }));
   assert.ok(!pairs(job, '--tmpfs').some(([d]) => d === '/tmp'));
@@ -99,13 +112,21 @@ test('secrets under a bound directory are covered: a directory by an empty tmpfs
       hidden: [join(code, '.slipway'), join(code, 'credentials.json'), '/elsewhere'],
     }),
   );
-  assert.deepEqual(pairs(a, '--ro-bind').find(([, d]) => d === code), ['/staged/3', code]);
+  assert.deepEqual(
+    pairs(a, '--ro-bind').find(([, d]) => d === code),
+    ['/staged/3', code],
+  );
   assert.ok(pairs(a, '--tmpfs').some(([d]) => d === join(code, '.slipway')));
   assert.ok(pairs(a, '--ro-bind').some(([s, d]) => s === '/dev/null' && d === join(code, 'credentials.json')));
   // Out of the sandbox uid's reach (a 0700 directory on the way): nothing to cover, and bwrap
   // (running as that uid) could not.
   chmodSync(code, 0o700);
-  const b = bwrapOptions(plan({ binds: [{ source: code, host: code, at: code, writable: false }], hidden: [join(code, 'credentials.json')] }));
+  const b = bwrapOptions(
+    plan({
+      binds: [{ source: code, host: code, at: code, writable: false }],
+      hidden: [join(code, 'credentials.json')],
+    }),
+  );
   assert.ok(!pairs(b, '--ro-bind').some(([s]) => s === '/dev/null'));
   chmodSync(code, 0o755);
 });

@@ -152,6 +152,8 @@ export interface Plan {
   readonly shmBytes: number;
   /** 'outbound': a user-mode network is attached; 'none': loopback only; 'host': the host's (unsandboxed network). */
   readonly network: 'none' | 'outbound' | 'host';
+  /** bwrap is started inside the network namespace it is to use (a pooled one): it keeps it. */
+  readonly shareNet?: boolean;
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly seccompFd?: number;
@@ -162,7 +164,7 @@ export interface Plan {
 /** The bwrap options (everything before `--`), in the order bubblewrap applies them. */
 export function bwrapOptions(p: Plan): string[] {
   const a: string[] = ['--unshare-all', '--unshare-user'];
-  if (p.network === 'host') a.push('--share-net');
+  if (p.network === 'host' || p.shareNet) a.push('--share-net');
   a.push('--hostname', 'algo-1', '--cap-drop', 'ALL', '--die-with-parent', '--new-session');
   for (const s of p.layout.system) {
     if (s.link !== undefined) a.push('--symlink', s.link, s.path);

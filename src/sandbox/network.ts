@@ -99,6 +99,8 @@ interface AttachOptions {
   readonly publish?: { readonly hostPort: number; readonly port: number };
   /** Environment of the helpers: marks them as this server's (reapStraySandboxes). */
   readonly marker: Record<string, string>;
+  /** Bring the loopback interface up too (a namespace bwrap did not make). */
+  readonly loopback?: boolean;
 }
 
 function run(file: string, args: string[], o: AttachOptions, asRoot: boolean, input?: string): Promise<void> {
@@ -190,12 +192,15 @@ export async function attachNetwork(tools: Tools, o: AttachOptions): Promise<Att
     }
     if (o.outbound) {
       const w = writer!(o.pid);
-      await run(tools.nsenter!, w.args, o, w.asRoot, routeBatch());
+      await run(tools.nsenter!, w.args, o, w.asRoot, (o.loopback ? 'link set lo up\n' : '') + routeBatch());
     }
     if (exited) throw new Error(exited);
   } catch (e) {
     stop();
     throw e;
   }
+  // It lives as long as its sandbox, which the caller ends: it keeps no process alive by itself.
+  pasta.unref();
+  (pasta.stderr as unknown as { unref?: () => void }).unref?.();
   return { stop };
 }

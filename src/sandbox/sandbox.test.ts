@@ -17,6 +17,7 @@ const temp = (prefix: string) => {
 const dataDir = temp('slipway-sandbox-data-');
 const sandbox = await Sandbox.open({ dataDir, required: false, host: hostCaps({ maxMemoryMB: 512 }) });
 after(() => {
+  sandbox.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

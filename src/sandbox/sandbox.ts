@@ -15,8 +15,9 @@ import { diskUsage } from './disk-usage.js';
 import { type DirBind, killTree, LaunchError, type LaunchOptions, launch, type Rlimits } from './launch.js';
 import type { HostCaps, Limits } from './limits.js';
 import { hostCaps } from './limits.js';
-import { readLines } from './line-reader.js';
-import { type HostLayout, isUnder, probeLayout, refusedBind } from './mount-plan.js';
+import { readLines, type Skipping } from './line-reader.js';
+import { type HostLayout, isUnder, probeLayout, reachable, refusedBind } from './mount-plan.js';
+import { NetworkPool, type PooledNetwork } from './net-pool.js';
 import { type Attached, attachNetwork } from './network.js';
 import { type Probe, probeHost, which } from './probe.js';
 import { Stage } from './stage.js';
@@ -56,6 +57,8 @@ export interface JobIo {
   readonly onLine: (line: string, stream: 'stdout' | 'stderr') => void | Promise<void>;
   /** Lines about the sandbox itself (the limits applied), written before the program starts. */
   readonly onNote?: (line: string) => void;
+  /** Past the log's limit, output may be counted instead of split into lines (see line-reader.ts). */
+  readonly skip?: Skipping;
   /** Stops the program (StopTrainingJob, MaxRuntimeInSeconds): SIGTERM, then SIGKILL after `graceMs`. */
   readonly signal?: AbortSignal;
   readonly graceMs?: number;
@@ -292,6 +295,7 @@ export class Sandbox {
   readonly #marker: Record<string, string>;
   /** The data directory's trees bwrap enters by relative path from their staged root. */
   readonly #roots: string[];
+  #pool: NetworkPool | undefined;
   readonly host: HostCaps;
 
   private constructor(
@@ -300,7 +304,9 @@ export class Sandbox {
     readonly cgroups: Cgroups,
     readonly layout: HostLayout,
   ) {
-    this.#uids = new UidPool(uidRangeFor(options.uids));
+    const range = uidRangeFor(options.uids);
+    // The range's last uid is the pooled networks' (net-pool.ts), never a sandbox's.
+    this.#uids = new UidPool(range && { first: range.first, last: range.last - 1 });
     this.#hidden = (options.hidden ?? []).map((p) => resolve(p));
     this.#hidden.push(resolve(options.dataDir));
     this.#binds = [...(options.binds ?? [])];
@@ -382,26 +388,50 @@ export class Sandbox {
     return cwd === undefined || this.#hidden.some((h) => isUnder(cwd, h)) ? fallback : cwd;
   }
 
-  /** bwrap as another uid (Slipway is root): run in the staging namespace, switched to that uid. */
-  #wrap(uid: number): LaunchOptions['wrap'] {
-    return uid === process.getuid?.() ? undefined : this.probe.stage!.wrap(uid, uid);
+  /**
+   * How bwrap is started as another uid (Slipway is root): by Node itself when it can reach every
+   * directory it binds and needs no pooled network; else through nsenter (the staging mount
+   * namespace, the pooled network namespace) and setpriv.
+   */
+  #wrap(uid: number, staged: boolean, net: PooledNetwork | undefined): LaunchOptions['wrap'] {
+    if (uid === process.getuid?.() || (!staged && !net)) return undefined;
+    return this.probe.stage!.wrap(uid, uid, { staged, net: net?.path });
   }
 
   /**
-   * Where bwrap binds each directory from: itself, or (Slipway root) its staged path. The data
-   * directory's `jobs` and `models` trees are staged once and entered by relative path; other
-   * directories (code) are staged on first use.
+   * Where bwrap binds each directory from: itself when the sandbox's uid can reach it, else (Slipway
+   * root) its staged path. The data directory's `jobs` and `models` trees are staged once and
+   * entered by relative path; other directories (code) are staged on first use.
    */
-  async #staged(binds: DirBind[]): Promise<DirBind[]> {
+  async #staged(binds: DirBind[], uid: number): Promise<{ binds: DirBind[]; staged: boolean }> {
     const stage = this.probe.stage;
-    if (!stage || !uidRangeFor(this.options.uids)) return binds;
+    const direct = (d: string) => reachable('/', join(d, '.'), uid, uid) && reachable('/', join(d, 'x'), uid, uid);
+    if (!stage || uid === process.getuid?.() || binds.every((b) => direct(b.dir))) return { binds, staged: false };
     const out: DirBind[] = [];
     for (const b of binds) {
       const root = this.#roots.find((r) => isUnder(b.dir, r));
       const source = root ? join(await stage.path(root), relative(root, b.dir)) : await stage.path(b.dir);
       out.push({ ...b, source });
     }
-    return out;
+    return { binds: out, staged: true };
+  }
+
+  /** A ready outbound network for a job (Slipway root, pasta available), or undefined. */
+  async #pooledNetwork(uid: number): Promise<PooledNetwork | undefined> {
+    const range = uidRangeFor(this.options.uids);
+    const { pasta, nsenter, ip } = this.probe;
+    const unshare = which('unshare');
+    if (!range || uid === process.getuid?.() || !pasta || !nsenter || !ip || !unshare || !this.probe.stage)
+      return undefined;
+    // The pool's uid is the range's last: it owns only the pooled namespaces, never a sandbox.
+    this.#pool ??= new NetworkPool({ pasta, nsenter, ip, unshare }, range.last, this.#marker);
+    return this.#pool.take();
+  }
+
+  /** Ends the networks made ahead of time (the server is closing). */
+  close(): void {
+    this.#pool?.close();
+    this.#pool = undefined;
   }
 
   #networkFor(mode: NetworkMode, publish: boolean): 'none' | 'outbound' | 'host' {
@@ -444,6 +474,7 @@ export class Sandbox {
     const tmp = `${spec.mlRoot.replace(/\/+$/, '')}.tmp`;
     const { cgroup, rlimits, note } = this.#confine(spec.limits, true);
     let net: Attached | undefined;
+    let pooled: PooledNetwork | undefined;
     let child: ReturnType<typeof spawn> | undefined;
     try {
       await mkdir(tmp, { recursive: true, mode: 0o700 });
@@ -455,25 +486,31 @@ export class Sandbox {
       io.onNote?.(
         `[sandbox] bubblewrap: user namespace (uid ${uid}), no capabilities, seccomp, network ${network === 'outbound' ? 'outbound only (pasta)' : network === 'host' ? "the host's (no user-mode network here)" : 'none'}; ${note}; ${spec.limits.source}`,
       );
+      // The job's own first: a code directory under /tmp (a checkout there) is mounted over them.
+      const { binds, staged } = await this.#staged(
+        [
+          { dir: spec.mlRoot, at: CONTAINER_ML_ROOT, writable: true },
+          { dir: tmp, at: '/tmp', writable: true },
+          ...this.#codeBinds(spec.code),
+        ],
+        uid,
+      );
+      if (network === 'outbound') pooled = await this.#pooledNetwork(uid);
       const launched = await launch({
         bwrap: this.probe.bwrap!,
         prlimit: this.probe.prlimit,
         layout: this.layout,
         uid,
         gid: uid,
-        wrap: this.#wrap(uid),
+        wrap: this.#wrap(uid, staged, pooled),
         argv: spec.argv,
         cwd: this.#cwd(spec.cwd, CONTAINER_ML_ROOT),
         env: { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: process.env.LANG ?? 'C.UTF-8', ...spec.env(CONTAINER_ML_ROOT) },
-        // The job's own first: a code directory under /tmp (a checkout there) is mounted over them.
-        binds: await this.#staged([
-          { dir: spec.mlRoot, at: CONTAINER_ML_ROOT, writable: true },
-          { dir: tmp, at: '/tmp', writable: true },
-          ...this.#codeBinds(spec.code),
-        ]),
+        binds,
         hidden: this.#hidden,
         shmBytes: spec.limits.shmBytes,
         network,
+        shareNet: pooled !== undefined,
         seccomp: seccompFilter(),
         rlimits,
         marker: this.#marker,
@@ -484,7 +521,7 @@ export class Sandbox {
               setPriority(pid, spec.nice);
             } catch {}
           }
-          if (network === 'outbound')
+          if (network === 'outbound' && !pooled)
             net = await attachNetwork(this.probe, {
               pid,
               uid,
@@ -496,13 +533,17 @@ export class Sandbox {
         },
       });
       child = launched.child;
-      return await this.#follow(launched, spec, io, cgroup, [spec.mlRoot, tmp]);
+      return await this.#follow(launched, spec, io, cgroup, [spec.mlRoot, tmp], uid);
     } catch (e) {
       if (child) killTree(child);
-      const msg = e instanceof LaunchError ? e.message : `the sandbox could not be set up: ${(e as Error).message}`;
+      const msg =
+        e instanceof LaunchError
+          ? explainBwrap(e.message, uid)
+          : `the sandbox could not be set up: ${(e as Error).message}`;
       return { code: null, signal: null, sandboxed: true, oomKilled: cgroup?.oomKilled() ?? false, startError: msg };
     } finally {
       net?.stop();
+      pooled?.release();
       await cgroup?.destroy();
       this.#uids.release(uid);
       await rm(tmp, { recursive: true, force: true });
@@ -516,16 +557,21 @@ export class Sandbox {
     io: JobIo,
     cgroup: Cgroup | undefined,
     dirs: string[],
+    uid: number,
   ): Promise<SandboxExit> {
     const { child, pid } = launched;
     let bwrapError: string | undefined;
     const reading = Promise.all([
-      readLines(child.stdout!, (l) => io.onLine(l, 'stdout')),
-      readLines(child.stderr!, (l) => {
-        // bwrap's own failure (a bind it could not make) comes before the program's first line.
-        if (bwrapError === undefined && l.startsWith('bwrap: ')) bwrapError = l;
-        return io.onLine(l, 'stderr');
-      }),
+      readLines(child.stdout!, (l) => io.onLine(l, 'stdout'), io.skip),
+      readLines(
+        child.stderr!,
+        (l) => {
+          // bwrap's own failure (a bind it could not make) comes before the program's first line.
+          if (bwrapError === undefined && l.startsWith('bwrap: ')) bwrapError = l;
+          return io.onLine(l, 'stderr');
+        },
+        io.skip,
+      ),
     ]).catch(() => {});
     let hardKill: NodeJS.Timeout | undefined;
     const onAbort = () => {
@@ -562,7 +608,13 @@ export class Sandbox {
     io.signal?.removeEventListener('abort', onAbort);
     const oomKilled = cgroup?.oomKilled() ?? false;
     if (bwrapError && code !== 0 && !oomKilled)
-      return { code, signal, sandboxed: true, oomKilled, startError: `the sandbox could not be set up: ${bwrapError}` };
+      return {
+        code,
+        signal,
+        sandboxed: true,
+        oomKilled,
+        startError: `the sandbox could not be set up: ${explainBwrap(bwrapError, uid)}`,
+      };
     return { code, signal, sandboxed: true, oomKilled, diskExceeded };
   }
 
@@ -588,13 +640,17 @@ export class Sandbox {
     let launched: Awaited<ReturnType<typeof launch>>;
     try {
       await makeReadable(spec.modelDir);
+      const { binds, staged } = await this.#staged(
+        [{ dir: spec.modelDir, at: `${CONTAINER_ML_ROOT}/model`, writable: false }, ...this.#codeBinds(spec.code)],
+        uid,
+      );
       launched = await launch({
         bwrap: this.probe.bwrap!,
         prlimit: this.probe.prlimit,
         layout: this.layout,
         uid,
         gid: uid,
-        wrap: this.#wrap(uid),
+        wrap: this.#wrap(uid, staged, undefined),
         argv: spec.argv,
         cwd: this.#cwd(spec.cwd, '/'),
         env: {
@@ -603,10 +659,7 @@ export class Sandbox {
           LANG: process.env.LANG ?? 'C.UTF-8',
           ...spec.env({ modelDir: `${CONTAINER_ML_ROOT}/model`, port }),
         },
-        binds: await this.#staged([
-          { dir: spec.modelDir, at: `${CONTAINER_ML_ROOT}/model`, writable: false },
-          ...this.#codeBinds(spec.code),
-        ]),
+        binds,
         hidden: this.#hidden,
         tmpBytes: spec.limits.tmpBytes,
         shmBytes: spec.limits.shmBytes,
@@ -630,7 +683,9 @@ export class Sandbox {
       });
     } catch (e) {
       await cleanup();
-      throw e instanceof LaunchError ? e : new LaunchError(`the sandbox could not be set up: ${(e as Error).message}`);
+      throw e instanceof LaunchError
+        ? new LaunchError(explainBwrap(e.message, uid))
+        : new LaunchError(`the sandbox could not be set up: ${(e as Error).message}`);
     }
     const { child, pid } = launched;
     child.stdout!.resume();
@@ -662,6 +717,12 @@ export class Sandbox {
       exited,
     };
   }
+}
+
+/** bwrap's complaint, with what to do when it is about permissions (the sandbox's uid may not enter a directory). */
+export function explainBwrap(message: string, uid: number): string {
+  if (!/Permission denied/.test(message)) return message;
+  return `${message} (the sandbox runs as uid ${uid}, which must be able to enter the directories it is given: the containers file entry's cwd and command directories need o+rx on them and o+x on their parents)`;
 }
 
 /** Puts the sandbox in its cgroup; a sandbox that already died (bwrap refused a bind) says why on exit. */
@@ -722,8 +783,8 @@ export function runUnsandboxed(spec: JobSpec, io: JobIo): Promise<SandboxExit> {
     if (io.signal?.aborted) onAbort();
     else io.signal?.addEventListener('abort', onAbort, { once: true });
     const reading = Promise.all([
-      readLines(child.stdout!, (l) => io.onLine(l, 'stdout')),
-      readLines(child.stderr!, (l) => io.onLine(l, 'stderr')),
+      readLines(child.stdout!, (l) => io.onLine(l, 'stdout'), io.skip),
+      readLines(child.stderr!, (l) => io.onLine(l, 'stderr'), io.skip),
     ]).catch(() => {});
     child.once('error', (err) => {
       startError = `${spec.argv[0]} could not be started: ${(err as NodeJS.ErrnoException).code ?? err.message}`;

@@ -116,24 +116,20 @@ export class Stage {
     return p;
   }
 
-  /** Runs `file args` in the stage's mount namespace as `uid` (no supplementary groups). */
-  wrap(uid: number, gid: number): (file: string, args: string[]) => [string, string[]] {
+  /**
+   * Runs `file args` as `uid` (no supplementary groups), in the stage's mount namespace when
+   * `staged`, in the network namespace at `net` when given.
+   */
+  wrap(
+    uid: number,
+    gid: number,
+    o: { staged: boolean; net?: string } = { staged: true },
+  ): (file: string, args: string[]) => [string, string[]] {
     const { nsenter, setpriv } = this.tools;
+    const ns = [...(o.staged ? ['-t', String(this.pid), '-m'] : []), ...(o.net ? [`--net=${o.net}`] : [])];
     return (file, args) => [
       nsenter,
-      [
-        '-t',
-        String(this.pid),
-        '-m',
-        '--',
-        setpriv,
-        `--reuid=${uid}`,
-        `--regid=${gid}`,
-        '--clear-groups',
-        '--',
-        file,
-        ...args,
-      ],
+      [...ns, '--', setpriv, `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', file, ...args],
     ];
   }
 

@@ -57,6 +57,20 @@ export class JobLog {
     return this.#droppedBytes;
   }
 
+  /** The limit was reached: further lines are only counted (the sandbox's reader may stop splitting them). */
+  get truncated(): boolean {
+    return this.#truncated;
+  }
+
+  /** Output past the limit, counted without being split into lines; `end` refreshes the tail. */
+  skipped(lines: number, bytes: number, end: string): void {
+    this.#droppedLines += lines;
+    this.#droppedBytes += bytes;
+    const last = end.split('\n').slice(1, -1).slice(-20);
+    this.tail.push(...last.map((l) => (l.length > 2048 ? l.slice(0, 2048) : l)));
+    this.tail.splice(0, Math.max(0, this.tail.length - 20));
+  }
+
   write(message: string): void | Promise<void> {
     this.tail.push(message.length > 2048 ? message.slice(0, 2048) : message);
     if (this.tail.length > 20) this.tail.shift();

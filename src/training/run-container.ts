@@ -35,6 +35,8 @@ export interface ContainerRun {
   readonly sandbox: Sandbox;
   /** EnableNetworkIsolation: no network at all. */
   readonly networkIsolation: boolean;
+  /** Whether its output is read for MetricDefinitions (every line then goes through onLine). */
+  readonly metrics: boolean;
 }
 
 const HOST = 'algo-1';
@@ -104,6 +106,10 @@ export async function runContainerTraining(r: ContainerRun): Promise<void> {
       return r.log.write(line);
     },
     onNote: (line: string) => void r.log.write(line),
+    // Lines past the log's limit are still read for MetricDefinitions, unless the image has none.
+    skip: r.metrics
+      ? undefined
+      : { skipping: () => r.log.truncated, onSkipped: (n: number, b: number, end: string) => r.log.skipped(n, b, end) },
     signal: r.signal,
   };
   const env = (ml: string) => trainingEnvironment(r, ml, limits);

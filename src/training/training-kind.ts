@@ -217,6 +217,7 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         signal: ctx.signal,
         sandbox: o.sandbox,
         networkIsolation: created.EnableNetworkIsolation === true,
+        metrics: (created.AlgorithmSpecification?.MetricDefinitions?.length ?? 0) > 0,
       });
     }
 
