@@ -37,7 +37,7 @@ export interface LaunchOptions {
   /** The sandbox's uid and gid, inside and outside. */
   readonly uid: number;
   readonly gid: number;
-  /** Runs bwrap through another command (nsenter ... setpriv --reuid X ...), which sets the uid. */
+  /** Runs bwrap through another command (nsenter ... -S X -G X), which sets the uid. */
   readonly wrap?: (file: string, args: string[]) => [string, string[]];
   readonly argv: readonly string[];
   readonly cwd: string;

@@ -1,24 +1,24 @@
 // The sandbox's file system plan: what is bound, what never is, what is covered over.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { argsData, bwrapOptions, type HostLayout, isUnder, type Plan, reachable, refusedBind } from './mount-plan.js';
+import {
+  argsData,
+  bwrapOptions,
+  type HostLayout,
+  isUnder,
+  type Plan,
+  probeLayout,
+  reachable,
+  refusedBind,
+} from './mount-plan.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-plan-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const layout: HostLayout = {
-  system: [{ path: '/usr' }, { path: '/bin', link: 'usr/bin' }, { path: '/lib', link: 'usr/lib' }],
-  etc: [
-    { path: '/etc/ld.so.cache' },
-    { path: '/etc/ssl' },
-    { path: '/etc/localtime', link: '/usr/share/zoneinfo/UTC' },
-  ],
-  generated: join(dir, 'etc'),
-};
-mkdirSync(layout.generated, { recursive: true });
+const layout: HostLayout = probeLayout(join(dir, 'generated'));
 
 const plan = (over: Partial<Plan> = {}): Plan => ({
   layout,
@@ -58,17 +58,24 @@ test('every namespace, no capabilities, a read-only root, the seccomp filter, he
   );
 });
 
-test('the system is read-only, /etc is the allow-list plus generated files, never /root or /home', () => {
+test('the system is read-only, /etc is a copy of the allow-list plus generated files, never /root or /home', () => {
   const a = bwrapOptions(plan());
   const ro = pairs(a, '--ro-bind').map(([s, d]) => `${s}->${d}`);
   assert.ok(ro.includes('/usr->/usr'));
-  assert.ok(ro.includes('/etc/ssl->/etc/ssl'));
+  assert.ok(ro.includes(`${join(dir, 'generated/etc')}->/etc`));
   assert.ok(ro.some((b) => b.endsWith('->/etc/passwd') && b.includes('passwd.1900000007')));
   assert.ok(ro.some((b) => b.endsWith('->/etc/resolv.conf') && b.includes('resolv.conf.none')));
-  assert.deepEqual(
-    pairs(a, '--symlink').find(([, d]) => d === '/bin'),
-    ['usr/bin', '/bin'],
-  );
+  // The copy: what a program needs, and nothing that is not world-readable or not on the list.
+  const copied = readdirSync(join(dir, 'generated/etc'));
+  for (const needed of ['ld.so.cache', 'hosts', 'hostname', 'passwd', 'group', 'resolv.conf'])
+    assert.ok(copied.includes(needed), needed);
+  for (const secret of ['shadow', 'gshadow', 'sudoers', 'ssh', 'credentials.json'])
+    assert.ok(!copied.includes(secret), secret);
+  if (existsSync('/etc/ssl/private'))
+    assert.ok(!existsSync(join(dir, 'generated/etc/ssl/private')), 'ssl/private (0700) is not copied');
+  const from = (d: string) =>
+    pairs(a, '--symlink').find(([, to]) => to === d)?.[0] ?? (ro.includes(`${d}->${d}`) ? d : undefined);
+  assert.ok(from('/bin'), 'bin is there, as on the host');
   for (const [s] of [...pairs(a, '--ro-bind'), ...pairs(a, '--bind')]) {
     assert.ok(!['/', '/root', '/home', '/etc', '/proc', '/sys'].includes(s!), s);
     assert.ok(!s!.startsWith('/etc/shadow') && !s!.startsWith('/etc/sudoers'), s);

@@ -3,8 +3,20 @@
 // its own), the job's directories, and read-only binds of exactly the directories the containers
 // file names. Secrets under a bound directory (the data directory, the credentials file) are
 // covered over. https://github.com/containers/bubblewrap (option reference: `bwrap --help`)
-import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join, relative, resolve, sep } from 'node:path';
 
 /** Directories of the host that are never bound whole: they hold everyone's files and secrets. */
 export const NEVER_BOUND = [
@@ -75,9 +87,28 @@ export interface HostEntry {
 /** What of the host every sandbox sees, worked out once. */
 export interface HostLayout {
   readonly system: readonly HostEntry[];
+  /** The /etc entries of the allow-list found on this host. */
   readonly etc: readonly HostEntry[];
-  /** Slipway's own small /etc files (passwd, group, hosts, hostname, resolv.conf), per uid. */
+  /**
+   * Slipway's own files: `etc/` (a copy of the allow-listed /etc, world-readable parts only, with
+   * hosts and hostname: one bind instead of dozens), passwd and group per uid, resolv.conf per network.
+   */
   readonly generated: string;
+}
+
+/** Copies `src` to `dst`: symbolic links as links, and only what anyone may read (no ssl/private). */
+function copyReadable(src: string, dst: string): void {
+  const st = lstatSync(src);
+  if (st.isSymbolicLink()) {
+    symlinkSync(readlinkSync(src), dst);
+  } else if (st.isDirectory()) {
+    if ((st.mode & 0o005) !== 0o005) return;
+    mkdirSync(dst, { mode: 0o755 });
+    for (const n of readdirSync(src)) copyReadable(join(src, n), join(dst, n));
+  } else if (st.isFile() && st.mode & 0o004) {
+    copyFileSync(src, dst);
+    chmodSync(dst, 0o644);
+  }
 }
 
 function entry(path: string): HostEntry | undefined {
@@ -103,8 +134,14 @@ export function probeLayout(generated: string): HostLayout {
     .map((n) => entry(join('/etc', n)))
     .filter((e): e is HostEntry => e !== undefined);
   mkdirSync(generated, { recursive: true, mode: 0o755 });
-  writeFileSync(join(generated, 'hosts'), '127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\talgo-1\n', { mode: 0o644 });
-  writeFileSync(join(generated, 'hostname'), 'algo-1\n', { mode: 0o644 });
+  const copy = join(generated, 'etc');
+  rmSync(copy, { recursive: true, force: true });
+  mkdirSync(copy, { mode: 0o755 });
+  for (const e of etc) copyReadable(e.path, join(copy, basename(e.path)));
+  writeFileSync(join(copy, 'hosts'), '127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\talgo-1\n', { mode: 0o644 });
+  writeFileSync(join(copy, 'hostname'), 'algo-1\n', { mode: 0o644 });
+  // Where each sandbox's own passwd, group and resolv.conf are bound.
+  for (const f of ['passwd', 'group', 'resolv.conf']) writeFileSync(join(copy, f), '', { mode: 0o644 });
   // The user-mode network's DNS forwarder (see network.ts); without a network, none.
   writeFileSync(join(generated, 'resolv.conf.outbound'), `nameserver ${SANDBOX_DNS}\noptions edns0\n`, { mode: 0o644 });
   writeFileSync(join(generated, 'resolv.conf.none'), '', { mode: 0o644 });
@@ -170,15 +207,10 @@ export function bwrapOptions(p: Plan): string[] {
     if (s.link !== undefined) a.push('--symlink', s.link, s.path);
     else a.push('--ro-bind', s.path, s.path);
   }
-  a.push('--dir', '/etc');
-  for (const e of p.layout.etc) {
-    if (e.link !== undefined) a.push('--symlink', e.link, e.path);
-    else a.push('--ro-bind', e.path, e.path);
-  }
   const ids = identityFiles(p.layout, p.uid, p.gid);
   const gen = (name: string) => join(p.layout.generated, name);
+  a.push('--ro-bind', gen('etc'), '/etc');
   a.push('--ro-bind', ids.passwd, '/etc/passwd', '--ro-bind', ids.group, '/etc/group');
-  a.push('--ro-bind', gen('hosts'), '/etc/hosts', '--ro-bind', gen('hostname'), '/etc/hostname');
   if (p.network === 'host') {
     if (existsSync('/etc/resolv.conf')) a.push('--ro-bind', '/etc/resolv.conf', '/etc/resolv.conf');
   } else a.push('--ro-bind', gen(`resolv.conf.${p.network}`), '/etc/resolv.conf');

@@ -6,7 +6,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, lchown, lstat, mkdir, opendir, rm } from 'node:fs/promises';
-import { chmodSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -248,7 +248,7 @@ async function openStage(): Promise<Stage> {
   // Holders left by servers that are gone keep bind mounts alive: they go first.
   reapStrayStages();
   const stage = await Stage.open(
-    { unshare: which('unshare'), nsenter: which('nsenter'), setpriv: which('setpriv'), mount: which('mount') },
+    { unshare: which('unshare'), nsenter: which('nsenter'), mount: which('mount') },
     { [STAGE_MARKER]: String(process.pid) },
   );
   process.once('exit', () => stage.close());
@@ -285,6 +285,30 @@ function reapStrayStages(): void {
 }
 
 let layoutOnce: HostLayout | undefined;
+
+/**
+ * The host's layout with this process's generated files (its /etc copy, passwd per uid) in a
+ * directory of its own, removed when it exits; those of processes that are gone are removed first.
+ */
+function generatedLayout(): HostLayout {
+  const prefix = 'slipway-sandbox-etc-';
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    try {
+      if (pid > 0) process.kill(pid, 0);
+      continue;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPERM') continue;
+    }
+    try {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    } catch {}
+  }
+  const dir = join(tmpdir(), `${prefix}${process.pid}`);
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return probeLayout(dir);
+}
 const probes = new Map<number, Promise<Probe>>();
 
 /** The sandbox of one server: probed once at start, then asked to run jobs and servers. */
@@ -317,7 +341,7 @@ export class Sandbox {
 
   /** Probes the host (once per process) and readies cgroups for `dataDir`; ends strays of a previous run. */
   static async open(o: SandboxOptions): Promise<Sandbox> {
-    layoutOnce ??= probeLayout(join(tmpdir(), `slipway-sandbox-etc-${process.getuid?.() ?? 0}`));
+    layoutOnce ??= generatedLayout();
     const range = uidRangeFor(o.uids);
     const probeUid = range?.first ?? process.getuid?.() ?? 0;
     let p = probes.get(probeUid);
@@ -391,7 +415,7 @@ export class Sandbox {
   /**
    * How bwrap is started as another uid (Slipway is root): by Node itself when it can reach every
    * directory it binds and needs no pooled network; else through nsenter (the staging mount
-   * namespace, the pooled network namespace) and setpriv.
+   * namespace, the pooled network namespace), which switches to the uid.
    */
   #wrap(uid: number, staged: boolean, net: PooledNetwork | undefined): LaunchOptions['wrap'] {
     if (uid === process.getuid?.() || (!staged && !net)) return undefined;

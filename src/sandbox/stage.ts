@@ -3,7 +3,7 @@
 // interpreter under /root/.pyenv, is out of its reach. The stage is a mount namespace of Slipway's
 // own (held by a sleeping process; private, so nothing of it shows on the host) in which each such
 // directory is also bind-mounted under one reachable directory (a tmpfs at STAGE_DIR): bwrap runs
-// inside it (nsenter -m, then setpriv to the sandbox's uid) and binds from there. What a uid may
+// inside it (nsenter -m -S uid -G gid) and binds from there. What a uid may
 // read inside a staged directory is unchanged: a bind mount keeps every file's owner and mode.
 // https://man7.org/linux/man-pages/man7/mount_namespaces.7.html
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -16,7 +16,6 @@ export const STAGE_DIR = '/run/slipway-stage';
 export interface StageTools {
   readonly unshare?: string;
   readonly nsenter?: string;
-  readonly setpriv?: string;
   readonly mount?: string;
 }
 
@@ -46,8 +45,8 @@ export class Stage {
 
   /** Starts the stage's namespace; `env` marks its holder for reapStraySandboxes. */
   static async open(tools: StageTools, env: Record<string, string>): Promise<Stage> {
-    if (!tools.unshare || !tools.nsenter || !tools.setpriv || !tools.mount)
-      throw new Error('unshare, nsenter, setpriv and mount (Debian packages util-linux and mount) are needed');
+    if (!tools.unshare || !tools.nsenter || !tools.mount)
+      throw new Error('unshare, nsenter and mount (Debian packages util-linux and mount) are needed');
     mkdirSync(STAGE_DIR, { recursive: true, mode: 0o755 });
     const holder = spawn(
       tools.unshare,
@@ -125,12 +124,10 @@ export class Stage {
     gid: number,
     o: { staged: boolean; net?: string } = { staged: true },
   ): (file: string, args: string[]) => [string, string[]] {
-    const { nsenter, setpriv } = this.tools;
+    const { nsenter } = this.tools;
     const ns = [...(o.staged ? ['-t', String(this.pid), '-m'] : []), ...(o.net ? [`--net=${o.net}`] : [])];
-    return (file, args) => [
-      nsenter,
-      [...ns, '--', setpriv, `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', file, ...args],
-    ];
+    // nsenter switches to the uid itself once inside (-S, -G: no supplementary groups, no capabilities).
+    return (file, args) => [nsenter, [...ns, '-S', String(uid), '-G', String(gid), '--', file, ...args]];
   }
 
   /** Whether the holder is still there (a stage whose holder died cannot be entered). */
