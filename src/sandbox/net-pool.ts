@@ -100,7 +100,7 @@ export class NetworkPool {
     /** The uid the networks' user namespaces and pasta run as (not any sandbox's). */
     private readonly uid: number,
     private readonly marker: Record<string, string>,
-    private readonly size = 1,
+    size = 1,
   ) {
     for (let i = 0; i < size; i++) this.#refill();
   }
