@@ -118,7 +118,8 @@ export class NetworkPool {
   /** A ready network (or a new one), the caller's to release. */
   async take(): Promise<PooledNetwork> {
     const next = this.#ready.shift();
-    this.#refill();
+    // Its replacement is made a moment later, not on the CPU the starting job needs.
+    setTimeout(() => this.#refill(), 250).unref();
     const got = next ? await next : undefined;
     return got ?? tracked(await make(this.tools, this.uid, this.marker));
   }
