@@ -407,9 +407,20 @@ export class Sandbox {
     return out;
   }
 
-  /** The working directory inside: the one asked for, unless it is hidden (then `fallback`). */
-  #cwd(cwd: string | undefined, fallback: string): string {
-    return cwd === undefined || this.#hidden.some((h) => isUnder(cwd, h)) ? fallback : cwd;
+  /**
+   * The working directory inside: the one asked for, unless it is hidden or the sandbox's uid may
+   * not enter it (a containers file kept in a 0700 directory, whose directory is the default
+   * cwd): then `fallback`, said in `note`.
+   */
+  #cwd(cwd: string | undefined, fallback: string, uid: number, note?: (line: string) => void): string {
+    if (cwd === undefined || this.#hidden.some((h) => isUnder(cwd, h))) return fallback;
+    if (!reachable(cwd, join(cwd, 'x'), uid, uid)) {
+      note?.(
+        `[sandbox] the working directory ${cwd} cannot be entered by the sandbox's uid ${uid} (it needs o+x): the program starts in ${fallback}`,
+      );
+      return fallback;
+    }
+    return cwd;
   }
 
   /**
@@ -528,7 +539,7 @@ export class Sandbox {
         gid: uid,
         wrap: this.#wrap(uid, staged, pooled),
         argv: spec.argv,
-        cwd: this.#cwd(spec.cwd, CONTAINER_ML_ROOT),
+        cwd: this.#cwd(spec.cwd, CONTAINER_ML_ROOT, uid, io.onNote),
         env: { PATH: SANDBOX_PATH, HOME: '/tmp', LANG: process.env.LANG ?? 'C.UTF-8', ...spec.env(CONTAINER_ML_ROOT) },
         binds,
         hidden: this.#hidden,
@@ -676,7 +687,7 @@ export class Sandbox {
         gid: uid,
         wrap: this.#wrap(uid, staged, undefined),
         argv: spec.argv,
-        cwd: this.#cwd(spec.cwd, '/'),
+        cwd: this.#cwd(spec.cwd, '/', uid),
         env: {
           PATH: SANDBOX_PATH,
           HOME: '/tmp',
