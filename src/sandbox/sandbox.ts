@@ -3,12 +3,11 @@
 // sandbox with a user namespace of its own, no capabilities, the seccomp filter, a file system of
 // explicit read-only binds, its own PID, IPC, UTS, cgroup and network namespaces, and limits from
 // its instance type. https://github.com/containers/bubblewrap
-import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmod, lchown, lstat, mkdir, opendir, rm } from 'node:fs/promises';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { spawn } from 'node:child_process';
+import { mkdir, rm } from 'node:fs/promises';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { type Cgroup, Cgroups } from './cgroups.js';
 import { diskUsage } from './disk-usage.js';
@@ -16,12 +15,27 @@ import { type DirBind, killTree, LaunchError, type LaunchOptions, launch, type R
 import type { HostCaps, Limits } from './limits.js';
 import { hostCaps } from './limits.js';
 import { readLines, type Skipping } from './line-reader.js';
-import { type HostLayout, isUnder, probeLayout, reachable, refusedBind } from './mount-plan.js';
+import { type HostLayout, isUnder, reachable, refusedBind } from './mount-plan.js';
 import { NetworkPool, type PooledNetwork } from './net-pool.js';
 import { type Attached, attachNetwork } from './network.js';
 import { type Probe, probeHost, which } from './probe.js';
-import { Stage } from './stage.js';
+import {
+  chownTree,
+  generatedLayout,
+  makeReadable,
+  MARKER,
+  openStage,
+  reapStraySandboxes,
+  tagOf,
+  UidPool,
+  uidRangeFor,
+} from './host.js';
+import { runUnsandboxed, startUnsandboxedServer } from './plain.js';
 import { seccompFilter } from './seccomp.js';
+
+// The module's whole API, in one place for its users (README.md here).
+export { DEFAULT_UIDS, dockerAnswers, reapStraySandboxes } from './host.js';
+export { runUnsandboxed, startUnsandboxedServer } from './plain.js';
 
 /** Where /opt/ml is inside the sandbox. */
 export const CONTAINER_ML_ROOT = '/opt/ml';
@@ -114,201 +128,7 @@ export interface SandboxOptions {
   readonly log?: Logger;
 }
 
-/** The uid range sandboxes run as when Slipway is root, above systemd's container ranges. */
-export const DEFAULT_UIDS = { first: 1_900_000_000, last: 1_900_065_535 };
-
-const isRoot = () => process.getuid?.() === 0;
-
-/** Whether this process (root in its user namespace) can switch to every uid of `range`. */
-function mapped(range: { first: number; last: number }): boolean {
-  try {
-    return readFileSync('/proc/self/uid_map', 'utf8')
-      .split('\n')
-      .some((l) => {
-        const [inside, , count] = l.trim().split(/\s+/).map(Number);
-        return inside! <= range.first && range.last < inside! + count!;
-      });
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The uids sandboxes run as: one per sandbox from `range` when Slipway is root (and the range
- * exists in its user namespace), else Slipway's own (a sandbox's user namespace keeps it apart).
- */
-function uidRangeFor(range: { first: number; last: number } | undefined): { first: number; last: number } | undefined {
-  const r = range ?? DEFAULT_UIDS;
-  return isRoot() && mapped(r) ? r : undefined;
-}
-
-class UidPool {
-  readonly #inUse = new Set<number>();
-  #next: number;
-  constructor(private readonly range: { first: number; last: number } | undefined) {
-    this.#next = range?.first ?? 0;
-  }
-  acquire(): number {
-    const r = this.range;
-    if (!r) return process.getuid?.() ?? 0;
-    for (let i = 0; i <= r.last - r.first; i++) {
-      const uid = this.#next;
-      this.#next = uid >= r.last ? r.first : uid + 1;
-      if (!this.#inUse.has(uid)) {
-        this.#inUse.add(uid);
-        return uid;
-      }
-    }
-    throw new Error('every sandbox uid is in use');
-  }
-  release(uid: number): void {
-    this.#inUse.delete(uid);
-  }
-}
-
-/** Gives a directory tree to `uid` (a job writes its outputs; Slipway, as root, reads them back). */
-async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
-  await lchown(dir, uid, gid);
-  const stack = [dir];
-  while (stack.length > 0) {
-    const d = stack.pop()!;
-    for await (const e of await opendir(d)) {
-      const p = join(d, e.name);
-      await lchown(p, uid, gid);
-      if (e.isDirectory()) stack.push(p);
-    }
-  }
-}
-
-/** Makes a model directory readable by any uid (files a+r, directories a+rx), once. */
-const readable = new Set<string>();
-async function makeReadable(dir: string): Promise<void> {
-  if (readable.has(dir)) return;
-  const stack = [dir];
-  await chmod(dir, 0o755);
-  while (stack.length > 0) {
-    const d = stack.pop()!;
-    for await (const e of await opendir(d)) {
-      const p = join(d, e.name);
-      const st = await lstat(p);
-      if (st.isSymbolicLink()) continue;
-      await chmod(p, st.mode | (e.isDirectory() ? 0o555 : 0o444));
-      if (e.isDirectory()) stack.push(p);
-    }
-  }
-  readable.add(dir);
-}
-
-/** The marker in a sandbox process's environment: which data directory's server started it. */
-const MARKER = 'SLIPWAY_SANDBOX';
-const tagOf = (dataDir: string) => createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16);
-
-/**
- * Ends the sandboxes (and their network helpers) a previous run of the server on `dataDir` left
- * behind: a server killed with SIGKILL cannot end them itself. Returns how many processes were
- * killed. Linux only (reads /proc); elsewhere it does nothing.
- */
-export function reapStraySandboxes(dataDir: string): number {
-  const wanted = `${MARKER}=${tagOf(dataDir)}`;
-  let killed = 0;
-  let pids: string[] = [];
-  try {
-    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
-  } catch {
-    return 0;
-  }
-  for (const pid of pids) {
-    let env: string;
-    try {
-      env = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {
-      continue;
-    }
-    if (!env.split('\0').includes(wanted)) continue;
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-      killed++;
-    } catch {}
-  }
-  return killed;
-}
-
-let docker: Promise<boolean> | undefined;
-/** Whether a Docker engine answers `docker info` (asked once), for images not in the containers file. */
-export function dockerAnswers(): Promise<boolean> {
-  docker ??= new Promise<boolean>((r) => execFile('docker', ['info'], { timeout: 3000 }, (err) => r(!err)));
-  return docker;
-}
-
-/** The marker of a staging namespace's holder: the pid of the server it serves. */
-const STAGE_MARKER = 'SLIPWAY_SANDBOX_STAGE';
-
-/** This process's staging namespace (stage.ts), ended when the process exits. */
-async function openStage(): Promise<Stage> {
-  // Holders left by servers that are gone keep bind mounts alive: they go first.
-  reapStrayStages();
-  const stage = await Stage.open(
-    { unshare: which('unshare'), nsenter: which('nsenter'), mount: which('mount') },
-    { [STAGE_MARKER]: String(process.pid) },
-  );
-  process.once('exit', () => stage.close());
-  return stage;
-}
-
-function reapStrayStages(): void {
-  let pids: string[] = [];
-  try {
-    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
-  } catch {
-    return;
-  }
-  for (const pid of pids) {
-    let env: string;
-    try {
-      env = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {
-      continue;
-    }
-    const owner = env
-      .split('\0')
-      .find((e) => e.startsWith(`${STAGE_MARKER}=`))
-      ?.slice(STAGE_MARKER.length + 1);
-    if (!owner) continue;
-    try {
-      process.kill(Number(owner), 0);
-      continue; // its server is alive
-    } catch {}
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-    } catch {}
-  }
-}
-
 let layoutOnce: HostLayout | undefined;
-
-/**
- * The host's layout with this process's generated files (its /etc copy, passwd per uid) in a
- * directory of its own, removed when it exits; those of processes that are gone are removed first.
- */
-function generatedLayout(): HostLayout {
-  const prefix = 'slipway-sandbox-etc-';
-  for (const name of readdirSync(tmpdir())) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length));
-    try {
-      if (pid > 0) process.kill(pid, 0);
-      continue;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EPERM') continue;
-    }
-    try {
-      rmSync(join(tmpdir(), name), { recursive: true, force: true });
-    } catch {}
-  }
-  const dir = join(tmpdir(), `${prefix}${process.pid}`);
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return probeLayout(dir);
-}
 const probes = new Map<number, Promise<Probe>>();
 
 /** The sandbox of one server: probed once at start, then asked to run jobs and servers. */
@@ -788,91 +608,4 @@ function descendants(pid: number): number[] {
     } catch {}
   }
   return out;
-}
-
-/**
- * Without a sandbox (an anonymous server without bwrap, or the `docker` CLI that runs an image in
- * Docker's own): the program as a plain process.
- */
-export function runUnsandboxed(spec: JobSpec, io: JobIo): Promise<SandboxExit> {
-  const env = { PATH: process.env.PATH ?? SANDBOX_PATH, HOME: process.env.HOME ?? '/tmp', ...spec.env(spec.mlRoot) };
-  return new Promise((resolveExit) => {
-    let startError: string | undefined;
-    const cwd = spec.cwd && isAbsolute(spec.cwd) && !spec.cwd.startsWith(CONTAINER_ML_ROOT) ? spec.cwd : spec.mlRoot;
-    const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    if (spec.nice !== undefined && child.pid !== undefined) {
-      try {
-        setPriority(child.pid, spec.nice);
-      } catch {}
-    }
-    let hardKill: NodeJS.Timeout | undefined;
-    const onAbort = () => {
-      killTree(child, 'SIGTERM');
-      hardKill = setTimeout(() => killTree(child), io.graceMs ?? 2000);
-    };
-    if (io.signal?.aborted) onAbort();
-    else io.signal?.addEventListener('abort', onAbort, { once: true });
-    const reading = Promise.all([
-      readLines(child.stdout!, (l) => io.onLine(l, 'stdout'), io.skip),
-      readLines(child.stderr!, (l) => io.onLine(l, 'stderr'), io.skip),
-    ]).catch(() => {});
-    child.once('error', (err) => {
-      startError = `${spec.argv[0]} could not be started: ${(err as NodeJS.ErrnoException).code ?? err.message}`;
-    });
-    child.once('close', async (code, signal) => {
-      await reading;
-      if (hardKill) clearTimeout(hardKill);
-      io.signal?.removeEventListener('abort', onAbort);
-      killTree(child);
-      resolveExit({ code, signal, sandboxed: false, oomKilled: false, startError });
-    });
-  });
-}
-
-/** Without a sandbox: the server as a plain process listening on `hostPort` (its model at its host path). */
-export async function startUnsandboxedServer(spec: ServerSpec, hostPort: number): Promise<SandboxedServer> {
-  const env: Record<string, string> = {};
-  for (const k of ['PATH', 'HOME', 'LANG', 'TMPDIR']) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-  Object.assign(env, spec.env({ modelDir: spec.modelDir, port: hostPort }));
-  const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
-    cwd: spec.cwd ?? dirname(spec.modelDir),
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.resume();
-  child.stderr!.setEncoding('utf8');
-  let hard: NodeJS.Timeout | undefined;
-  const exited = new Promise<SandboxExit>((resolveExit) => {
-    let startError: string | undefined;
-    child.once('error', (e) => {
-      startError = `The container command could not start: ${e.message}`;
-      resolveExit({ code: null, signal: null, sandboxed: false, oomKilled: false, startError });
-    });
-    child.once('exit', (code, signal) => {
-      killTree(child);
-      if (hard) clearTimeout(hard);
-      resolveExit({ code, signal, sandboxed: false, oomKilled: false, startError });
-    });
-  });
-  return {
-    host: '127.0.0.1',
-    port: hostPort,
-    memoryBounded: false,
-    pid: child.pid,
-    sandboxed: false,
-    onStderr: (l) => child.stderr!.on('data', l),
-    stop(graceful) {
-      if (!graceful) return killTree(child);
-      killTree(child, 'SIGTERM');
-      hard = setTimeout(() => killTree(child), 2000);
-      hard.unref();
-    },
-    exited,
-  };
 }
