@@ -2,7 +2,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
@@ -19,7 +18,8 @@ import { AwsApi } from './http/aws-api.js';
 import { ConsoleAssets } from './http/console-assets.js';
 import { withConsoleCors } from './http/console-cors.js';
 import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
-import { reapStraySandboxes } from './sandbox/sandbox.js';
+import { hostCaps } from './sandbox/limits.js';
+import { Sandbox } from './sandbox/sandbox.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { appendLogs, createLogsHandlers } from './services/logs/index.js';
@@ -48,6 +48,7 @@ import { JobRunner } from './jobs/runner.js';
 import { createLineageHooks } from './lineage/hooks.js';
 import { openBlobStorage } from './storage/blobs/index.js';
 import { openDatabase } from './storage/db/index.js';
+import { databaseGauges } from './storage/db/size-gauges.js';
 import { MIGRATIONS } from './storage/migrations.js';
 import { pageTokenKey } from './storage/repositories/meta.js';
 import { SessionStore } from './auth/sessions.js';
@@ -150,6 +151,30 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       ? await SharedLimiter.open({ ...limiterOptions, db, log: logger, leaseMs: config.slotLeaseSeconds * 1000 })
       : new LocalLimiter(limiterOptions);
   if (limiter instanceof SharedLimiter) concurrencyCounters(telemetry.registry, limiter.stats);
+  // The one way user code runs: jobs' programs and custom images' model servers. Sandboxes a killed
+  // predecessor left running are ended first (their jobs are failed at restart by the runner).
+  const sandbox = await Sandbox.open({
+    dataDir: config.dataDir,
+    hidden: [config.credentialsFile, config.containersFile].filter((p): p is string => p !== undefined),
+    binds: config.sandboxBinds,
+    uids: config.sandboxUids,
+    host: hostCaps({ maxMemoryMB: config.sandboxMaxMemoryMB, maxDiskMB: config.sandboxMaxDiskMB }),
+    required: authorizer.enabled,
+    log: logger,
+  });
+  if (!sandbox.available && authorizer.enabled)
+    logger.error(
+      { sandbox: sandbox.describe() },
+      'no working sandbox: jobs and custom-image model servers will be refused (a credentials file is in force)',
+    );
+  else if (!sandbox.available)
+    logger.warn(
+      { sandbox: sandbox.describe() },
+      'no working sandbox: jobs and custom-image model servers run as plain processes',
+    );
+  else if (sandbox.probe.networkMissing.length > 0)
+    logger.warn({ sandbox: sandbox.describe() }, 'sandbox without a user-mode network');
+  else logger.info({ sandbox: sandbox.describe() }, 'sandbox ready');
   const engine = createInferenceEngine({
     registry,
     limiter,
@@ -159,6 +184,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     idleSeconds: config.serverlessIdleSeconds,
     containerConfigPath: config.containersFile,
     log: logger,
+    sandbox,
   });
   // Background lifecycles (endpoint deployments): one runner; its claims name this server.
   const runner = new JobRunner({
@@ -169,10 +195,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     observer: telemetry.jobs(db),
   });
   const deployments = new EndpointDeployments(deps, engine, logger, runner);
-  // Jobs: training, batch transform and processing, each a kind of the same runner. A sandbox a
-  // killed predecessor left running is ended first (its job is failed at restart by the runner).
-  const strays = reapStraySandboxes(join(config.dataDir, 'jobs'));
-  if (strays > 0) logger.warn({ strays }, 'ended job processes left by a previous run');
+  // Jobs: training, batch transform and processing, each a kind of the same runner.
   const containers = new ContainersFileReader(config.containersFile ?? process.env.SLIPWAY_CONTAINERS_FILE);
   const jobLogs = (
     p: Parameters<typeof appendLogs>[1],
@@ -197,7 +220,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         runner,
         dataDir: config.dataDir,
         containers,
+        sandbox,
         appendLogs: jobLogs,
+        logLimitBytes: config.jobLogLimitBytes,
         access: jobAccess,
         log: logger,
         metrics,
@@ -222,7 +247,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
           blobs: storage.blobs,
           dataDir: config.dataDir,
           containers,
+          sandbox,
           appendLogs: jobLogs,
+          logLimitBytes: config.jobLogLimitBytes,
           access: jobAccess,
         }),
       ),
@@ -287,8 +314,13 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     sagemakerMetrics: new RestJsonProtocol(sagemakerMetricsModel, createSageMakerMetricsHandlers(deps, metrics)),
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
-    // Endpoint series first (the console reads them), then the server's own.
-    metrics: async () => Buffer.concat([engine.exposition(), Buffer.from(await telemetry.registry.render())]),
+    // Endpoint series first (the console reads them), then the database's size and the server's own.
+    metrics: async () =>
+      Buffer.concat([
+        engine.exposition(),
+        Buffer.from(await databaseGauges(db)),
+        Buffer.from(await telemetry.registry.render()),
+      ]),
     observe: telemetry.request,
     authorizer,
     console: new ConsoleAssets(fileURLToPath(new URL('../public/console', import.meta.url)), () => ({
@@ -405,6 +437,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         await metrics.maintenance.close();
         stopSessionExpiry();
         await limiter.close();
+        sandbox.close();
         await graph.close();
         await storage.collector?.close();
         storage.close();

@@ -55,6 +55,15 @@ export interface Config {
   readonly endpointLatencyBuckets: boolean;
   /** Log lines: `pretty` (human-readable), `json`, or `auto` (pretty on a terminal, JSON otherwise). */
   readonly logFormat: 'auto' | 'json' | 'pretty';
+  /** The sandbox (src/sandbox): uids it runs user code as when Slipway is root. */
+  readonly sandboxUids: { readonly first: number; readonly last: number } | undefined;
+  /** Directories every sandbox sees read-only (an interpreter outside /usr). */
+  readonly sandboxBinds: readonly string[];
+  /** Caps on any one sandbox's memory and any one job's disk, below what instance types give (MB). */
+  readonly sandboxMaxMemoryMB: number | undefined;
+  readonly sandboxMaxDiskMB: number | undefined;
+  /** Bytes of one job's log kept in CloudWatch Logs; the rest is counted and noted. */
+  readonly jobLogLimitBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -86,6 +95,11 @@ const OPTIONS = {
   'incomplete-upload-days': { type: 'string' },
   'log-format': { type: 'string' },
   'endpoint-latency-buckets': { type: 'boolean' },
+  'sandbox-uids': { type: 'string' },
+  'sandbox-bind': { type: 'string', multiple: true },
+  'sandbox-max-memory-mb': { type: 'string' },
+  'sandbox-max-disk-mb': { type: 'string' },
+  'job-log-limit-mb': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -134,6 +148,16 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
                           fewer series with many endpoints; env SLIPWAY_ENDPOINT_LATENCY_BUCKETS=1)
   --log-format FORMAT     pretty|json|auto: auto prints human-readable lines on a terminal, JSON lines
                           otherwise (default auto; env SLIPWAY_LOG_FORMAT)
+  --sandbox-uids A-B      uids jobs and model servers run as when Slipway runs as root, one per sandbox
+                          (default 1900000000-1900065535; env SLIPWAY_SANDBOX_UIDS)
+  --sandbox-bind DIR      a directory every sandbox sees read-only, e.g. an interpreter outside /usr
+                          (repeatable; env SLIPWAY_SANDBOX_BIND, colon-separated)
+  --sandbox-max-memory-mb N  no sandbox gets more memory than this, whatever its instance type
+                          (env SLIPWAY_SANDBOX_MAX_MEMORY_MB)
+  --sandbox-max-disk-mb N no job writes more than this under /opt/ml and /tmp, whatever its
+                          VolumeSizeInGB (env SLIPWAY_SANDBOX_MAX_DISK_MB)
+  --job-log-limit-mb N    log kept per job in CloudWatch Logs; the rest is counted and noted in the stream
+                          (default 32; env SLIPWAY_JOB_LOG_LIMIT_MB)
 `;
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
@@ -184,7 +208,7 @@ function logFormat(v: string | undefined): Config['logFormat'] {
 
 /** Builds the configuration; throws ConfigError with a message for the user on bad input. */
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Config & { help: boolean } {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | string[] | boolean | undefined>;
   try {
     values = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values;
   } catch (err) {
@@ -259,5 +283,40 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     logFormat: logFormat(str('log-format', 'SLIPWAY_LOG_FORMAT')),
     endpointLatencyBuckets:
       values['endpoint-latency-buckets'] === true || /^(1|true|yes)$/i.test(env.SLIPWAY_ENDPOINT_LATENCY_BUCKETS ?? ''),
+    sandboxUids: uidRange(str('sandbox-uids', 'SLIPWAY_SANDBOX_UIDS')),
+    sandboxBinds: sandboxBinds(values['sandbox-bind'] as string[] | undefined, env.SLIPWAY_SANDBOX_BIND),
+    sandboxMaxMemoryMB: optionalPositive(
+      'sandbox-max-memory-mb',
+      str('sandbox-max-memory-mb', 'SLIPWAY_SANDBOX_MAX_MEMORY_MB'),
+    ),
+    sandboxMaxDiskMB: optionalPositive(
+      'sandbox-max-disk-mb',
+      str('sandbox-max-disk-mb', 'SLIPWAY_SANDBOX_MAX_DISK_MB'),
+    ),
+    jobLogLimitBytes:
+      positive('job-log-limit-mb', str('job-log-limit-mb', 'SLIPWAY_JOB_LOG_LIMIT_MB'), 32) * 1024 * 1024,
   });
+}
+
+function optionalPositive(name: string, v: string | undefined): number | undefined {
+  return v === undefined || v === '' ? undefined : positive(name, v, 0);
+}
+
+/** `A-B`: a range of uids (not 0, below 2^31 where every tool handles them). */
+function uidRange(v: string | undefined): { first: number; last: number } | undefined {
+  if (v === undefined || v === '') return undefined;
+  const m = /^(\d+)-(\d+)$/.exec(v);
+  const first = Number(m?.[1]);
+  const last = Number(m?.[2]);
+  if (!m || first < 1 || last < first || last >= 2 ** 31)
+    throw new ConfigError(`--sandbox-uids must be a range FIRST-LAST of uids between 1 and 2147483647, got '${v}'`);
+  return { first, last };
+}
+
+function sandboxBinds(flags: string[] | undefined, fromEnv: string | undefined): string[] {
+  const dirs = flags ?? (fromEnv ? fromEnv.split(':').filter(Boolean) : []);
+  for (const d of dirs) {
+    if (!d.startsWith('/')) throw new ConfigError(`--sandbox-bind needs an absolute directory, got '${d}'`);
+  }
+  return dirs.map((d) => resolve(d));
 }

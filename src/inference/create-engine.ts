@@ -26,6 +26,7 @@ import { processProvider } from './runtimes/container/process-runtime.js';
 import { artifactOnnxProvider, configuredOnnxProvider } from './runtimes/onnx/onnx-runtime.js';
 import { xgboostProvider } from './runtimes/xgboost-runtime.js';
 import { ThreadPool } from './threads/thread-pool.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 
 export interface InferenceEngineOptions {
   readonly blobs: BlobStore;
@@ -53,6 +54,8 @@ export interface InferenceEngineOptions {
   readonly limiter?: ConcurrencyLimiter;
   /** Expose endpoint latencies as histograms with buckets (default: summaries, sum and count). */
   readonly latencyBuckets?: boolean;
+  /** Where custom images' servers run (src/sandbox); without one, as plain processes. */
+  readonly sandbox?: Sandbox;
   /** Providers tried before the built-in ones (tests use this to inject misbehaving models). */
   readonly extraRuntimes?: readonly RuntimeProvider[];
   /** The per-variant counters (/metrics; the metrics store's endpoint recorder reads them too). */
@@ -86,7 +89,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     ...(opts.extraRuntimes ?? []),
     xgboostProvider,
     configuredOnnxProvider,
-    processProvider({ memoryPollMs: opts.memoryPollMs ?? 100 }),
+    processProvider({ memoryPollMs: opts.memoryPollMs ?? 100, sandbox: opts.sandbox }),
     artifactOnnxProvider,
     dockerProvider(opts.docker ?? true),
   ];

@@ -8,6 +8,8 @@ export interface ContainerSpec {
   /** `s3://bucket/key` of model.tar.gz (absent for images that carry their model). */
   readonly modelDataUrl?: string;
   readonly environment: Readonly<Record<string, string>>;
+  /** The model's EnableNetworkIsolation: its server gets no network at all. */
+  readonly networkIsolation?: boolean;
 }
 
 export interface ServerlessSpec {

@@ -15,6 +15,12 @@ export interface RequestGate {
   operation(operation: string, input: Record<string, unknown>): void;
   /** May the caller do `action` on each of `resources`? (S3's copy source, DeleteObjects' keys.) */
   action(action: string, resources: readonly string[]): void;
+  /**
+   * May the caller pass `roleArn` to the service (iam:PassRole), and does the role exist? For a
+   * role the request does not name (StartPipelineExecution runs as the pipeline's stored role);
+   * roles named in the input are checked by `operation` (src/auth/actions/sagemaker.ts).
+   */
+  passRole(roleArn: string): void;
 }
 
 /** The authenticated caller as STS sees it. */

@@ -19,7 +19,7 @@ import type { ServiceDeps } from '../services/common/deps.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Queryable } from '../storage/db/types.js';
 import type { ResourceRow } from '../storage/repositories/resource-table.js';
-import { dockerAnswers } from '../sandbox/sandbox.js';
+import { dockerAnswers, type Sandbox } from '../sandbox/sandbox.js';
 import { type ChannelObject, ChannelError, downloadChannel, resolveChannel } from './channels.js';
 import { failureReason, JobFailure, uploadFailure } from '../jobs/job-failure.js';
 import type { Metrics } from '../metrics/index.js';
@@ -42,7 +42,11 @@ export interface TrainingOptions {
   readonly runner: JobRunner;
   readonly dataDir: string;
   readonly containers: ContainersFileReader;
+  /** Where custom images' programs run (src/sandbox). */
+  readonly sandbox: Sandbox;
   readonly appendLogs: AppendLogs;
+  /** Bytes of a job's log kept (--job-log-limit-mb). */
+  readonly logLimitBytes?: number;
   readonly log: Logger;
   /** Whether the job's RoleArn may read its channels and write its output (the credentials file's roles). */
   readonly access?: JobAccess;
@@ -134,7 +138,7 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
   const image = created.AlgorithmSpecification?.TrainingImage ?? '';
   const started = Date.now();
   const stream = `${name}/algo-1-${Math.floor(started / 1000)}`;
-  const log = new JobLog(o.appendLogs, p, TRAINING_LOG_GROUP, stream);
+  const log = new JobLog(o.appendLogs, p, TRAINING_LOG_GROUP, stream, o.logLimitBytes);
   const metrics = new MetricSeries();
   const builtin = parseContainerVersion(image) !== undefined;
   const custom = builtin ? undefined : metricMatchers(created.AlgorithmSpecification?.MetricDefinitions);
@@ -236,6 +240,9 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         log,
         onLine,
         signal: ctx.signal,
+        sandbox: o.sandbox,
+        networkIsolation: created.EnableNetworkIsolation === true,
+        metrics: (created.AlgorithmSpecification?.MetricDefinitions?.length ?? 0) > 0,
       });
     }
 

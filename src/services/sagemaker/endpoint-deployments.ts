@@ -391,7 +391,12 @@ export class EndpointDeployments {
             key: `${p.accountId}|${p.region}|${endpointName.toLowerCase()}|${v.VariantName}`,
             account: v.ServerlessConfig ? `${p.accountId}|${p.region}` : undefined,
           },
-          containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl, environment: c.environment })),
+          containers: containers.map((c) => ({
+            image: c.image,
+            modelDataUrl: c.modelDataUrl,
+            environment: c.environment,
+            networkIsolation: c.networkIsolation,
+          })),
           serverless: s
             ? { memorySizeInMB: s.MemorySizeInMB, maxConcurrency: s.MaxConcurrency, provisionedConcurrency: s.ProvisionedConcurrency }
             : // DEVIATION(aws): instance-based variants run on the same worker pool as serverless

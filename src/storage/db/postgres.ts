@@ -9,6 +9,7 @@ import { assertNotInTransaction, runTransaction } from './transaction-scope.js';
 import {
   type Database,
   type DatabaseSession,
+  type DatabaseSizes,
   type Queryable,
   type Row,
   type SqlValue,
@@ -289,6 +290,26 @@ class PostgresDatabase implements Database {
   poolStats() {
     const p = this.#pool;
     return { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount, max: this.poolSize };
+  }
+
+  sizes(): Promise<DatabaseSizes> {
+    return this.#track('sizes', async () => {
+      // Tables (with their indexes and TOAST) of this schema: what Slipway keeps here.
+      const { rows } = await this.#pool.query<{ bytes: number }>(
+        `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::int8 AS bytes FROM pg_class c
+           JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')`,
+      );
+      let walBytes: number | undefined;
+      try {
+        // The cluster's WAL, for a role allowed to read it (superuser or pg_monitor).
+        walBytes = Number(
+          (await this.#pool.query('SELECT COALESCE(SUM(size), 0)::int8 AS b FROM pg_ls_waldir()')).rows[0].b,
+        );
+      } catch {
+        walBytes = undefined;
+      }
+      return { databaseBytes: Number(rows[0]?.bytes ?? 0), walBytes };
+    });
   }
 
   close(): Promise<void> {

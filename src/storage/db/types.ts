@@ -33,12 +33,22 @@ export interface Database extends Queryable {
   /** Closes every connection; pending transactions finish first. */
   close(): Promise<void>;
   /**
+   * Bytes on disk: SQLite's database file and its WAL; PostgreSQL's tables and indexes of this
+   * schema, and the cluster's WAL when the role may read it (pg_ls_waldir). For /metrics.
+   */
+  sizes?(): Promise<DatabaseSizes>;
+  /**
    * PostgreSQL only: a dedicated connection outside the pool, for what lives as long as a session
    * (LISTEN/NOTIFY, session advisory locks). Its owner ends it.
    */
   openSession?(): Promise<DatabaseSession>;
   /** PostgreSQL only: the pool's connections now. */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
+}
+
+export interface DatabaseSizes {
+  readonly databaseBytes: number;
+  readonly walBytes?: number;
 }
 
 /** One connection of its own (see Database.openSession). */
