@@ -49,9 +49,11 @@ class TimedDatabase extends TimedQueryable implements Database {
     super(inner, statement);
     if (inner.openSession) this.openSession = () => inner.openSession!();
     if (inner.poolStats) this.poolStats = () => inner.poolStats!();
+    if (inner.sizes) this.sizes = () => inner.sizes!();
   }
   openSession?: Database['openSession'];
   poolStats?: Database['poolStats'];
+  sizes?: Database['sizes'];
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const t0 = performance.now();
     try {
