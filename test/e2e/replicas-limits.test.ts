@@ -3,7 +3,7 @@
 // ran at once), and the slots of a replica killed with -9 are given back to the other at once.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -171,7 +171,10 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
       const edges = ran.flatMap((r) => [[r.start, 1] as const, [r.end, -1] as const]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
       let running = 0;
       let peak = 0;
-      for (const [, d] of edges) peak = Math.max(peak, (running += d));
+      for (const [, d] of edges) {
+        running += d;
+        peak = Math.max(peak, running);
+      }
       assert.ok(peak <= MAX, `${peak} invocations ran at once (MaxConcurrency ${MAX})`);
       // What an operator sees of it: grants through PostgreSQL, throttles, the pool's connections.
       const metrics = await (await fetch(`${b.endpoint}/metrics`)).text();
