@@ -317,6 +317,9 @@ export class Sandbox {
 
   /** Runs a job's program to its end; never rejects (a program that cannot start is reported in startError). */
   async runJob(spec: JobSpec, io: JobIo): Promise<SandboxExit> {
+    // Stopped before it started (a stop that raced the job's start): nothing is run at all.
+    const stoppedFirst = (): SandboxExit => ({ code: null, signal: 'SIGTERM', sandboxed: this.probe.works, oomKilled: false });
+    if (io.signal?.aborted) return stoppedFirst();
     if (!this.probe.works) {
       if (this.options.required)
         return { code: null, signal: null, sandboxed: false, oomKilled: false, startError: this.refusal('none') };
@@ -351,6 +354,7 @@ export class Sandbox {
         uid,
       );
       if (network === 'outbound') pooled = await this.#pooledNetwork(uid);
+      if (io.signal?.aborted) return stoppedFirst();
       const launched = await launch({
         bwrap: this.probe.bwrap!,
         prlimit: this.probe.prlimit,
