@@ -22,7 +22,7 @@ import { LineageEntityRepository, type LineageEntityRow } from '../storage/repos
 import { LineageTrialMemberRepository } from '../storage/repositories/lineage-trial-members.js';
 import { entityArn, sourceKey, trialComponentType } from './entities.js';
 import { freeName } from './graph-writes.js';
-import { ensureArtifact, insertEntity, link } from './recorder.js';
+import { ensureArtifacts, insertEntity, link } from './recorder.js';
 
 const entities = new LineageEntityRepository();
 const members = new LineageTrialMemberRepository();
@@ -119,8 +119,8 @@ export async function recordJobStarted(tx: Queryable, p: Partition, j: JobStarte
     last_modified_at: j.at,
   };
   await entities.insert(tx, p, tc);
-  for (const a of Object.values(j.inputs)) {
-    await link(tx, p, await ensureArtifact(tx, p, a.type, a.uri, j.at), tc, 'ContributedTo', j.at);
+  for (const a of await ensureArtifacts(tx, p, Object.values(j.inputs), j.at)) {
+    await link(tx, p, a, tc, 'ContributedTo', j.at);
   }
   if (j.experiment?.ExperimentName || j.experiment?.TrialName) {
     const trial = await trialFor(tx, p, j, name);
@@ -151,8 +151,8 @@ export async function recordJobProgress(tx: Queryable, p: Partition, j: JobProgr
       ...doc.OutputArtifacts,
       ...Object.fromEntries(Object.entries(j.outputs).map(([k, a]) => [k, artifactField(a)])),
     };
-    for (const a of Object.values(j.outputs)) {
-      await link(tx, p, tc, await ensureArtifact(tx, p, a.type, a.uri, j.at), 'Produced', j.at);
+    for (const a of await ensureArtifacts(tx, p, Object.values(j.outputs), j.at)) {
+      await link(tx, p, tc, a, 'Produced', j.at);
     }
   }
   await entities.update(tx, tc.arn, { doc: JSON.stringify(doc), last_modified_at: j.at });

@@ -7,7 +7,9 @@ import { MIGRATIONS } from '../storage/migrations.js';
 import { LineageAssociationRepository } from '../storage/repositories/lineage-associations.js';
 import { LineageEntityRepository, type LineageEntityRow } from '../storage/repositories/lineage-entities.js';
 import { type Traversal, traverse } from './query-lineage.js';
+import type { Queryable } from '../storage/db/types.js';
 import {
+  type RecordedContainer,
   recordApprovalChange,
   recordEndpointDeployment,
   recordModelPackage,
@@ -194,6 +196,46 @@ for (const d of DIALECTS) {
       const older = await traverse(loader, { arn: arn('context', 'abalone-ep-aws-endpoint'), type: 'Endpoint', lineageType: 'Context' }, 'Ascendants', 10, 1000);
       assert.ok(older.vertices.some((v) => v.arn === pkg2), 'the old context keeps its lineage');
       assert.ok(!older.vertices.some((v) => v.arn === again.actionArn), 'and gains nothing of the new one');
+    });
+
+    it('deployments recorded at the same moment share the artifacts they name first', async () => {
+      const [image, data] = ['acct/concurrent:1', 's3://bucket/concurrent/model.tar.gz'];
+      const deploy = (tx: Queryable, i: number, containers: RecordedContainer[]) =>
+        recordEndpointDeployment(tx, P, {
+          endpointName: `concurrent-${i}`,
+          endpointArn: arn('endpoint', `concurrent-${i}`),
+          modelPackageArns: [],
+          containers,
+          endpointCreatedAt: 9000,
+          at: 9000,
+        });
+      // The first holds its new artifacts uncommitted while the second finds none and inserts the
+      // same ones (PostgreSQL: it waits, then reads the first one's; SQLite: it starts after).
+      let recorded!: () => void;
+      const first = t.db.transaction(async (tx) => {
+        await deploy(tx, 0, [{ image, modelDataUrl: data }]);
+        recorded();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      });
+      await new Promise<void>((resolve) => {
+        recorded = resolve;
+      });
+      await Promise.all([first, t.db.transaction((tx) => deploy(tx, 1, [{ image, modelDataUrl: data }]))]);
+      // Several at once, naming two new images in opposite orders: none waits for another both ways.
+      const [a, b] = ['acct/concurrent-a:1', 'acct/concurrent-b:1'];
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          t.db.transaction((tx) =>
+            deploy(tx, 2 + i, i % 2 ? [{ image: a }, { image: b }] : [{ image: b }, { image: a }]),
+          ),
+        ),
+      );
+      for (const uri of [image, data, a, b]) {
+        const artifacts = (await bySource(uri)).filter((e) => e.kind === 'artifact');
+        assert.equal(artifacts.length, 1, uri);
+        const into = (await associations.edgesFrom(t.db, [artifacts[0]!.arn])).length;
+        assert.equal(into, uri === image || uri === data ? 2 : 6, uri);
+      }
     });
 
     it('writes nothing when the caller rolls back', async () => {

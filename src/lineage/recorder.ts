@@ -84,12 +84,19 @@ export async function recordModelPackage(
   },
 ): Promise<void> {
   const at = m.createdAt;
-  const pkg = await ensureArtifact(tx, p, 'Model', m.packageArn, at);
-  for (const c of m.containers) {
-    await link(tx, p, await ensureArtifact(tx, p, 'Image', c.image, at), pkg, 'ContributedTo', at);
-    if (c.modelDataUrl)
-      await link(tx, p, await ensureArtifact(tx, p, 'Model', c.modelDataUrl, at), pkg, 'ContributedTo', at);
-  }
+  const [pkg, ...inputs] = await ensureArtifacts(
+    tx,
+    p,
+    [
+      { type: 'Model', uri: m.packageArn },
+      ...m.containers.flatMap((c) => [
+        { type: 'Image', uri: c.image },
+        ...(c.modelDataUrl ? [{ type: 'Model', uri: c.modelDataUrl }] : []),
+      ]),
+    ],
+    at,
+  );
+  for (const input of inputs) await link(tx, p, input, pkg!, 'ContributedTo', at);
   if (m.groupArn && m.groupName) {
     const group = await ensureContext(tx, p, 'ModelGroup', m.groupArn, `${m.groupName}-aws-model-package-group`, at);
     await link(tx, p, pkg, group, 'AssociatedWith', at);
@@ -158,13 +165,23 @@ export async function recordEndpointDeployment(
     ActionType: 'ModelDeployment',
     Status: 'Completed',
   });
-  for (const c of e.containers) {
-    if (c.modelDataUrl)
-      await link(tx, p, await ensureArtifact(tx, p, 'Model', c.modelDataUrl, at), action, 'ContributedTo', at);
-    await link(tx, p, await ensureArtifact(tx, p, 'Image', c.image, at), action, 'ContributedTo', at);
-  }
-  for (const arn of new Set(e.modelPackageArns)) {
-    await link(tx, p, await ensureArtifact(tx, p, 'Model', arn, at), action, 'ContributedTo', at);
+  const packages = [...new Set(e.modelPackageArns)];
+  const artifacts = await ensureArtifacts(
+    tx,
+    p,
+    [
+      ...e.containers.flatMap((c) => [
+        ...(c.modelDataUrl ? [{ type: 'Model', uri: c.modelDataUrl }] : []),
+        { type: 'Image', uri: c.image },
+      ]),
+      ...packages.map((uri) => ({ type: 'Model', uri })),
+    ],
+    at,
+  );
+  const packageArtifacts = artifacts.splice(artifacts.length - packages.length);
+  for (const a of artifacts) await link(tx, p, a, action, 'ContributedTo', at);
+  for (const [i, arn] of packages.entries()) {
+    await link(tx, p, packageArtifacts[i]!, action, 'ContributedTo', at);
     // The approval gated this deployment: from the approval action, Descendants reach the endpoint.
     const approval = await entities.getBySource(tx, p, 'action', sourceKey(arn), 'Approval');
     if (approval) await link(tx, p, approval, action, 'ContributedTo', at);
@@ -188,10 +205,24 @@ export async function insertEntity(
   sourceUri: string,
   at: number,
   doc: Record<string, unknown>,
-  uniqueSource: string | null = null,
 ): Promise<LineageEntityRow> {
+  const row = entityRow(p, kind, name, entityType, sourceUri, at, doc, null);
+  await entities.insert(tx, p, row);
+  return row;
+}
+
+function entityRow(
+  p: Partition,
+  kind: EntityKind,
+  name: string | null,
+  entityType: string,
+  sourceUri: string,
+  at: number,
+  doc: Record<string, unknown>,
+  uniqueSource: string | null,
+): LineageEntityRow {
   const nameField = NAME_FIELD[kind];
-  const row: LineageEntityRow = {
+  return {
     arn: entityArn(p, kind, name ?? randomBytes(16).toString('hex')),
     kind,
     name_key: name?.toLowerCase() ?? null,
@@ -204,26 +235,51 @@ export async function insertEntity(
     created_at: at,
     last_modified_at: at,
   };
-  await entities.insert(tx, p, row);
-  return row;
 }
 
-/** The artifact of a SourceUri (without SourceTypes), created with `type` if there is none yet. */
-export async function ensureArtifact(tx: Queryable, p: Partition, type: string, uri: string, at: number) {
-  const key = artifactSourceKey(uri);
+/** An artifact a recording names: its SourceUri, and the ArtifactType it gets if it is new. */
+export interface WantedArtifact {
+  readonly type: string;
+  readonly uri: string;
+}
+
+/**
+ * The artifact of each SourceUri (without SourceTypes), created with its `type` if there is none
+ * yet (a URI named twice gets the first one's), in the order asked. Artifacts are shared: the jobs,
+ * packages and deployments naming one URI may be recorded at the same moment, in transactions
+ * PostgreSQL runs at once. So each is inserted unless present (waiting for a transaction writing
+ * the same one, then reading what it wrote), and in the order of their keys: two transactions
+ * taking the same artifacts never wait for each other both ways (a deadlock PostgreSQL would end
+ * by failing one of them).
+ */
+export async function ensureArtifacts(
+  tx: Queryable,
+  p: Partition,
+  wanted: readonly WantedArtifact[],
+  at: number,
+): Promise<LineageEntityRow[]> {
+  const byKey = new Map<string, WantedArtifact>();
+  for (const w of wanted) {
+    const key = artifactSourceKey(w.uri);
+    if (!byKey.has(key)) byKey.set(key, w);
+  }
+  const rows = new Map<string, LineageEntityRow>();
+  for (const key of [...byKey.keys()].sort()) rows.set(key, await ensureArtifactOf(tx, p, key, byKey.get(key)!, at));
+  return wanted.map((w) => rows.get(artifactSourceKey(w.uri))!);
+}
+
+async function ensureArtifactOf(tx: Queryable, p: Partition, key: string, w: WantedArtifact, at: number) {
   const existing = await entities.getArtifactBySource(tx, p, key);
   if (existing) return existing;
-  return insertEntity(
-    tx,
-    p,
-    'artifact',
-    null,
-    type,
-    uri,
-    at,
-    { Source: { SourceUri: uri, SourceTypes: [] }, ArtifactType: type },
-    key,
-  );
+  const { type, uri } = w;
+  const doc = { Source: { SourceUri: uri, SourceTypes: [] }, ArtifactType: type };
+  const row = entityRow(p, 'artifact', null, type, uri, at, doc, key);
+  if (await entities.insertArtifactIfAbsent(tx, p, row)) return row;
+  // Another transaction wrote it since the read above and has committed (the insert waited for
+  // it): each statement of a READ COMMITTED transaction sees what was committed before it began.
+  const written = await entities.getArtifactBySource(tx, p, key);
+  if (!written) throw new Error(`the lineage artifact of ${uri} was neither inserted nor found`);
+  return written;
 }
 
 /**

@@ -8,6 +8,7 @@ import { DIALECTS, type TestDatabase } from '../../../test/support/databases.js'
 import { PageTokens } from '../../domain/page-token.js';
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
+import { UniqueViolationError } from '../../storage/db/types.js';
 import { MIGRATIONS } from '../../storage/migrations.js';
 import { entityKind, entityQuery } from '../sagemaker/lineage-common.js';
 import { createRepositories, type ServiceDeps } from './deps.js';
@@ -65,6 +66,29 @@ for (const dialect of DIALECTS) {
       );
       await assert.rejects(kind.get(t.db, ctx(), 'beta'), /does not exist/);
       assert.equal(await deps.repos.tags.count(t.db, draft('beta').arn), 0);
+    });
+
+    test('a unique violation on something else create writes is not "already exists": nothing is created', async () => {
+      const kind = entityKind<Doc>(deps, 'context', 'name');
+      await kind.create(ctx(), draft('held'), { Name: 'held' }, undefined);
+      await assert.rejects(
+        kind.create(ctx(), draft('delta'), { Name: 'delta' }, undefined, async (tx) => {
+          // What a check inside create may write: here a row whose name another one holds.
+          await deps.repos.lineageEntities.insert(tx, ctx(), {
+            ...draft('held'),
+            arn: `${draft('held').arn}-copy`,
+            kind: 'context',
+            name_key: 'held',
+            unique_source: null,
+            parent_key: null,
+            doc: '{}',
+            created_at: 0,
+            last_modified_at: 0,
+          });
+        }),
+        (e: Error) => e instanceof UniqueViolationError,
+      );
+      await assert.rejects(kind.get(t.db, ctx(), 'delta'), /does not exist/);
     });
 
     test('update changes the document and the modification time; delete honours its guard', async () => {

@@ -81,6 +81,20 @@ export function audit(row: DocRow) {
   };
 }
 
+/**
+ * The `.catch` of a Create's transaction that checks its name is free and then inserts it: two calls
+ * at the same moment may both find the name free (PostgreSQL runs their transactions at once, where
+ * SQLite's one writer queues them), and the later insert then meets the other's row on the unique
+ * index. That is answered as `taken()` once `held()` finds the name held; any other failure, and a
+ * unique violation on something else the transaction wrote, stays what it was.
+ */
+export function concurrentlyTaken(held: () => Promise<unknown>, taken: () => Error): (err: unknown) => Promise<never> {
+  return async (err) => {
+    if (err instanceof UniqueViolationError && (await held())) throw taken();
+    throw err;
+  };
+}
+
 export class ResourceKind<Doc, Row extends DocRow, D extends Draft, Query> {
   readonly store: KindStore<Row, D, Query>;
 
@@ -131,8 +145,11 @@ export class ResourceKind<Doc, Row extends DocRow, D extends Draft, Query> {
       });
     } catch (err) {
       if (!(err instanceof UniqueViolationError)) throw err;
+      // "Already exists" only when the name (or unique key) is held: a unique violation elsewhere in
+      // the transaction (on what `within` writes) is no fault of the caller's, and nothing was created.
       const holder = await this.store.holder(db, ctx, draft);
-      throw this.spec.taken(ctx, holder ?? draft.arn);
+      if (holder === undefined) throw err;
+      throw this.spec.taken(ctx, holder);
     }
   }
 

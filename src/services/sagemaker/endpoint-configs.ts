@@ -15,6 +15,7 @@ import { ValidationException } from '../../protocol/common-errors.js';
 import type { RequestContext } from '../../protocol/context.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { listPage, sortKey } from '../common/listing.js';
+import { concurrentlyTaken } from '../common/resource-kind.js';
 import { modelNotFound } from './models.js';
 
 export type EndpointConfigDoc = Omit<CreateEndpointConfigInput, 'EndpointConfigName' | 'Tags'>;
@@ -69,15 +70,14 @@ export function endpointConfigHandlers(deps: ServiceDeps) {
       const { EndpointConfigName, Tags, ...doc } = input;
       const arn = sagemakerArn(ctx, 'endpoint-config', EndpointConfigName);
       checkVariants(doc.ProductionVariants);
+      const taken = () => new ValidationException(`Cannot create already existing endpoint configuration "${arn}".`);
       await db.transaction(async (tx) => {
         for (const v of doc.ProductionVariants) {
           if (!v.ModelName || !(await repos.models.get(tx, ctx, v.ModelName.toLowerCase()))) {
             throw modelNotFound(ctx, v.ModelName ?? '');
           }
         }
-        if (await repos.endpointConfigs.get(tx, ctx, EndpointConfigName.toLowerCase())) {
-          throw new ValidationException(`Cannot create already existing endpoint configuration "${arn}".`);
-        }
+        if (await repos.endpointConfigs.get(tx, ctx, EndpointConfigName.toLowerCase())) throw taken();
         await repos.endpointConfigs.insert(tx, ctx, {
           name_key: EndpointConfigName.toLowerCase(),
           name: EndpointConfigName,
@@ -88,7 +88,7 @@ export function endpointConfigHandlers(deps: ServiceDeps) {
           last_modified_at: ctx.receivedAt,
         });
         if (Tags?.length) await repos.tags.put(tx, arn, Tags);
-      });
+      }).catch(concurrentlyTaken(() => repos.endpointConfigs.get(db, ctx, EndpointConfigName.toLowerCase()), taken));
       return { EndpointConfigArn: arn };
     },
 

@@ -22,6 +22,7 @@ import type { Queryable } from '../../storage/db/types.js';
 import type { ResourceRow } from '../../storage/repositories/resource-table.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { listPage, sortKey } from '../common/listing.js';
+import { concurrentlyTaken } from '../common/resource-kind.js';
 import { endpointConfigNotFound, type EndpointConfigDoc } from './endpoint-configs.js';
 import { desiredVariants, type EndpointDeployments, type EndpointDoc, type StoredVariant } from './endpoint-deployments.js';
 import { resolveModelContainers, type ResolvedContainer } from './models.js';
@@ -103,11 +104,10 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
     async createEndpoint(input: CreateEndpointInput, ctx: RequestContext): Promise<CreateEndpointOutput> {
       const arn = sagemakerArn(ctx, 'endpoint', input.EndpointName);
       const nameKey = input.EndpointName.toLowerCase();
+      const taken = () => new ValidationException(`Cannot create already existing endpoint "${arn}".`);
       await db.transaction(async (tx) => {
         const config = await loadConfig(tx, ctx, input.EndpointConfigName);
-        if (await repos.endpoints.get(tx, ctx, nameKey)) {
-          throw new ValidationException(`Cannot create already existing endpoint "${arn}".`);
-        }
+        if (await repos.endpoints.get(tx, ctx, nameKey)) throw taken();
         const doc: EndpointDoc = {
           EndpointConfigName: config.row.name,
           ProductionVariants: desiredVariants(config.doc, 'Creating', ctx.receivedAt),
@@ -125,7 +125,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
         if (input.Tags?.length) await repos.tags.put(tx, arn, input.Tags);
         await recordDeployment(tx, ctx, input.EndpointName, arn, ctx.receivedAt, config.doc);
         await deployments.submit(tx, ctx, nameKey, 'Creating');
-      });
+      }).catch(concurrentlyTaken(() => repos.endpoints.get(db, ctx, nameKey), taken));
       deployments.schedule(ctx, nameKey);
       return { EndpointArn: arn };
     },

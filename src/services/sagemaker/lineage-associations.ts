@@ -17,6 +17,7 @@ import { ValidationException } from '../../protocol/common-errors.js';
 import type { Queryable } from '../../storage/db/types.js';
 import type { AssociationRow, AssociationSort } from '../../storage/repositories/lineage-associations.js';
 import type { ServiceDeps } from '../common/deps.js';
+import { concurrentlyTaken } from '../common/resource-kind.js';
 import { DEFAULT_MAX_RESULTS, mustGetByArn, NO_USER } from './lineage-common.js';
 
 function summary(row: AssociationRow): AssociationSummary {
@@ -47,15 +48,14 @@ export function lineageAssociationHandlers(deps: ServiceDeps) {
     async addAssociation(input: AddAssociationRequest, ctx: RequestContext): Promise<AddAssociationResponse> {
       const { SourceArn: src, DestinationArn: dst } = input;
       if (src === dst) throw new ValidationException('An entity cannot be associated with itself.');
+      const taken = () => new ValidationException(`Association between '${src}' and '${dst}' already exists.`);
       await db.transaction(async (tx) => {
         const source = await end(tx, ctx, src);
         const destination = await end(tx, ctx, dst);
         if (EXPERIMENT_KINDS.has(source.kind) && EXPERIMENT_KINDS.has(destination.kind)) {
           throw new ValidationException('An association cannot be created between two experiment entities.');
         }
-        if (await repos.lineageAssociations.get(tx, src, dst)) {
-          throw new ValidationException(`Association between '${src}' and '${dst}' already exists.`);
-        }
+        if (await repos.lineageAssociations.get(tx, src, dst)) throw taken();
         await insertAssociation(
           tx,
           repos.lineageAssociations,
@@ -65,7 +65,7 @@ export function lineageAssociationHandlers(deps: ServiceDeps) {
           input.AssociationType ?? null,
           ctx.receivedAt,
         );
-      });
+      }).catch(concurrentlyTaken(() => repos.lineageAssociations.get(db, src, dst), taken));
       return { SourceArn: src, DestinationArn: dst };
     },
 

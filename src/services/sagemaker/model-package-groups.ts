@@ -72,10 +72,10 @@ export function modelPackageGroupHandlers(deps: ServiceDeps) {
           await deps.lineage?.modelPackageGroupCreated(tx, ctx, { name, arn, createdAt: ctx.receivedAt });
         });
       } catch (err) {
-        if (err instanceof UniqueViolationError) {
-          const existing = await repos.modelPackageGroups.get(db, ctx, name);
-          throw new ValidationException(`Model Package Group already exists: ${existing?.arn ?? arn}`);
-        }
+        // Taken only if the group is there: a unique violation elsewhere (lineage) is not the caller's.
+        const existing =
+          err instanceof UniqueViolationError ? await repos.modelPackageGroups.get(db, ctx, name) : undefined;
+        if (existing) throw new ValidationException(`Model Package Group already exists: ${existing.arn}`);
         throw err;
       }
       return { ModelPackageGroupArn: arn };

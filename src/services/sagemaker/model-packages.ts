@@ -22,7 +22,7 @@ import type {
 } from '../../generated/sagemaker/shapes.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { RequestContext } from '../../protocol/context.js';
-import type { Queryable } from '../../storage/db/types.js';
+import { type Queryable, UniqueViolationError } from '../../storage/db/types.js';
 import type { ModelPackageRow, ServiceDeps } from '../common/deps.js';
 import { listPage, sortKey } from '../common/listing.js';
 import { callerUserContext } from '../common/user-context.js';
@@ -129,15 +129,34 @@ export function modelPackageHandlers(deps: ServiceDeps) {
       const { ModelPackageName, ModelPackageGroupName, Tags, ClientToken, ModelApprovalStatus, ...fields } = input;
       const caller = callerUserContext(ctx);
       const doc: PackageDoc = { ...fields, CreatedBy: caller, LastModifiedBy: caller };
-      return db.transaction(async (tx) => {
-        if (ClientToken) {
-          // Idempotency: the same token returns the package it created the first time.
-          const previous = await tx.get<{ arn: string }>(
-            'SELECT arn FROM model_packages WHERE account_id = ? AND region = ? AND client_token = ?',
-            [ctx.accountId, ctx.region, ClientToken],
-          );
+      // Idempotency: the same token returns the package it created the first time.
+      const created = async (q: Queryable) =>
+        ClientToken === undefined
+          ? undefined
+          : await q.get<{ arn: string }>(
+              'SELECT arn FROM model_packages WHERE account_id = ? AND region = ? AND client_token = ?',
+              [ctx.accountId, ctx.region, ClientToken],
+            );
+      try {
+        return await db.transaction(async (tx) => {
+          const previous = await created(tx);
           if (previous) return { ModelPackageArn: previous.arn };
-        }
+          return { ModelPackageArn: await insertPackage(tx) };
+        });
+      } catch (err) {
+        if (!(err instanceof UniqueViolationError)) throw err;
+        // A call at the same moment wrote this token or this name first: PostgreSQL ran both
+        // transactions at once and this one's insert met the other's row on the unique index.
+        const previous = await created(db);
+        if (previous) return { ModelPackageArn: previous.arn };
+        const taken = ModelPackageName
+          ? await repos.modelPackages.get(db, ctx, ModelPackageName.toLowerCase())
+          : undefined;
+        if (taken) throw new ValidationException(`Model Package already exists: ${taken.arn}`);
+        throw err;
+      }
+
+      async function insertPackage(tx: Queryable): Promise<string> {
         let row: ModelPackageRow;
         const now = ctx.receivedAt;
         const common = {
@@ -187,8 +206,8 @@ export function modelPackageHandlers(deps: ServiceDeps) {
         await repos.modelPackages.insert(tx, ctx, row);
         if (Tags?.length) await repos.tags.put(tx, row.arn, Tags);
         await deps.lineage?.modelPackageCreated(tx, ctx, row, doc.InferenceSpecification?.Containers ?? []);
-        return { ModelPackageArn: row.arn };
-      });
+        return row.arn;
+      }
     },
 
     async describeModelPackage(input: DescribeModelPackageInput, ctx: RequestContext): Promise<DescribeModelPackageOutput> {

@@ -56,6 +56,21 @@ export class LineageEntityRepository {
     );
   }
 
+  /**
+   * Inserts an artifact unless one of its unique source is already there, committed or being
+   * written by another transaction (PostgreSQL waits for that one to end): true when this row went
+   * in. Check-then-insert alone lets two transactions both find none and the later one fail on the
+   * unique index, as PostgreSQL runs them truly at once.
+   */
+  async insertArtifactIfAbsent(q: Queryable, p: Partition, row: LineageEntityRow): Promise<boolean> {
+    const { changes } = await q.run(
+      `INSERT INTO lineage_entities (account_id, region, ${COLUMNS}) VALUES (?, ?, ${COLUMN_LIST.map(() => '?').join(', ')})
+       ON CONFLICT (account_id, region, unique_source) DO NOTHING`,
+      [p.accountId, p.region, ...COLUMN_LIST.map((c) => (row as unknown as Record<string, SqlValue>)[c] ?? null)],
+    );
+    return changes > 0;
+  }
+
   async getByArn(q: Queryable, p: Partition, arn: string, lock = false): Promise<LineageEntityRow | undefined> {
     return q.get<LineageEntityRow & Record<string, unknown>>(
       `SELECT ${COLUMNS} FROM lineage_entities WHERE arn = ? AND account_id = ? AND region = ?${lock && q.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
