@@ -376,7 +376,8 @@ describe('web console in Chromium', { skip }, () => {
     const signed = page.waitForRequest(
       (r) => r.method() === 'POST' && (r.headers()['authorization'] ?? '').includes('Credential=AKIDCONSOLE/'),
     );
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('principal-arn').waitFor();
     await shot('settings');
     await page.goto(url('/registry'));
     await signed;

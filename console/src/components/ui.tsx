@@ -2,8 +2,8 @@
 // sortable tables, code snippets.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api/client';
-import { setQuery, useLocation } from '../router';
+import { ApiError, refusedCredentials } from '../api/client';
+import { Link, setQuery, useLocation } from '../router';
 
 export interface Async<T> {
   readonly data?: T;
@@ -41,6 +41,12 @@ export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
     <div class="error" role="alert">
       <strong>{title ?? 'The request failed'}</strong>
       <div>{describeError(error)}</div>
+      {refusedCredentials(error) ? (
+        <div>
+          The server does not accept this tab's credentials: <Link to="/settings">sign in</Link> with a key from its
+          credentials file.
+        </div>
+      ) : null}
     </div>
   );
 }

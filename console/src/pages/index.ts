@@ -7,7 +7,6 @@ import { GraphPage } from './graph';
 import { JobsPage } from './jobs';
 import { LineagePage } from './lineage';
 import { RegistryPage } from './registry';
-import { SettingsPage } from './settings';
 
 export interface PageEntry {
   /** First path segment: /console/<path>/… */
@@ -24,7 +23,8 @@ export const PAGES: readonly PageEntry[] = [
   { path: 'lineage', nav: 'Lineage', component: LineagePage },
   { path: 'experiments', nav: 'Experiments', component: ExperimentsPage },
   { path: 'graph', nav: 'Graph', component: GraphPage },
-  { path: 'settings', component: SettingsPage },
+  // Settings (who is signed in) is drawn by the shell itself, which owns sign-out.
+  { path: 'settings', component: () => null },
 ];
 
 export const HOME = 'registry';
