@@ -339,7 +339,7 @@ describe('web console in Chromium', { skip }, () => {
         headers.join('|'),
       );
     await page.locator('thead th', { hasText: 'max_depth' }).click();
-    const names = async () => (await page.locator('tbody tr td:first-child').allInnerTexts()).map((s) => s.trim());
+    const names = async () => (await page.locator('tbody tr td.run').allInnerTexts()).map((s) => s.trim());
     assert.deepEqual(await names(), ['depth-4', 'depth-6', 'depth-8']);
     await page.locator('thead th', { hasText: 'max_depth' }).click();
     assert.deepEqual(await names(), ['depth-8', 'depth-6', 'depth-4']);
