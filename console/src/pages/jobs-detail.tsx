@@ -1,7 +1,7 @@
 // One job: status and secondary status transitions, failure reason, hyperparameters, input and
 // output, final metrics, the per-round metric curves read off its log, the log itself (paged
 // forward with nextForwardToken) and a link to its lineage. Polled while it runs.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { sagemaker } from '../api/client';
 import { Chart } from '../components/chart';
 import { Badge, ErrorBox, Json, Loading, SortableTable, describeError, useAsync, useInterval, when } from '../components/ui';
@@ -34,6 +34,7 @@ export function JobDetail({ k, name }: { k: KindInfo; name: string }) {
         {name} {status ? <Badge status={status} /> : null}
         {j?.SecondaryStatus ? <span class="muted small">{String(j.SecondaryStatus)}</span> : null}
       </h1>
+      {j ? <JobActions k={k} name={name} status={status} onStopped={job.reload} /> : null}
       <ErrorBox error={job.error} title={`Could not read ${k.kind} job ${name}`} />
       {job.loading && !j ? <Loading what="job" /> : null}
       {j ? (
@@ -52,6 +53,42 @@ export function JobDetail({ k, name }: { k: KindInfo; name: string }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** Stop (while it runs) and Clone (a new job from this one's request). */
+function JobActions(p: { k: KindInfo; name: string; status?: string; onStopped: () => void }) {
+  const o = ops(p.k);
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <div class="buttons job-actions">
+      {p.status === 'InProgress' ? (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={async () => {
+            if (!confirm(`Stop ${p.name}?`)) return;
+            setBusy(true);
+            setError(undefined);
+            try {
+              await sagemaker(`Stop${p.k.word}Job`, { [o.name]: p.name });
+              p.onStopped();
+            } catch (err) {
+              setError(err);
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          {busy ? 'Stopping…' : 'Stop'}
+        </button>
+      ) : null}
+      <Link to={withQuery(`/jobs/${p.k.kind}/new`, { from: p.name })} class="button">
+        Clone
+      </Link>
+      <ErrorBox error={error} title={`Stop${p.k.word}Job failed`} />
+    </div>
   );
 }
 
@@ -273,8 +310,16 @@ function StreamView(p: { k: KindInfo; stream: string; running: boolean; training
     }
   };
   useEffect(() => void more(), []);
-  // While the job runs, what it writes is read as it comes.
-  useInterval(() => !busy && void more(), 2000, p.running && atEnd);
+  // While the job runs, what it writes is read as it comes (tailed), and the view follows the end.
+  useInterval(() => !busy && void more(), 1000, p.running && atEnd);
+  const [find, setFind] = useState('');
+  const [follow, setFollow] = useState(true);
+  const logEl = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    if (follow && p.running && logEl.current) logEl.current.scrollTop = logEl.current.scrollHeight;
+  }, [events.length, follow, p.running]);
+  const needle = find.trim().toLowerCase();
+  const shown = needle ? events.filter((e) => e.message.toLowerCase().includes(needle)) : events;
   const curves = useAsync(
     (signal) => (p.training ? wholeLog(p.k, p.stream, CURVE_LINES, signal).then((lines) => metricCurves(lines, p.definitions)) : Promise.resolve(undefined)),
     [p.stream, p.running ? events.length : -1],
@@ -287,11 +332,24 @@ function StreamView(p: { k: KindInfo; stream: string; running: boolean; training
         {p.k.logGroup} · {p.stream}
       </div>
       <ErrorBox error={error} title="Could not read the log" />
-      <pre class="log" data-lines={events.length}>
-        {events.map((e, i) => (
+      <div class="toolbar log-tools">
+        <input type="search" name="find" placeholder="Find in the log…" value={find} onInput={(e) => setFind(e.currentTarget.value)} />
+        {needle ? (
+          <span class="muted small" data-testid="log-matches">
+            {shown.length} of {events.length} lines match
+          </span>
+        ) : null}
+        {p.running ? (
+          <label class="small">
+            <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} /> follow the end
+          </label>
+        ) : null}
+      </div>
+      <pre class="log" data-lines={events.length} ref={logEl}>
+        {shown.map((e, i) => (
           <div key={i}>
             <span class="muted">{new Date(e.timestamp).toISOString().slice(11, 23)} </span>
-            {e.message.replace(/#011/g, '\t')}
+            {highlight(e.message.replace(/#011/g, '\t'), needle)}
           </div>
         ))}
       </pre>
@@ -319,4 +377,22 @@ function Curves({ c, error }: { c?: ReturnType<typeof metricCurves>; error?: unk
       <Chart title={c.xLabel === 'round' ? 'Metrics per round' : 'Metrics as the job reported them'} unit="value" x={c.x} series={series} xLabel={c.xLabel} height={220} />
     </div>
   );
+}
+
+/** The line with each case-insensitive occurrence of `needle` marked. */
+function highlight(line: string, needle: string) {
+  if (!needle) return line;
+  const parts: (string | ReturnType<typeof Mark>)[] = [];
+  const lower = line.toLowerCase();
+  let at = 0;
+  for (let i = lower.indexOf(needle); i >= 0; i = lower.indexOf(needle, i + needle.length)) {
+    parts.push(line.slice(at, i), <Mark key={i} text={line.slice(i, i + needle.length)} />);
+    at = i + needle.length;
+  }
+  parts.push(line.slice(at));
+  return parts;
+}
+
+function Mark({ text }: { text: string }) {
+  return <mark>{text}</mark>;
 }
