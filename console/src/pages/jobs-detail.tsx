@@ -263,7 +263,8 @@ function FinalMetrics({ j }: { j: Obj }) {
  */
 function JobLog(p: { k: KindInfo; name: string; running: boolean; training: boolean; definitions?: MetricDefinition[] }) {
   const { query } = useLocation();
-  const streams = useAsync((signal) => jobStreams(p.k, p.name, signal), [p.k.kind, p.name]);
+  // Read again when the job ends: a job that finished between two polls has its stream by then.
+  const streams = useAsync((signal) => jobStreams(p.k, p.name, signal), [p.k.kind, p.name, p.running]);
   useInterval(streams.reload, 3000, p.running && (streams.data?.length ?? 0) === 0);
   const chosen = query.get('stream') ?? streams.data?.[streams.data.length - 1];
   return (
