@@ -4,7 +4,7 @@
 // pointer over a node or an edge shows its whole name or association type. A legend of the kinds
 // and zoom/fit buttons sit on the picture; the entities are also a list of buttons for keyboards
 // and screen readers. Exports: PNG (the same drawing, every name) and SVG (svg.ts).
-import { type Drawn, NAMES_FROM_ZOOM, type Viewport, drawLegend, drawScene } from './draw.js';
+import { type Drawn, NAMES_FROM_ZOOM, type Viewport, canvasMeasure, drawLegend, drawScene } from './draw.js';
 import { layered } from './layered.js';
 import { type GraphEdge, type GraphNode, Scene, type SceneNode, exportFrame, legendEntries } from './scene.js';
 import { Surface } from './surface.js';
@@ -475,7 +475,7 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
         ),
       );
     },
-    svg: () => toSvg(scene),
+    svg: () => toSvg(scene, canvasMeasure(doc.createElement('canvas').getContext('2d')!)),
     destroy() {
       destroyed = true;
       clearTimeout(listTimer);
