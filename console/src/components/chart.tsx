@@ -22,6 +22,11 @@ export function Chart(p: {
   xRange?: readonly [number, number];
   /** Said over the plot while it has no points. */
   empty?: string;
+  /**
+   * Before this time (epoch seconds) nothing is known (the page was not sampling): shaded, so no
+   * one reads the blank as no traffic.
+   */
+  unknownBefore?: number;
   height?: number;
 }) {
   const el = useRef<HTMLDivElement>(null);
@@ -29,6 +34,8 @@ export function Chart(p: {
   // Read by the scale on every setData, so a window that moves with the clock moves the axis.
   const range = useRef(p.xRange);
   range.current = p.xRange;
+  const unknown = useRef(p.unknownBefore);
+  unknown.current = p.unknownBefore;
   const data = [p.x as number[], ...p.series.map((s) => s.values as (number | null)[])] as uPlot.AlignedData;
   useEffect(() => {
     let disposed = false;
@@ -50,6 +57,7 @@ export function Chart(p: {
           },
           axes: [p.xLabel === undefined ? {} : { label: p.xLabel }, { label: p.unit, size: 50 }],
           series: [{}, ...p.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false }))],
+          hooks: { drawClear: [(u) => shadeUnknown(u, unknown.current)] },
         },
         data,
         el.current,
@@ -67,7 +75,7 @@ export function Chart(p: {
   });
   const empty = p.empty !== undefined && p.x.length === 0;
   return (
-    <figure class="chart" data-points={p.x.length}>
+    <figure class="chart" data-points={p.x.length} data-x-from={p.xRange?.[0]} data-x-to={p.xRange?.[1]}>
       <figcaption>{p.title}</figcaption>
       <div class="chart-plot">
         <div ref={el} />
@@ -75,4 +83,16 @@ export function Chart(p: {
       </div>
     </figure>
   );
+}
+
+/** Shades the plot from its left edge to `before` (epoch seconds), under the grid and the lines. */
+function shadeUnknown(u: uPlot, before: number | undefined): void {
+  if (before === undefined) return;
+  const { left, top, width, height } = u.bbox;
+  const x = Math.min(left + width, Math.max(left, u.valToPos(before, 'x', true)));
+  if (x <= left) return;
+  u.ctx.save();
+  u.ctx.fillStyle = 'rgba(107, 114, 128, 0.10)';
+  u.ctx.fillRect(left, top, x - left, height);
+  u.ctx.restore();
 }

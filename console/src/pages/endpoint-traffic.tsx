@@ -48,7 +48,7 @@ export function Traffic({ endpoint }: { endpoint: string }) {
   const since = read?.m.since;
   const empty = read ? 'No samples in this window yet' : 'Reading…';
   const chart = (title: string, unit: string, series: { label: string; color: string; values: (number | null)[] }[]) => (
-    <Chart title={title} unit={unit} x={x} xRange={xRange} empty={empty} series={series} />
+    <Chart title={title} unit={unit} x={x} xRange={xRange} empty={empty} series={series} unknownBefore={since === undefined ? start / 1000 : since / 1000} />
   );
   return (
     <div class="traffic">
@@ -79,7 +79,7 @@ export function Traffic({ endpoint }: { endpoint: string }) {
         {read ? (
           <p class="muted small traffic-source">
             {read.m.source}.
-            {since !== undefined && since > start ? ` Nothing is known before ${clock(since)}: traffic before then is not shown.` : ''}
+            {since !== undefined && since > start ? ` Nothing is known before ${clock(since)} (shaded): traffic before then is not shown.` : ''}
           </p>
         ) : null}
       </div>

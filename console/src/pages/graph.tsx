@@ -11,6 +11,7 @@ import { ErrorBox, Json, Loading, useAsync, when } from '../components/ui';
 import { createGraphView } from '../graph/view';
 import { type GEdge, type GVertex, graphOf, gremlinString, plain, vertexName, withProperties } from '../lib/graphson';
 import { setQuery, useLocation } from '../router';
+import { breakable } from './lineage-details';
 
 /** The exporter's vertex label for each lineage node kind: artifact, action, context, trial_component. */
 const LABEL = Object.fromEntries(NODE_FILES.map((f) => [f.kind, f.label])) as Record<(typeof NODE_FILES)[number]['kind'], string>;
@@ -26,6 +27,8 @@ export const EXAMPLES: readonly { title: string; query: string }[] = [
 const NAMED = 1000;
 
 interface Result {
+  /** The query these are the results of. */
+  readonly q: string;
   readonly rows: unknown[];
   readonly vertices: GVertex[];
   readonly edges: GEdge[];
@@ -42,7 +45,7 @@ async function run(q: string, signal: AbortSignal): Promise<Result> {
     const props = await gremlin(`g.V(${ids.join(',')}).elementMap()`, signal).catch(() => []);
     vertices = withProperties(vertices, props);
   }
-  return { rows, vertices, edges: g.edges };
+  return { q, rows, vertices, edges: g.edges };
 }
 
 export function GraphPage() {
@@ -102,11 +105,9 @@ export function GraphPage() {
           .
         </p>
       ) : result.data ? (
-        view === 'table' ? (
-          <ResultTable results={result.data.rows} />
-        ) : (
-          <ResultGraph result={result.data} />
-        )
+        <div class="graph-result" data-query={result.data.q}>
+          {view === 'table' ? <ResultTable results={result.data.rows} /> : <ResultGraph result={result.data} />}
+        </div>
       ) : null}
     </section>
   );
@@ -174,7 +175,7 @@ function VertexDetails({ v }: { v: GVertex }) {
         <dd class="mono small">{v.id}</dd>
         {props.map(([k, x]) => (
           <Fragment key={k}>
-            <dt>{k}</dt>
+            <dt>{breakable(k)}</dt>
             <dd class={typeof x === 'string' && /^(arn:|s3:\/\/)/.test(x) ? 'mono small' : ''}>
               {typeof x === 'string' && ISO.test(x) ? <time dateTime={x} title={x}>{when(x)}</time> : typeof x === 'object' ? JSON.stringify(x) : String(x)}
             </dd>

@@ -69,11 +69,17 @@ function FactRow({ f }: { f: Fact }) {
   else value = f.text;
   return (
     <>
-      <dt>{f.label}</dt>
+      <dt>{breakable(f.label)}</dt>
       <dd>
         {value}
         {f.note ? <span class="muted small"> ({f.note})</span> : null}
       </dd>
     </>
   );
+}
+
+/** A key such as `SageMaker.InstanceType` with places to wrap after its dots, colons and underscores. */
+export function breakable(key: string): ComponentChildren {
+  const parts = key.replace(/([.:_])/g, '$1\n').split('\n');
+  return parts.length === 1 ? key : parts.map((p, i) => (i ? [<wbr key={i} />, p] : p));
 }
