@@ -163,9 +163,11 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
           Math.max(1, height - 2 * padY) / Math.max(1, b.y2 - b.y1),
         ),
       );
-    // Room for the names under the outermost nodes only where names are drawn.
+    // Room for the names under the outermost nodes only where names are drawn (the start's, in
+    // bold at 12 px or more, may be the widest and at an edge).
     let zoom = zoomFor(30, 30);
-    if (zoom >= NAMES_FROM_ZOOM) zoom = Math.max(NAMES_FROM_ZOOM, zoomFor(110, 50));
+    const startName = (scene.start()?.label.length ?? 0) * 3.9 + 12;
+    if (zoom >= NAMES_FROM_ZOOM) zoom = Math.max(NAMES_FROM_ZOOM, zoomFor(Math.max(110, startName), 50));
     vp = { zoom, x: width / 2 - (zoom * (b.x1 + b.x2)) / 2, y: height / 2 - (zoom * (b.y1 + b.y2)) / 2 };
   }
 
