@@ -175,7 +175,7 @@ describe('web console in Chromium', { skip }, () => {
   });
 
   test('API errors are shown in words', async () => {
-    await page.goto(url('/registry/no-such-group'));
+    await page.goto(url(`/registry/${GROUP}/99`));
     const err = page.locator('.error').first();
     await err.waitFor();
     assert.match(await err.innerText(), /does not exist|not found/i);

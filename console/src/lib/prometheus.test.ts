@@ -35,3 +35,16 @@ test('intervals are per-minute rates and the mean latency of the interval', () =
   const [idle] = intervals([b, { ...b, t: 60_000 }]);
   assert.equal(idle!.latencyMs, null);
 });
+
+test('samples further apart than the page watched break the line instead of averaging the gap', () => {
+  const a = endpointCounters(parsePrometheus(text(10, 0.5, 10)), 'abalone', 0);
+  const b = endpointCounters(parsePrometheus(text(20, 0.6, 20)), 'abalone', 2_000);
+  const c = endpointCounters(parsePrometheus(text(500, 9, 500)), 'abalone', 600_000);
+  const d = endpointCounters(parsePrometheus(text(506, 9.1, 506)), 'abalone', 602_000);
+  const points = intervals([a, b, c, d], 6_000);
+  assert.deepEqual(
+    points.map((p) => p.invocationsPerMin),
+    [300, null, 180],
+  );
+  assert.equal(points[1]!.t, 600, 'the gap ends where the page started watching again');
+});

@@ -64,21 +64,32 @@ export function endpointCounters(samples: readonly Sample[], endpoint: string, t
 export interface Interval {
   /** End of the interval, seconds since the epoch (uPlot's x). */
   readonly t: number;
-  readonly invocationsPerMin: number;
-  readonly errorsPerMin: number;
-  readonly throttlesPerMin: number;
+  /** Null for a gap in the samples (the page was closed): the line breaks there. */
+  readonly invocationsPerMin: number | null;
+  readonly errorsPerMin: number | null;
+  readonly throttlesPerMin: number | null;
   /** Mean model latency of the interval's invocations, ms (null when there were none). */
   readonly latencyMs: number | null;
   readonly overheadMs: number | null;
 }
 
-export function intervals(samples: readonly EndpointCounters[]): Interval[] {
+/**
+ * The rates between successive samples. Two samples further apart than `maxGapMs` (the page was
+ * not open in between) give a point of nulls, so the charts break the line instead of drawing an
+ * average over minutes nobody watched.
+ */
+export function intervals(samples: readonly EndpointCounters[], maxGapMs = Number.POSITIVE_INFINITY): Interval[] {
   const out: Interval[] = [];
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1]!;
     const b = samples[i]!;
     const minutes = (b.t - a.t) / 60_000;
     if (minutes <= 0) continue;
+    if (b.t - a.t > maxGapMs) {
+      const none = { invocationsPerMin: null, errorsPerMin: null, throttlesPerMin: null, latencyMs: null, overheadMs: null };
+      out.push({ t: b.t / 1000, ...none });
+      continue;
+    }
     // A counter that went down was reset (the endpoint was recreated): count from zero.
     const d = (x: number, y: number) => (y >= x ? y - x : y);
     const n = d(a.latencyCount, b.latencyCount);

@@ -1,10 +1,11 @@
 // Samples GET /metrics while an endpoint's page is open and keeps the last minutes per endpoint,
-// so the charts survive navigating away and back.
+// so the charts survive navigating away and back. Read through endpoint-metrics.ts.
 import { metricsText } from '../api/client';
 import { type EndpointCounters, endpointCounters, parsePrometheus } from './prometheus';
 
 export const SAMPLE_MS = 2000;
-const KEEP_MS = 15 * 60_000;
+/** As long as the longest window the endpoint page offers (a sample every 2 s: 1,800 small records an hour). */
+const KEEP_MS = 3 * 60 * 60_000;
 
 const history = new Map<string, EndpointCounters[]>();
 

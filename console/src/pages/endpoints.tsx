@@ -1,16 +1,19 @@
-// Endpoints: the list, and one endpoint's status (polled while it changes), variants, deployed
-// images, charts from /metrics and a box to send a test request. Paths: /endpoints, /endpoints/{name}.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+// Endpoints: the list, and one endpoint's status (polled: every second while it changes, every few
+// seconds otherwise), why it failed, variants, deployed images, traffic charts (endpoint-traffic.tsx)
+// and a box to send a test request. Paths: /endpoints, /endpoints/{name}?window=.
+import { useEffect, useState } from 'preact/hooks';
 import { type Invocation, invokeEndpoint, sagemaker } from '../api/client';
-import { Chart } from '../components/chart';
 import { Badge, ErrorBox, Loading, Pager, Snippet, SortableTable, useAsync, useInterval, usePaged, when } from '../components/ui';
-import { intervals } from '../lib/prometheus';
-import { SAMPLE_MS, sample, samplesOf } from '../lib/sampler';
 import { Link, setQuery, useLocation } from '../router';
+import { Traffic } from './endpoint-traffic';
 import { mapLimit } from './registry';
 
 type Obj = Record<string, unknown>;
 const TRANSITIONAL = new Set(['Creating', 'Updating', 'Deleting', 'SystemUpdating', 'RollingBack']);
+/** Statuses in which the endpoint answers requests: its traffic and the test box apply. */
+const SERVING = new Set(['InService', 'Updating', 'SystemUpdating', 'RollingBack']);
+/** How often a page showing endpoints asks again when nothing is under way (ms). */
+const CALM_MS = 10_000;
 
 export function EndpointsPage() {
   const { segments } = useLocation();
@@ -36,8 +39,10 @@ function EndpointList() {
     );
     return { items: r.Endpoints, next: r.NextToken };
   });
-  // Endpoints on their way somewhere are shown live.
-  useInterval(list.reload, 2000, list.data?.items.some((e) => TRANSITIONAL.has(String(e.EndpointStatus))) ?? false);
+  // Endpoints on their way somewhere are shown live; the rest is read again now and then, so an
+  // endpoint created or deleted elsewhere shows up without a reload.
+  const moving = list.data?.items.some((e) => TRANSITIONAL.has(String(e.EndpointStatus))) ?? false;
+  useInterval(list.reload, moving ? 2000 : CALM_MS);
   return (
     <section>
       <h1>Endpoints</h1>
@@ -115,7 +120,7 @@ async function loadDeployment(configName: string, signal: AbortSignal): Promise<
 function EndpointDetail({ name }: { name: string }) {
   const ep = useAsync((signal) => sagemaker<Obj>('DescribeEndpoint', { EndpointName: name }, signal), [name]);
   const status = ep.data ? String(ep.data.EndpointStatus) : undefined;
-  useInterval(ep.reload, 1000, status !== undefined && TRANSITIONAL.has(status));
+  useInterval(ep.reload, status !== undefined && TRANSITIONAL.has(status) ? 1000 : CALM_MS, ep.data !== undefined);
   const configName = ep.data?.EndpointConfigName as string | undefined;
   const deployment = useAsync((signal) => (configName ? loadDeployment(configName, signal) : Promise.resolve(undefined)), [configName]);
   const e = ep.data;
@@ -129,6 +134,13 @@ function EndpointDetail({ name }: { name: string }) {
       </h1>
       <ErrorBox error={ep.error} />
       {!e && ep.loading ? <Loading /> : null}
+      {e && status === 'Failed' ? <Failure reason={e.FailureReason} /> : null}
+      {e && status !== 'Failed' && e.FailureReason ? (
+        <div class="warning" role="status">
+          <strong>The last change failed</strong>
+          <div>{String(e.FailureReason)}</div>
+        </div>
+      ) : null}
       {e ? (
         <>
           <dl class="facts">
@@ -140,12 +152,6 @@ function EndpointDetail({ name }: { name: string }) {
             <dd>{when(e.CreationTime)}</dd>
             <dt>Last modified</dt>
             <dd>{when(e.LastModifiedTime)}</dd>
-            {e.FailureReason ? (
-              <>
-                <dt>Failure reason</dt>
-                <dd class="bad-text">{String(e.FailureReason)}</dd>
-              </>
-            ) : null}
           </dl>
           <p>
             <Link to={`/lineage?arn=${encodeURIComponent(String(e.EndpointArn))}&direction=Ascendants`}>Lineage of this endpoint</Link>
@@ -153,10 +159,18 @@ function EndpointDetail({ name }: { name: string }) {
           <h2>Variants</h2>
           <ErrorBox error={deployment.error} />
           {deployment.data ? <Variants endpoint={e} variants={deployment.data.variants} /> : <Loading what="variants" />}
-          <h2>Traffic</h2>
-          <Charts endpoint={name} />
-          <h2>Test request</h2>
-          <TestBox endpoint={name} inService={status === 'InService'} contentTypes={deployment.data?.variants.flatMap((v) => v.contentTypes) ?? []} />
+          {status && SERVING.has(status) ? (
+            <>
+              <h2>Traffic</h2>
+              <Traffic endpoint={name} />
+              <h2>Test request</h2>
+              <TestBox endpoint={name} inService={status === 'InService'} contentTypes={deployment.data?.variants.flatMap((v) => v.contentTypes) ?? []} />
+            </>
+          ) : status !== 'Failed' ? (
+            <p class="muted not-serving">
+              The endpoint is {status}: its traffic and a test request will be here once it is InService.
+            </p>
+          ) : null}
         </>
       ) : null}
     </section>
@@ -212,40 +226,16 @@ function Variants({ endpoint, variants }: { endpoint: Obj; variants: Deployed[] 
   );
 }
 
-function Charts({ endpoint }: { endpoint: string }) {
-  const [, setTick] = useState(0);
-  const [error, setError] = useState<unknown>();
-  const take = () =>
-    sample([endpoint]).then(
-      () => {
-        setError(undefined);
-        setTick((t) => t + 1);
-      },
-      (err) => setError(err),
-    );
-  useEffect(() => {
-    void take();
-  }, [endpoint]);
-  useInterval(take, SAMPLE_MS);
-  const points = intervals(samplesOf(endpoint));
-  const x = points.map((p) => p.t);
-  const series = useMemo(() => ({ colors: ['#2563eb', '#dc2626', '#d97706', '#059669'] }), []);
+/** Why a Failed endpoint failed, first and in full, and what to do about it. */
+function Failure({ reason }: { reason: unknown }) {
   return (
-    <div class="charts" data-samples={points.length}>
-      <ErrorBox error={error} title="Could not read /metrics" />
-      <Chart title="Invocations" unit="per min" x={x} series={[{ label: 'invocations', color: series.colors[0]!, values: points.map((p) => p.invocationsPerMin) }]} />
-      <Chart title="Errors (4xx + 5xx)" unit="per min" x={x} series={[{ label: 'errors', color: series.colors[1]!, values: points.map((p) => p.errorsPerMin) }]} />
-      <Chart title="Throttles" unit="per min" x={x} series={[{ label: 'throttled', color: series.colors[2]!, values: points.map((p) => p.throttlesPerMin) }]} />
-      <Chart
-        title="Latency"
-        unit="ms"
-        x={x}
-        series={[
-          { label: 'model', color: series.colors[3]!, values: points.map((p) => p.latencyMs) },
-          { label: 'overhead', color: series.colors[0]!, values: points.map((p) => p.overheadMs) },
-        ]}
-      />
-      <p class="muted small">Sampled from /metrics every {SAMPLE_MS / 1000} s while this page is open.</p>
+    <div class="failure" role="alert">
+      <strong>This endpoint failed</strong>
+      <p class="failure-reason">{reason ? String(reason) : 'SageMaker gave no reason.'}</p>
+      <p class="small">
+        A failed endpoint serves no requests and cannot be updated. Fix the cause (the model's artifact and image,
+        the endpoint config), then delete the endpoint and create it again.
+      </p>
     </div>
   );
 }

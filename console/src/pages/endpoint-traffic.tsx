@@ -1,0 +1,88 @@
+// An endpoint's traffic charts: invocations, errors, throttles and latency over a window the user
+// picks (the last 5 minutes to 3 hours, always ending now), with the time axis spanning that
+// whole window and saying when it holds no points yet. The points come from endpointMetrics()
+// (console/src/lib/endpoint-metrics.ts), the one seam between the charts and where metrics live.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Chart } from '../components/chart';
+import { ErrorBox, useInterval } from '../components/ui';
+import { type EndpointMetrics, WINDOWS, endpointMetrics } from '../lib/endpoint-metrics';
+import { setQuery, useLocation } from '../router';
+
+const COLORS = ['#2563eb', '#dc2626', '#d97706', '#059669'];
+
+const clock = (ms: number) => new Date(ms).toLocaleTimeString();
+
+export function Traffic({ endpoint }: { endpoint: string }) {
+  const { query } = useLocation();
+  const win = WINDOWS.find((w) => w.key === query.get('window')) ?? WINDOWS[0];
+  const [read, setRead] = useState<{ m: EndpointMetrics; end: number }>();
+  const [error, setError] = useState<unknown>();
+  // Only the newest answer is drawn: a slow read must not replace a later one.
+  const asked = useRef(0);
+  const take = () => {
+    const n = ++asked.current;
+    const end = Date.now();
+    endpointMetrics(endpoint, { start: end - win.ms, end }).then(
+      (m) => {
+        if (n !== asked.current) return;
+        setError(undefined);
+        setRead({ m, end });
+      },
+      (err) => n === asked.current && setError(err),
+    );
+  };
+  useEffect(take, [endpoint, win.key]);
+  useEffect(
+    () => () => {
+      asked.current++;
+    },
+    [],
+  );
+  useInterval(take, read?.m.refreshMs ?? 2000);
+
+  const end = read?.end ?? Date.now();
+  const start = end - win.ms;
+  const points = read?.m.points ?? [];
+  const x = points.map((p) => p.t);
+  const xRange = [start / 1000, end / 1000] as const;
+  const since = read?.m.since;
+  const empty = read ? 'No samples in this window yet' : 'Reading…';
+  const chart = (title: string, unit: string, series: { label: string; color: string; values: (number | null)[] }[]) => (
+    <Chart title={title} unit={unit} x={x} xRange={xRange} empty={empty} series={series} unknownBefore={since === undefined ? start / 1000 : since / 1000} />
+  );
+  return (
+    <div class="traffic">
+      <div class="toolbar">
+        <label>
+          Window{' '}
+          <select name="window" value={win.key} onChange={(e) => setQuery({ window: e.currentTarget.value }, true)}>
+            {WINDOWS.map((w) => (
+              <option key={w.key} value={w.key}>
+                {w.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span class="muted small">
+          {clock(start)} – {clock(end)}
+        </span>
+      </div>
+      <div class="charts" data-samples={points.length}>
+        <ErrorBox error={error} title="Could not read the endpoint's metrics" />
+        {chart('Invocations', 'per min', [{ label: 'invocations', color: COLORS[0]!, values: points.map((p) => p.invocationsPerMin) }])}
+        {chart('Errors (4xx + 5xx)', 'per min', [{ label: 'errors', color: COLORS[1]!, values: points.map((p) => p.errorsPerMin) }])}
+        {chart('Throttles', 'per min', [{ label: 'throttled', color: COLORS[2]!, values: points.map((p) => p.throttlesPerMin) }])}
+        {chart('Latency', 'ms', [
+          { label: 'model', color: COLORS[3]!, values: points.map((p) => p.latencyMs) },
+          { label: 'overhead', color: COLORS[0]!, values: points.map((p) => p.overheadMs) },
+        ])}
+        {read ? (
+          <p class="muted small traffic-source">
+            {read.m.source}.
+            {since !== undefined && since > start ? ` Nothing is known before ${clock(since)} (shaded): traffic before then is not shown.` : ''}
+          </p>
+        ) : null}
+      </div>
+    </div>
+  );
+}
