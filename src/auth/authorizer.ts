@@ -25,6 +25,7 @@ import {
   trailerStringToSign,
   UNSIGNED_PAYLOAD,
 } from './sigv4.js';
+import { isSigV2Query, parseSigV2Query, sameSigV2, sigV2Signature, sigV2StringToSign } from './sigv2.js';
 
 /** AWS's clock-skew window for signed requests. */
 export const MAX_SKEW_MS = 15 * 60 * 1000;
@@ -38,22 +39,40 @@ export type AuthFailure =
   | {
       readonly reason: 'signature';
       readonly accessKeyId: string;
-      readonly canonicalRequest: string;
+      /** SigV4 only: SigV2 signs a string, not a canonical request. */
+      readonly canonicalRequest?: string;
       readonly stringToSign: string;
       readonly signatureProvided: string;
     }
   | { readonly reason: 'skewed'; readonly requestTime: string; readonly serverTime: Date; readonly future: boolean }
-  | { readonly reason: 'expired'; readonly expiresAt: Date; readonly serverTime: Date; readonly seconds: number }
+  | {
+      readonly reason: 'expired';
+      readonly expiresAt: Date;
+      readonly serverTime: Date;
+      /** X-Amz-Expires of a SigV4 URL; absent for SigV2, whose Expires is the time itself. */
+      readonly seconds?: number;
+    }
   | { readonly reason: 'expires-too-long' }
   | { readonly reason: 'missing-content-sha256' };
 
-export interface Authenticated {
+export interface SigV4Authenticated {
+  readonly version: 4;
   readonly principal: Principal;
   readonly parts: SignedParts;
   readonly signingKey: SigningKey;
   /** The payload hash the signature covers (a hex digest, UNSIGNED-PAYLOAD or a STREAMING-* literal). */
   readonly payloadHash: string;
 }
+
+/** An S3 SigV2 presigned URL: it names the principal and signs no payload. */
+export interface SigV2Authenticated {
+  readonly version: 2;
+  readonly principal: Principal;
+  readonly parts?: undefined;
+  readonly payloadHash: typeof UNSIGNED_PAYLOAD;
+}
+
+export type Authenticated = SigV4Authenticated | SigV2Authenticated;
 
 export interface SignedRequest {
   readonly method: string;
@@ -193,6 +212,9 @@ export class Authorizer {
     const q = url.indexOf('?');
     const rawPath = q < 0 ? url : url.slice(0, q);
     const rawQuery = q < 0 ? '' : url.slice(q + 1);
+    // S3 also takes the legacy SigV2 query form that pinned SDKs still presign with.
+    if (opts.s3 && req.headers.authorization === undefined && isSigV2Query(rawQuery))
+      return this.verifySigV2(req, rawPath, rawQuery, creds, opts.now ?? Date.now());
     const parsed = parseSignature(req.headers, rawQuery, this.headerCredentials);
     const r = this.verify(req, opts, rawPath, rawQuery, creds, parsed);
     // An SDK-layout header whose signature is not as the SDKs write it: read as it always was.
@@ -270,7 +292,32 @@ export class Authorizer {
         signatureProvided: parsed.signature,
       };
     }
-    return { principal, parts: parsed, signingKey: key, payloadHash };
+    return { version: 4, principal, parts: parsed, signingKey: key, payloadHash };
+  }
+
+  /**
+   * A SigV2 presigned URL, with SigV4's rules for a tampered or expired one: any change to what
+   * was signed is SignatureDoesNotMatch, and past Expires the URL is refused. (S3 puts no week
+   * limit on SigV2 URLs: Expires is the signer's choice.)
+   */
+  private verifySigV2(
+    req: SignedRequest,
+    rawPath: string,
+    rawQuery: string,
+    creds: Credentials,
+    now: number,
+  ): SigV2Authenticated | AuthFailure {
+    const parsed = parseSigV2Query(rawQuery);
+    if (parsed.kind === 'malformed') return { reason: 'malformed', message: parsed.message };
+    const { accessKeyId, signature, expires } = parsed.query;
+    const principal = creds.byAccessKey.get(accessKeyId);
+    if (!principal) return { reason: 'unknown-key', accessKeyId };
+    const stringToSign = sigV2StringToSign(req.method, rawPath, rawQuery, req.headers, expires);
+    if (!sameSigV2(sigV2Signature(principal.secretAccessKey, stringToSign), signature)) {
+      return { reason: 'signature', accessKeyId, stringToSign, signatureProvided: signature };
+    }
+    if (now > expires * 1000) return { reason: 'expired', expiresAt: new Date(expires * 1000), serverTime: new Date(now) };
+    return { version: 2, principal, payloadHash: UNSIGNED_PAYLOAD };
   }
 
   private signerOf(creds: Credentials, credential: SignatureCredential): Signer {
@@ -391,7 +438,7 @@ export class Authorizer {
    * The checker of an aws-chunked body's chunk signatures (STREAMING-AWS4-HMAC-SHA256-PAYLOAD):
    * each chunk's signature chains from the previous one, the first from the request's.
    */
-  chunkVerifier(auth: Authenticated): ChunkVerifier {
+  chunkVerifier(auth: SigV4Authenticated): ChunkVerifier {
     let previous = auth.parts.signature.toLowerCase();
     const { amzDate } = auth.parts;
     const { scope } = auth.parts.credential;

@@ -76,8 +76,9 @@ export function s3AuthError(f: AuthFailure): S3Error {
         StringToSign: f.stringToSign,
         SignatureProvided: f.signatureProvided,
         StringToSignBytes: hexBytes(f.stringToSign),
-        CanonicalRequest: f.canonicalRequest,
-        CanonicalRequestBytes: hexBytes(f.canonicalRequest),
+        ...(f.canonicalRequest === undefined
+          ? {}
+          : { CanonicalRequest: f.canonicalRequest, CanonicalRequestBytes: hexBytes(f.canonicalRequest) }),
       });
     case 'skewed':
       return new S3AuthError('RequestTimeTooSkewed', undefined, {
@@ -87,7 +88,7 @@ export function s3AuthError(f: AuthFailure): S3Error {
       });
     case 'expired':
       return new S3AuthError('AccessDenied', 'Request has expired', {
-        'X-Amz-Expires': f.seconds,
+        ...(f.seconds === undefined ? {} : { 'X-Amz-Expires': f.seconds }),
         Expires: f.expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
         ServerTime: f.serverTime.toISOString().replace(/\.\d{3}Z$/, 'Z'),
       });

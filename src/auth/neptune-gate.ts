@@ -30,7 +30,7 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
 
   const deny = (res: ServerResponse, requestId: string, f: Parameters<typeof neptuneAuthError>[0]) => {
     const e = neptuneAuthError(f);
-    const text = JSON.stringify({ code: e.code, requestId, detailedMessage: e.message });
+    const text = JSON.stringify({ code: e.code, requestId, detailedMessage: e.message, message: e.message });
     res.writeHead(e.httpStatus, {
       'content-type': 'application/json;charset=UTF-8',
       'content-length': Buffer.byteLength(text),
@@ -71,7 +71,7 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
           deny(res, requestId, r);
           return;
         }
-        const region = r.parts.credential.region || defaultRegion;
+        const region = r.parts?.credential.region || defaultRegion;
         const url = new URL(req.url ?? '/', 'http://graph');
         const path = url.pathname.replace(/\/+$/, '') || '/';
         // Gremlin queries are authorized one by one once parsed (queryAccess); other routes here.
@@ -97,13 +97,13 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
       const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, {});
       if ('reason' in r) {
         const e = neptuneAuthError(r);
-        const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message });
+        const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message, message: e.message });
         socket.end(
           `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
         );
         return;
       }
-      callers.set(req, { principal: r.principal, region: r.parts.credential.region || defaultRegion });
+      callers.set(req, { principal: r.principal, region: r.parts?.credential.region || defaultRegion });
       inner(req, socket, head);
     };
 

@@ -4,9 +4,16 @@ import { nameFromArnOrName, parseArn, sagemakerArn } from './arn.js';
 
 const p = { accountId: '111122223333', region: 'us-west-2' };
 
-test('endpoint, endpoint-config and model ARNs are lower-cased; model package groups keep case', () => {
+test('endpoint, config, model, model package and job ARNs are lower-cased; model package groups keep case', () => {
   assert.equal(sagemakerArn(p, 'endpoint', 'My-EP'), 'arn:aws:sagemaker:us-west-2:111122223333:endpoint/my-ep');
   assert.equal(sagemakerArn(p, 'model', 'M'), 'arn:aws:sagemaker:us-west-2:111122223333:model/m');
+  assert.equal(
+    sagemakerArn(p, 'model-package', 'AbaloneModelPackageGroupName/2'),
+    'arn:aws:sagemaker:us-west-2:111122223333:model-package/abalonemodelpackagegroupname/2',
+  );
+  for (const kind of ['training-job', 'processing-job', 'transform-job']) {
+    assert.equal(sagemakerArn(p, kind, 'Abalone-Train'), `arn:aws:sagemaker:us-west-2:111122223333:${kind}/abalone-train`);
+  }
   assert.equal(
     sagemakerArn(p, 'model-package-group', 'Abalone'),
     'arn:aws:sagemaker:us-west-2:111122223333:model-package-group/Abalone',

@@ -7,10 +7,13 @@ export interface Partition {
 }
 
 /**
- * Resource types whose ARNs SageMaker lower-cases (names are case-insensitive there);
- * model packages and their groups keep the caller's case.
+ * Resource types whose ARNs SageMaker lower-cases (names are case-insensitive there). The
+ * Developer Guide's "Run a pipeline" shows `training-job/…-abalonetrain-…`, `processing-job/…`,
+ * `transform-job/…`, `model/…` and `model-package/abalonemodelpackagegroupname/1` for steps and a
+ * group named in mixed case; model package groups keep the caller's case (an AWS example notebook
+ * quotes `model-package-group/Demo-test-deb-2`). Lineage and experiment entities: src/lineage/entities.ts.
  */
-const LOWER_CASED = new Set(['endpoint', 'endpoint-config', 'model']);
+const LOWER_CASED = new Set(['endpoint', 'endpoint-config', 'model', 'model-package', 'training-job', 'processing-job', 'transform-job']);
 
 export function sagemakerArn(p: Partition, resourceType: string, resource: string): string {
   const r = LOWER_CASED.has(resourceType) ? resource.toLowerCase() : resource;

@@ -247,7 +247,7 @@ export class AwsApi {
       { s3: true },
     );
     if ('reason' in r) return { ...ctx, rejected: s3AuthError(r) };
-    const streaming = r.payloadHash.startsWith('STREAMING-AWS4-HMAC-SHA256-PAYLOAD');
+    const streaming = r.version === 4 && r.payloadHash.startsWith('STREAMING-AWS4-HMAC-SHA256-PAYLOAD');
     return {
       ...ctx,
       gate: gateFor('s3', authz, r, ctx, req.socket),

@@ -1,5 +1,6 @@
 # boto3 against a Slipway started with a credentials file: good, wrong and unknown keys on the
-# SageMaker and S3 APIs, IAM denials, and presigned URLs (valid, tampered, expired).
+# SageMaker and S3 APIs, IAM denials, and presigned URLs (valid, tampered, expired), in SigV4 and in
+# the SigV2 query form Debian's botocore (1.29) presigns S3 URLs with by default.
 # Usage: auth_boto3.py <endpoint> <account>   (keys: test/support/credentials.ts)
 import sys
 import time
@@ -16,15 +17,16 @@ BOB = ("AKIABOB0000000000002", "bob-secret-access-key")
 UNKNOWN = ("AKIANOBODY0000000009", "nobody-secret-key")
 
 
-def client(service, creds):
+def client(service, creds, v4=True):
     return boto3.client(
         service,
         endpoint_url=endpoint,
         region_name="us-west-2",
         aws_access_key_id=creds[0],
         aws_secret_access_key=creds[1],
-        # Debian's botocore (1.29) still presigns S3 URLs with SigV2 unless told; Slipway speaks SigV4 only.
-        config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}, signature_version="s3v4" if service == "s3" else None),
+        # v4=False: the client as Debian's botocore makes it, which presigns S3 URLs with SigV2.
+        config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1},
+                      signature_version="s3v4" if service == "s3" and v4 else None),
     )
 
 
@@ -73,6 +75,44 @@ assert fetch(url) == (200, b"hello from boto3"), fetch(url)
 status, body = fetch(url.replace("a%20b", "a%20c"))
 assert status == 403 and b"<Code>SignatureDoesNotMatch</Code>" in body, body
 short = s3.generate_presigned_url("get_object", Params={"Bucket": "boto-auth", "Key": "dir/a b+c.txt"}, ExpiresIn=1)
+time.sleep(2.1)
+status, body = fetch(short)
+assert status == 403 and b"<Message>Request has expired</Message>" in body, body
+
+# SigV2 presigned URLs (AWSAccessKeyId, Signature, Expires), as this botocore makes them by default.
+s3v2 = client("s3", ALICE, v4=False)
+url = s3v2.generate_presigned_url("get_object", Params={"Bucket": "boto-auth", "Key": "dir/a b+c.txt"}, ExpiresIn=300)
+assert "AWSAccessKeyId=" in url and "Signature=" in url and "Expires=" in url and "X-Amz-" not in url, url
+assert fetch(url) == (200, b"hello from boto3"), fetch(url)
+status, body = fetch(url.replace("a%20b", "a%20c"))
+assert status == 403 and b"<Code>SignatureDoesNotMatch</Code>" in body and b"<StringToSign>GET\n" in body, body
+later = url.replace("Expires=", "Expires=1")  # a longer life than was signed
+status, body = fetch(later)
+assert status == 403 and b"<Code>SignatureDoesNotMatch</Code>" in body, body
+# A sub-resource (a response-* override) is part of what was signed, and S3 applies it.
+disposition = s3v2.generate_presigned_url("get_object", ExpiresIn=300, Params={
+    "Bucket": "boto-auth", "Key": "dir/a b+c.txt", "ResponseContentDisposition": "attachment; filename=x.txt"})
+with urllib.request.urlopen(disposition) as r:
+    assert r.headers["Content-Disposition"] == "attachment; filename=x.txt", dict(r.headers)
+status, body = fetch(disposition.replace("filename%3Dx.txt", "filename%3Dy.txt"))
+assert status == 403 and b"SignatureDoesNotMatch" in body, body
+# A presigned PUT: what S3 stores is the body sent to it. Content-Type is signed (empty here), so
+# the request must not invent one (urllib would add application/x-www-form-urlencoded).
+put = s3v2.generate_presigned_url("put_object", Params={"Bucket": "boto-auth", "Key": "dir/v2.txt"}, ExpiresIn=300)
+with urllib.request.urlopen(urllib.request.Request(put, data=b"sent with sigv2", method="PUT",
+                                                   headers={"Content-Type": ""})) as r:
+    assert r.status == 200
+status, body = fetch(urllib.request.Request(put, data=b"x", method="PUT", headers={"Content-Type": "text/plain"}))
+assert status == 403 and b"SignatureDoesNotMatch" in body, body
+assert s3.get_object(Bucket="boto-auth", Key="dir/v2.txt")["Body"].read() == b"sent with sigv2"
+# Bob may read models/ only: a URL he signs for this bucket is refused as his own request would be.
+bob = client("s3", BOB, v4=False).generate_presigned_url("get_object", Params={"Bucket": "boto-auth", "Key": "dir/a b+c.txt"})
+status, body = fetch(bob)
+assert status == 403 and b"<Code>AccessDenied</Code>" in body, body
+unknown = client("s3", UNKNOWN, v4=False).generate_presigned_url("get_object", Params={"Bucket": "boto-auth", "Key": "dir/a b+c.txt"})
+status, body = fetch(unknown)
+assert status == 403 and b"<Code>InvalidAccessKeyId</Code>" in body, body
+short = s3v2.generate_presigned_url("get_object", Params={"Bucket": "boto-auth", "Key": "dir/a b+c.txt"}, ExpiresIn=1)
 time.sleep(2.1)
 status, body = fetch(short)
 assert status == 403 and b"<Message>Request has expired</Message>" in body, body

@@ -226,7 +226,7 @@ describe('console Jobs page in Chromium', { skip }, () => {
     const box = page.locator('.error[role="alert"]');
     await box.waitFor();
     assert.match(await box.innerText(), /Could not read training job no-such-job/);
-    assert.match(await box.innerText(), /Training job no-such-job does not exist/);
+    assert.match(await box.innerText(), /Requested resource not found/);
     await shot('jobs-unknown');
     assert.deepEqual(errors, []);
   });

@@ -97,7 +97,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await rejects(
         sm.send(new CreateModelPackageCommand({ ModelPackageGroupName: 'nogroup', InferenceSpecification: SPEC })),
         'ValidationException',
-        `ModelPackageGroup ${arn('model-package-group', 'nogroup')} does not exist.`,
+        'Model Package Group does not exist.',
       );
       await rejects(
         sm.send(

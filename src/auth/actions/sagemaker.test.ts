@@ -29,6 +29,6 @@ test('resources are built from the input as SageMaker names them', () => {
   const arn = 'arn:aws:sagemaker:us-west-2:111122223333:model-package/Group/3';
   assert.deepEqual(sagemakerActions('DescribeModelPackage', { ModelPackageName: arn }, P).resources, [arn]);
   assert.deepEqual(sagemakerActions('CreateModelPackage', { ModelPackageGroupName: 'Group' }, P).resources, [
-    'arn:aws:sagemaker:us-west-2:111122223333:model-package/Group/*',
+    'arn:aws:sagemaker:us-west-2:111122223333:model-package/group/*',
   ]);
 });

@@ -62,6 +62,7 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
   CreateEndpoint: [endpoint('EndpointName')],
   DescribeEndpoint: [endpoint('EndpointName')],
   UpdateEndpoint: [endpoint('EndpointName')],
+  UpdateEndpointWeightsAndCapacities: [endpoint('EndpointName')],
   DeleteEndpoint: [endpoint('EndpointName')],
   InvokeEndpoint: [endpoint('EndpointName')],
   CreateEndpointConfig: [endpointConfig('EndpointConfigName')],

@@ -1239,6 +1239,13 @@ export interface DescribeTrialResponse {
   MetadataProperties?: MetadataProperties;
 }
 
+export interface DesiredWeightAndCapacity {
+  VariantName: string;
+  DesiredWeight?: number;
+  DesiredInstanceCount?: number;
+  ServerlessUpdateConfig?: ProductionVariantServerlessUpdateConfig;
+}
+
 export type DetailedModelPackageStatus = "NotStarted" | "InProgress" | "Completed" | "Failed";
 
 export const DetailedModelPackageStatusValues = ["NotStarted", "InProgress", "Completed", "Failed"] as const;
@@ -2907,6 +2914,11 @@ export interface ProductionVariantServerlessConfig {
   ProvisionedConcurrency?: number;
 }
 
+export interface ProductionVariantServerlessUpdateConfig {
+  MaxConcurrency?: number;
+  ProvisionedConcurrency?: number;
+}
+
 export interface ProductionVariantStatus {
   Status: VariantStatus;
   StatusMessage?: string;
@@ -3734,6 +3746,15 @@ export interface UpdateEndpointInput {
 }
 
 export interface UpdateEndpointOutput {
+  EndpointArn: string;
+}
+
+export interface UpdateEndpointWeightsAndCapacitiesInput {
+  EndpointName: string;
+  DesiredWeightsAndCapacities: DesiredWeightAndCapacity[];
+}
+
+export interface UpdateEndpointWeightsAndCapacitiesOutput {
   EndpointArn: string;
 }
 

@@ -103,7 +103,7 @@ export function gremlinHttpListener(service: GremlinService, log: Logger, access
         res.destroy();
         return;
       }
-      send(e.httpStatus, JSON.stringify({ requestId, code: e.code, detailedMessage: e.message }));
+      send(e.httpStatus, JSON.stringify({ requestId, code: e.code, detailedMessage: e.message, message: e.message }));
     });
   };
 }

@@ -1,6 +1,6 @@
 // Neptune's HTTP wire format on the graph port: JSON or form bodies, "TRUE"/"FALSE" strings as
 // well as JSON booleans, answers as `{"status": "200 OK", "payload": ...}` and errors as
-// `{"code", "requestId", "detailedMessage"}` with Neptune's HTTP statuses.
+// `{"code", "requestId", "detailedMessage"}` with Neptune's HTTP statuses (and `message`, see below).
 // https://docs.aws.amazon.com/neptune/latest/userguide/load-api-reference.html
 // https://docs.aws.amazon.com/neptune/latest/apiref/CommonErrors.html (codes: the neptunedata model)
 import { randomUUID } from 'node:crypto';
@@ -238,6 +238,16 @@ export function neptuneListener(o: NeptuneHttpOptions) {
       }
       throw new MethodNotAllowedException(`Method ${method} is not allowed on ${path}`);
     }
+    // Neptune's answer for a query language or feature it does not offer ("<operation>
+    // operation/feature unsupported", 400 UnsupportedOperationException: the openCypher exceptions
+    // table of the Neptune User Guide). /status advertises only Gremlin, so clients can tell first.
+    const language = /^\/(opencypher|sparql)(?:\/|$)/i.exec(path)?.[1]?.toLowerCase();
+    if (language) {
+      const name = language === 'sparql' ? 'SPARQL' : 'openCypher';
+      throw new UnsupportedOperationException(
+        `${name} operation/feature unsupported: this graph store answers Gremlin queries (POST /gremlin, GET /gremlin?gremlin=..., ws://<host>:<port>/gremlin)`,
+      );
+    }
     throw new UnsupportedOperationException(`Slipway's graph API does not serve ${method} ${path}`);
   };
 
@@ -253,7 +263,9 @@ export function neptuneListener(o: NeptuneHttpOptions) {
           log.error({ err, requestId }, 'graph API: internal error');
           e = new InternalFailureException('An internal error occurred. Check the server log for this request id.');
         }
-        return { status: e.httpStatus, body: { code: e.code, requestId, detailedMessage: e.message } };
+        // DEVIATION(neptune): `message` repeats detailedMessage on every error of the graph port, so
+        // that an SDK error (the JS SDK reads `message`) carries the sentence, not "UnknownError".
+        return { status: e.httpStatus, body: { code: e.code, requestId, detailedMessage: e.message, message: e.message } };
       })
       .then(({ status, body }) => {
         const text = JSON.stringify(body);

@@ -39,11 +39,13 @@ export function createRuntimeHandlers(deployments: EndpointDeployments): SageMak
         }
         variant = wanted;
       } else if (live.variants.length > 1) {
-        // Traffic splits by variant weight, as SageMaker routes it.
-        const total = live.variants.reduce((s, v) => s + v.weight, 0);
-        let r = Math.random() * total;
-        for (const v of live.variants) {
-          r -= v.weight;
+        // Traffic splits by the variants' current weights, as SageMaker routes it; the endpoint's
+        // row (read through a one-second cache) has them after UpdateEndpointWeightsAndCapacities.
+        const current = new Map(doc.ProductionVariants.map((v) => [v.VariantName, v.CurrentWeight]));
+        const weights = live.variants.map((v) => current.get(v.name) ?? v.weight);
+        let r = Math.random() * weights.reduce((s, w) => s + w, 0);
+        for (const [i, v] of live.variants.entries()) {
+          r -= weights[i]!;
           if (r < 0) {
             variant = v;
             break;

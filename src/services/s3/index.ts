@@ -1,6 +1,7 @@
 // The embedded S3 API on the AWS port: routes a request (path-style or virtual-hosted), binds it
 // through the rest-xml protocol, runs the operation and streams the answer or S3's XML error.
 // https://docs.aws.amazon.com/AmazonS3/latest/userguide/VirtualHosting.html
+import { virtualHostBucket } from '../../domain/s3-host.js';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
@@ -62,20 +63,6 @@ export function createS3Handlers(deps: S3Deps): S3Handlers {
     listParts: (i, c) => multipart.listParts(i, c),
     listMultipartUploads: (i, c) => multipart.listMultipartUploads(i, c),
   };
-}
-
-/**
- * The bucket named by the Host header in virtual-hosted style: `<bucket>.localhost[:port]` or
- * `<bucket>.s3.<anything>` (e.g. `models.s3.slipway.internal`). IP addresses and bare names are path-style.
- */
-export function virtualHostBucket(host: string | undefined): string | undefined {
-  if (!host) return undefined;
-  const name = host.replace(/:\d+$/, '').toLowerCase();
-  if (/^[\d.]+$/.test(name) || name.startsWith('[')) return undefined;
-  const local = /^(.+)\.localhost$/.exec(name);
-  if (local) return local[1];
-  const s3 = /^(.+?)\.s3[.-]/.exec(name);
-  return s3 && s3[1] !== 's3' ? s3[1] : undefined;
 }
 
 const hostId = randomBytes(24).toString('base64');

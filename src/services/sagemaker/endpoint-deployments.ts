@@ -42,6 +42,8 @@ interface LiveVariant {
   readonly name: string;
   readonly weight: number;
   readonly deployed: DeployedVariant;
+  /** Its instance count or serverless configuration (variantCapacity). */
+  readonly capacity: string;
 }
 
 /** An endpoint as this replica serves it. */
@@ -52,6 +54,35 @@ export interface LiveEndpoint {
   readonly variants: readonly LiveVariant[];
   /** last_modified_at of the endpoint row this deployment matches. */
   readonly asOf: number;
+  /** The variants' instance counts and serverless configurations it was deployed with (capacityKey). */
+  readonly capacity: string;
+}
+
+/** What a variant runs with beyond its model: instance count or serverless configuration. */
+export interface Capacity {
+  readonly instances?: number;
+  readonly serverless?: ProductionVariantServerlessConfig;
+}
+
+const variantCapacity = (name: string, c: Capacity) => JSON.stringify([name, c.instances ?? null, c.serverless ?? null]);
+
+/** The capacities an endpoint's variants currently run with (DescribeEndpoint's Current* fields). */
+export function currentCapacities(variants: readonly StoredVariant[]): Map<string, Capacity> {
+  return new Map(
+    variants.map((v) => [v.VariantName, { instances: v.CurrentInstanceCount, serverless: v.CurrentServerlessConfig }]),
+  );
+}
+
+/** The capacities UpdateEndpointWeightsAndCapacities asked for (the Desired* fields). */
+function desiredCapacities(doc: EndpointDoc): Map<string, Capacity> {
+  return new Map(
+    doc.ProductionVariants.map((v) => [v.VariantName, { instances: v.DesiredInstanceCount, serverless: v.DesiredServerlessConfig }]),
+  );
+}
+
+/** Variants' capacities as one comparable string: a deployment is current when it matches. */
+function capacityKey(capacities: ReadonlyMap<string, Capacity>): string {
+  return JSON.stringify([...capacities].map(([name, c]) => variantCapacity(name, c)));
 }
 
 /** An endpoint row as the invoke path sees it (read through a short cache). */
@@ -79,6 +110,11 @@ export function desiredVariants(config: EndpointConfigDoc, status: string, at: n
     DesiredServerlessConfig: v.ServerlessConfig,
     VariantStatus: [{ Status: status, StartTime: at }],
   }));
+}
+
+/** A variant with no stage in progress (its VariantStatus list empty, as DescribeEndpoint then omits it). */
+export function settled({ VariantStatus: _, ...v }: StoredVariant): StoredVariant {
+  return v;
 }
 
 /** The runner's work item for an endpoint: one per endpoint, run again for each requested transition. */
@@ -179,10 +215,16 @@ export class EndpointDeployments {
     const key = this.key(p, row.name_key);
     const have = this.live.get(key);
     // What this replica deployed is current unless the row changed since (e.g. on another replica).
-    if (have && (have.asOf >= row.last_modified_at || have.configName === doc.EndpointConfigName)) return have;
+    const current = currentCapacities(doc.ProductionVariants);
+    if (
+      have &&
+      (have.asOf >= row.last_modified_at ||
+        (have.configName === doc.EndpointConfigName && have.capacity === capacityKey(current)))
+    )
+      return have;
     let pending = this.loading.get(key);
     if (!pending) {
-      pending = this.deployConfig(p, doc.EndpointConfigName, row.name, row.last_modified_at)
+      pending = this.deployConfig(p, doc.EndpointConfigName, row.name, row.last_modified_at, current)
         .then((live) => {
           const old = this.live.get(key);
           this.live.set(key, live);
@@ -205,47 +247,92 @@ export class EndpointDeployments {
     this.live.clear();
   }
 
-  private async stopAll(l: LiveEndpoint): Promise<void> {
-    await Promise.all(l.variants.map((v) => v.deployed.stop().catch(() => undefined)));
+  /** Stops the variants of `l`, but those `keep` still serves (a capacity update keeps some). */
+  private async stopAll(l: LiveEndpoint, keep?: LiveEndpoint): Promise<void> {
+    const kept = new Set(keep?.variants.map((v) => v.deployed));
+    await Promise.all(l.variants.filter((v) => !kept.has(v.deployed)).map((v) => v.deployed.stop().catch(() => undefined)));
   }
 
-  private async deployConfig(p: Partition, configName: string, endpointName: string, asOf: number): Promise<LiveEndpoint> {
+  /**
+   * Deploys every variant of a configuration. `capacities` (by variant name) override the
+   * configuration's initial ones (an endpoint whose capacity was updated since); a variant of
+   * `reuse` deployed with the same capacity is kept instead of deployed again.
+   */
+  private async deployConfig(
+    p: Partition,
+    configName: string,
+    endpointName: string,
+    asOf: number,
+    capacities?: ReadonlyMap<string, Capacity>,
+    reuse?: LiveEndpoint,
+  ): Promise<LiveEndpoint> {
     const { db, repos } = this.deps;
     const configRow = await repos.endpointConfigs.get(db, p, configName.toLowerCase());
     if (!configRow) {
       throw new DeploymentError(`Could not find endpoint configuration "${sagemakerArn(p, 'endpoint-config', configName)}".`);
     }
     const config = JSON.parse(configRow.doc) as EndpointConfigDoc;
+    const planned = config.ProductionVariants.map((v) => ({
+      v,
+      capacity: capacities?.get(v.VariantName) ?? {
+        instances: v.ServerlessConfig ? undefined : v.InitialInstanceCount,
+        serverless: v.ServerlessConfig,
+      },
+    }));
+    // Variants of the same configuration whose capacity did not change keep serving as they are.
+    const kept = new Map<string, LiveVariant>();
+    if (reuse?.configName === configRow.name) {
+      for (const { v, capacity } of planned) {
+        const old = reuse.variants.find((l) => l.name === v.VariantName);
+        if (old && old.capacity === variantCapacity(v.VariantName, capacity)) kept.set(v.VariantName, old);
+      }
+    }
     const variants: LiveVariant[] = [];
+    const started: LiveVariant[] = [];
     try {
-      for (const v of config.ProductionVariants) {
+      for (const { v, capacity } of planned) {
+        const have = kept.get(v.VariantName);
+        if (have) {
+          variants.push(have);
+          continue;
+        }
         let containers: ResolvedContainer[];
         try {
           ({ containers } = await resolveModelContainers(this.deps, db, p, v.ModelName ?? ''));
         } catch (err) {
           throw new DeploymentError((err as Error).message);
         }
+        const s = capacity.serverless;
         const deployed = await this.engine.deploy({
           endpointName,
           variantName: v.VariantName,
           containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl, environment: c.environment })),
-          serverless: v.ServerlessConfig
-            ? {
-                memorySizeInMB: v.ServerlessConfig.MemorySizeInMB,
-                maxConcurrency: v.ServerlessConfig.MaxConcurrency,
-                provisionedConcurrency: v.ServerlessConfig.ProvisionedConcurrency,
-              }
+          serverless: s
+            ? { memorySizeInMB: s.MemorySizeInMB, maxConcurrency: s.MaxConcurrency, provisionedConcurrency: s.ProvisionedConcurrency }
             : // DEVIATION(aws): instance-based variants run on the same worker pool as serverless
               // ones, with the largest serverless memory size and one warm worker per instance.
-              { memorySizeInMB: 6144, maxConcurrency: 200, provisionedConcurrency: Math.min(v.InitialInstanceCount ?? 1, 200) },
+              { memorySizeInMB: 6144, maxConcurrency: 200, provisionedConcurrency: Math.min(capacity.instances ?? 1, 200) },
         });
-        variants.push({ name: v.VariantName, weight: v.InitialVariantWeight ?? 1, deployed });
+        const live = {
+          name: v.VariantName,
+          weight: v.InitialVariantWeight ?? 1,
+          deployed,
+          capacity: variantCapacity(v.VariantName, capacity),
+        };
+        started.push(live);
+        variants.push(live);
       }
     } catch (err) {
-      await Promise.all(variants.map((v) => v.deployed.stop().catch(() => undefined)));
+      await Promise.all(started.map((v) => v.deployed.stop().catch(() => undefined)));
       throw err;
     }
-    return { configName: configRow.name, config, variants, asOf };
+    return {
+      configName: configRow.name,
+      config,
+      variants,
+      asOf,
+      capacity: capacityKey(new Map(planned.map(({ v, capacity }) => [v.VariantName, capacity]))),
+    };
   }
 
   /** Moves the endpoint one step along its lifecycle, from whatever state the database holds. */
@@ -274,11 +361,17 @@ export class EndpointDeployments {
     }
     if (row.status !== 'Creating' && row.status !== 'Updating') return;
 
-    const targetConfig = row.status === 'Updating' ? doc.PendingConfigName! : doc.EndpointConfigName;
+    // Updating without a pending configuration: UpdateEndpointWeightsAndCapacities. Variants whose
+    // capacity changes are deployed again with it; the others keep serving; weights only move traffic.
+    const capacityUpdate = row.status === 'Updating' && !doc.PendingConfigName;
+    const targetConfig = row.status === 'Updating' && doc.PendingConfigName ? doc.PendingConfigName : doc.EndpointConfigName;
+    const previous = this.live.get(key);
     let live: LiveEndpoint | undefined;
     let failure: string | undefined;
     try {
-      live = await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER);
+      live = capacityUpdate
+        ? await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER, desiredCapacities(doc), previous)
+        : await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER);
     } catch (err) {
       if (!(err instanceof DeploymentError)) this.log.error({ err, endpoint: row.name }, 'deployment error');
       failure = reason(err instanceof DeploymentError ? err.message : `Internal error while deploying: ${(err as Error).message}`);
@@ -291,7 +384,21 @@ export class EndpointDeployments {
       if (!current || current.status !== row.status || current.doc !== row.doc) return false;
       let next: EndpointDoc;
       let status: string;
-      if (live) {
+      if (live && capacityUpdate) {
+        status = 'InService';
+        next = {
+          ...doc,
+          FailureReason: undefined,
+          ProductionVariants: doc.ProductionVariants.map((v) =>
+            settled({
+              ...v,
+              CurrentWeight: v.DesiredWeight,
+              CurrentInstanceCount: v.DesiredInstanceCount,
+              CurrentServerlessConfig: v.DesiredServerlessConfig,
+            }),
+          ),
+        };
+      } else if (live) {
         status = 'InService';
         next = {
           EndpointConfigName: live.configName,
@@ -312,12 +419,27 @@ export class EndpointDeployments {
           })),
         };
       } else if (row.status === 'Updating') {
-        // A failed update leaves the endpoint serving its previous configuration.
+        // A failed update leaves the endpoint serving what it served before, as it was.
         status = 'InService';
-        next = { ...doc, PendingConfigName: undefined, PendingSince: undefined, FailureReason: failure };
+        next = {
+          ...doc,
+          PendingConfigName: undefined,
+          PendingSince: undefined,
+          FailureReason: failure,
+          ProductionVariants: doc.ProductionVariants.map((v) =>
+            settled({
+              ...v,
+              DesiredWeight: v.CurrentWeight,
+              DesiredInstanceCount: v.CurrentInstanceCount,
+              DesiredServerlessConfig: v.CurrentServerlessConfig,
+            }),
+          ),
+        };
       } else {
+        // A variant's status lists the stages in progress (Creating, Updating, Deleting,
+        // ActivatingTraffic, Baking: the model's VariantStatus); a failed endpoint has none left.
         status = 'Failed';
-        next = { ...doc, FailureReason: failure };
+        next = { ...doc, FailureReason: failure, ProductionVariants: doc.ProductionVariants.map(settled) };
       }
       await repos.endpoints.update(tx, p, nameKey, { status, doc: JSON.stringify(next), last_modified_at: now });
       await ctx.finish(tx, status, failure);
@@ -328,7 +450,7 @@ export class EndpointDeployments {
       committed = await commit;
     } catch (err) {
       // e.g. another replica took the work over: what was deployed here is not the endpoint's.
-      if (live) await this.stopAll(live);
+      if (live) await this.stopAll(live, previous);
       throw err;
     }
 
@@ -337,9 +459,9 @@ export class EndpointDeployments {
       const old = this.live.get(key);
       this.live.set(key, { ...live, asOf: now });
       // The new variant takes traffic first; the old one drains its in-flight requests and stops.
-      if (old) await this.stopAll(old);
+      if (old) await this.stopAll(old, live);
     } else if (live) {
-      await this.stopAll(live);
+      await this.stopAll(live, previous);
     }
     if (committed) this.log.info({ endpoint: row.name, from: row.status, failure }, 'endpoint deployment finished');
   }

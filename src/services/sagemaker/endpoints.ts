@@ -189,7 +189,17 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
         const row = await repos.endpoints.get(tx, ctx, nameKey, true);
         if (!row) throw endpointNotFound(ctx, input.EndpointName);
         if (row.status === 'Deleting') return;
-        await repos.endpoints.update(tx, ctx, nameKey, { status: 'Deleting', last_modified_at: ctx.receivedAt });
+        // Each variant's status follows the endpoint's while it is taken down.
+        const doc = JSON.parse(row.doc) as EndpointDoc;
+        doc.ProductionVariants = doc.ProductionVariants.map((v) => ({
+          ...v,
+          VariantStatus: [{ Status: 'Deleting', StartTime: ctx.receivedAt }],
+        }));
+        await repos.endpoints.update(tx, ctx, nameKey, {
+          status: 'Deleting',
+          doc: JSON.stringify(doc),
+          last_modified_at: ctx.receivedAt,
+        });
         await deployments.submit(tx, ctx, nameKey, 'Deleting');
       });
       deployments.schedule(ctx, nameKey);

@@ -4,6 +4,7 @@ import type { ServiceDeps } from '../common/deps.js';
 import type { EndpointDeployments } from './endpoint-deployments.js';
 import { endpointConfigHandlers } from './endpoint-configs.js';
 import { endpointHandlers } from './endpoints.js';
+import { endpointWeightHandlers } from './endpoint-weights.js';
 import { experimentHandlers } from './experiments.js';
 import { lineageActionHandlers } from './lineage-actions.js';
 import { lineageArtifactHandlers } from './lineage-artifacts.js';
@@ -48,6 +49,7 @@ export function createSageMakerHandlers(
     ...modelHandlers(deps),
     ...endpointConfigHandlers(deps),
     ...endpointHandlers(deps, deployments),
+    ...endpointWeightHandlers(deps, deployments),
     ...lineageArtifactHandlers(deps),
     ...lineageActionHandlers(deps),
     ...lineageContextHandlers(deps),

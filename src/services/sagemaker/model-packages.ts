@@ -140,12 +140,8 @@ export function modelPackageHandlers(deps: ServiceDeps) {
         if (ModelPackageGroupName) {
           const groupName = nameFromArnOrName(ctx, ModelPackageGroupName, 'model-package-group');
           const group = groupName === undefined ? undefined : await repos.modelPackageGroups.get(tx, ctx, groupName, true);
-          if (!group) {
-            const arn = ModelPackageGroupName.startsWith('arn:')
-              ? ModelPackageGroupName
-              : sagemakerArn(ctx, 'model-package-group', ModelPackageGroupName);
-            throw new ValidationException(`ModelPackageGroup ${arn} does not exist.`);
-          }
+          // SageMaker's words, which code written against it compares (moto records them too).
+          if (!group) throw new ValidationException('Model Package Group does not exist.');
           // The group row is locked (PostgreSQL) or the writer is exclusive (SQLite): versions are dense.
           const last = await tx.get<{ v: number | null }>(
             'SELECT MAX(version) AS v FROM model_packages WHERE account_id = ? AND region = ? AND group_key = ?',

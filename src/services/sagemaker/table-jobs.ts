@@ -46,8 +46,11 @@ export interface JobTableOptions<Doc> {
 export function tableJobs<Doc>(deps: ServiceDeps, table: ResourceTable, service: JobService, o: JobTableOptions<Doc>) {
   const { label, arnType, lineage } = o;
   const kind = tableKind<Doc>(deps, table, {
+    // SageMaker answers a missing job with ValidationException, though the model lists
+    // ResourceNotFound (boto/boto3#2808, aws/aws-sdk#165; aws-controllers-k8s/sagemaker-controller
+    // matches these exact messages to tell "gone" from a real error).
     notFound: (_p, name) =>
-      o.notFound?.(name) ?? new ResourceNotFound(`Could not find requested job with name ${name}`),
+      o.notFound?.(name) ?? new ValidationException(`Could not find requested job with name ${name}`),
     taken: (_p, arn) =>
       o.taken?.(arn) ??
       new ResourceInUse(

@@ -1,7 +1,7 @@
 // CreateTrainingJob, DescribeTrainingJob, ListTrainingJobs, StopTrainingJob. A job's row, its first
 // status, its trial component and its work item commit together; the run is the training kind's.
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateTrainingJob.html
-import { ResourceInUse, ResourceNotFound } from '../../generated/sagemaker/errors.js';
+import { ResourceInUse } from '../../generated/sagemaker/errors.js';
 import type {
   CreateTrainingJobRequest,
   CreateTrainingJobResponse,
@@ -81,7 +81,8 @@ export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
     label: 'Training job',
     arnType: 'training-job',
     lineage: 'training',
-    notFound: (name) => new ResourceNotFound(`Requested resource not found: Training job ${name} does not exist.`),
+    // DescribeTrainingJob's own words for a missing job (aws/amazon-sagemaker-examples#2360).
+    notFound: () => new ValidationException('Requested resource not found.'),
     taken: (arn) =>
       new ResourceInUse(
         `Training job names must be unique within an AWS account and region, and a training job with this name already exists (${arn})`,
