@@ -38,6 +38,18 @@ import { openBlobStorage } from './storage/blobs/index.js';
 import { openDatabase } from './storage/db/index.js';
 import { MIGRATIONS } from './storage/migrations.js';
 import { pageTokenKey } from './storage/repositories/meta.js';
+import { SessionStore } from './auth/sessions.js';
+import { model as cloudwatchModel } from './generated/cloudwatch/model.js';
+import { model as sagemakerMetricsModel } from './generated/sagemaker-metrics/model.js';
+import { model as stsModel } from './generated/sts/model.js';
+import { MetricsRegistry } from './inference/metrics.js';
+import { EndpointMetricsRecorder } from './metrics/endpoint-recorder.js';
+import { createMetrics } from './metrics/index.js';
+import { AwsQueryProtocol } from './protocol/aws-query/aws-query.js';
+import { RpcV2CborProtocol } from './protocol/rpc-v2-cbor/rpc-v2-cbor.js';
+import { cloudWatchError, createCloudWatchHandlers } from './services/cloudwatch/index.js';
+import { createSageMakerMetricsHandlers } from './services/sagemaker-metrics/index.js';
+import { createStsHandlers, expireSessions } from './services/sts/index.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -47,6 +59,11 @@ export interface RunningApp {
   readonly log: Logger;
   /** Re-reads the credentials file (SIGHUP); open connections stay. Throws (keeping the old file) on error. */
   reloadCredentials(): { principals: number; roles: number } | undefined;
+  /**
+   * Writes the endpoint metrics of the minute so far and compacts the metrics store now instead of
+   * at the next minute (tests and benchmarks; the data are readable either way once written).
+   */
+  flushMetrics(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish, closes the database. */
   close(): Promise<void>;
 }
@@ -87,7 +104,23 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     blobs: storage.blobs,
     lineage: createLineageHooks(),
   };
+  // The metrics store (CloudWatch, SageMaker Metrics) and what writes to it besides clients:
+  // endpoint counters a minute at a time, training jobs' metrics as they are read off their output.
+  const metrics = createMetrics({ db, log: logger, retentionDays: config.metricsRetentionDays });
+  const registry = new MetricsRegistry();
+  const recorder = config.endpointMetrics
+    ? new EndpointMetricsRecorder({
+        registry,
+        metrics,
+        defaultPartition: { accountId: config.accountId, region: config.defaultRegion },
+        log: logger,
+      })
+    : undefined;
+  // Temporary credentials (STS): kept in the database, verified by the authorizer.
+  const sessions = new SessionStore(db);
+  authorizer.useSessions(sessions);
   const engine = createInferenceEngine({
+    registry,
     blobs: storage.blobs,
     dataDir: config.dataDir,
     idleSeconds: config.serverlessIdleSeconds,
@@ -131,6 +164,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         appendLogs: jobLogs,
         access: jobAccess,
         log: logger,
+        metrics,
       }),
     ),
   };
@@ -168,6 +202,17 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     }),
     runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deployments)),
     logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),
+    sts: new AwsQueryProtocol({ model: stsModel, handlers: createStsHandlers({ authorizer, sessions }) }),
+    cloudwatch: (() => {
+      const service = { model: cloudwatchModel, handlers: createCloudWatchHandlers(metrics, deps.tokens) };
+      const options = { mapError: cloudWatchError };
+      return {
+        query: new AwsQueryProtocol(service, options),
+        json: new AwsJsonProtocol(service, options),
+        cbor: new RpcV2CborProtocol(service, options),
+      };
+    })(),
+    sagemakerMetrics: new RestJsonProtocol(sagemakerMetricsModel, createSageMakerMetricsHandlers(deps, metrics)),
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
     metrics: () => engine.metrics(),
@@ -235,6 +280,9 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   const resumed = await deployments.resume();
   if (resumed > 0) logger.info({ endpoints: resumed }, 'resuming endpoint deployments');
   runner.start();
+  metrics.maintenance.start();
+  recorder?.start();
+  const stopSessionExpiry = expireSessions(sessions, logger);
   // The first training job need not pay for compiling the trainer: one thread is readied a second
   // after start, at nice 19 (SLIPWAY_TRAINER_PREWARM=0 turns this off; the test runner does).
   if (process.env.SLIPWAY_TRAINER_PREWARM !== '0') setTimeout(prewarmTrainer, 1000).unref();
@@ -262,14 +310,22 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     reloadCredentials() {
       return authorizer.enabled ? authorizer.reload() : undefined;
     },
+    async flushMetrics() {
+      await recorder?.flush();
+      await metrics.maintenance.compactAll();
+    },
     close() {
       closing ??= (async () => {
         api.startDraining();
         graph.closeSockets();
         await Promise.all([closeServer(awsServer), closeServer(graphServer)]);
+        // The last minute of endpoint metrics is written while the variants are still known.
+        await recorder?.close();
         await runner.close();
         await deployments.close();
         await engine.close();
+        await metrics.maintenance.close();
+        stopSessionExpiry();
         await graph.close();
         storage.close();
         await db.close();

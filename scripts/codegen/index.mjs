@@ -184,7 +184,10 @@ function genShapes(model, names) {
 
 /** Runtime metadata: only what the protocols and the validator read. */
 function genModel(model, names, ops, service) {
-  const xml = model.metadata.protocol === 'rest-xml';
+  // AWS query services (STS) and those that keep speaking it beside JSON and CBOR (CloudWatch):
+  // their XML traits, query error codes and result wrappers are emitted too (src/protocol/aws-query).
+  const query = (model.metadata.protocols ?? [model.metadata.protocol]).includes('query');
+  const xml = model.metadata.protocol === 'rest-xml' || query;
   const shapeEntries = [];
   for (const name of names) {
     const s = model.shapes[name];
@@ -244,6 +247,8 @@ function genModel(model, names, ops, service) {
         e.exception = true;
         e.httpStatus = s.error?.httpStatusCode ?? 400;
         e.fault = s.fault || (s.error?.httpStatusCode ?? 400) >= 500 ? 'server' : 'client';
+        // The query protocol's <Code> (and awsQueryCompatible's x-amzn-query-error) when it is not the shape's name.
+        if (query && s.error?.code && s.error.code !== name) e.queryCode = s.error.code;
       }
     }
     shapeEntries.push(`  ${name}: ${JSON.stringify(e)},`);
@@ -258,16 +263,21 @@ function genModel(model, names, ops, service) {
       output: o.output?.shape ?? null,
       errors: (o.errors ?? []).map((x) => x.shape),
     };
+    if (query && o.output?.resultWrapper) e.resultWrapper = o.output.resultWrapper;
     return `  ${op}: ${JSON.stringify(e)},`;
   });
   const m = model.metadata;
-  const modelType = xml
-    ? `import type { RestXmlServiceModel as ServiceModel } from '../../protocol/rest-xml/xml-model.js';`
-    : `import type { ServiceModel } from '../../protocol/model.js';`;
+  const modelType = query
+    ? `import type { QueryServiceModel as ServiceModel } from '../../protocol/aws-query/query-model.js';`
+    : xml
+      ? `import type { RestXmlServiceModel as ServiceModel } from '../../protocol/rest-xml/xml-model.js';`
+      : `import type { ServiceModel } from '../../protocol/model.js';`;
+  const metadata = { protocol: m.protocol, targetPrefix: m.targetPrefix ?? null, signingName: m.signingName ?? m.endpointPrefix, serviceId: m.serviceId, apiVersion: m.apiVersion, jsonVersion: m.jsonVersion ?? null };
+  if (query) Object.assign(metadata, { protocols: m.protocols ?? [m.protocol], awsQueryCompatible: m.awsQueryCompatible !== undefined, xmlNamespace: m.xmlNamespace });
   return `${modelType}
 
 export const model = {
-  metadata: ${JSON.stringify({ protocol: m.protocol, targetPrefix: m.targetPrefix ?? null, signingName: m.signingName ?? m.endpointPrefix, serviceId: m.serviceId, apiVersion: m.apiVersion, jsonVersion: m.jsonVersion ?? null })},
+  metadata: ${JSON.stringify(metadata)},
   shapes: {
 ${shapeEntries.join('\n')}
   },

@@ -3,8 +3,9 @@
 // Without a credentials file every request is anonymous and allowed (local, loopback-only use).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ActionTable, Partition } from './actions/types.js';
-import { type Credentials, loadCredentialsFile, type Principal } from './credentials.js';
-import { type Decision, evaluate, type RequestFacts } from './policy.js';
+import { type Credentials, loadCredentialsFile, type Principal, type Role } from './credentials.js';
+import { type CompiledPolicy, compilePolicies, type Decision, evaluate, type RequestFacts } from './policy.js';
+import { deriveSecret, isTemporaryAccessKeyId, type SessionRecord, tokenMatches } from './sessions.js';
 import {
   amzDateMs,
   CanonicalHeaders,
@@ -53,7 +54,9 @@ export type AuthFailure =
       readonly seconds?: number;
     }
   | { readonly reason: 'expires-too-long' }
-  | { readonly reason: 'missing-content-sha256' };
+  | { readonly reason: 'missing-content-sha256' }
+  /** Temporary credentials whose session has expired. */
+  | { readonly reason: 'expired-token' };
 
 export interface SigV4Authenticated {
   readonly version: 4;
@@ -107,14 +110,23 @@ export function deniedMessage(
   action: string,
   resource: string,
   decision: Denial['decision'],
+  policyKind: 'identity-based' | 'session' = 'identity-based',
 ): string {
   const on = resource === '*' ? '' : ` on resource: ${resource}`;
   const why =
     decision === 'ExplicitDeny'
-      ? 'with an explicit deny in an identity-based policy'
-      : `because no identity-based policy allows the ${action} action`;
+      ? `with an explicit deny in ${policyKind === 'session' ? 'a session' : 'an identity-based'} policy`
+      : `because no ${policyKind} policy allows the ${action} action`;
   return `User: ${principalArn} is not authorized to perform: ${action}${on} ${why}`;
 }
+
+/** Where temporary credentials are looked up (the sts_sessions table). */
+export interface SessionSource {
+  get(accessKeyId: string): Promise<SessionRecord | undefined>;
+}
+
+/** Sessions (and keys found to be none) kept in memory at most: past this the cache starts afresh. */
+const MAX_CACHED_SESSIONS = 10_000;
 
 /** The facts a condition-free policy is evaluated with: it reads none of them. */
 const NO_FACTS = { region: '', now: new Date(0) };
@@ -159,6 +171,14 @@ export class Authorizer {
   private readonly signers = new WeakMap<SignatureCredential, Signer>();
   /** Epoch ms of a checked X-Amz-Date (a client's requests within one second share it). */
   private readonly timeOf = lastOf(amzDateMs);
+  /** Temporary credentials: where they are found, and those found (null: a key that is none). */
+  private sessionSource: SessionSource | undefined;
+  private readonly sessions = new Map<string, SessionRecord | null>();
+  /** The principal a session signs as, worked out again when the credentials file was reloaded. */
+  private readonly sessionPrincipals = new WeakMap<
+    SessionRecord,
+    { credentials: Credentials; principal: Principal | undefined }
+  >();
 
   private constructor(
     private credentials: Credentials | undefined,
@@ -181,6 +201,92 @@ export class Authorizer {
   /** Whether requests must be signed by a principal of the credentials file. */
   get enabled(): boolean {
     return this.credentials !== undefined;
+  }
+
+  /** Lets temporary credentials (STS sessions) sign requests, found through `source`. */
+  useSessions(source: SessionSource): void {
+    this.sessionSource = source;
+  }
+
+  /**
+   * Whether a request signed with `accessKeyId` must wait for loadSession() before it can be
+   * authenticated: a temporary key this server has not looked up yet. Anything else is decided
+   * without the database.
+   */
+  needsSession(accessKeyId: string): boolean {
+    return (
+      this.credentials !== undefined &&
+      this.sessionSource !== undefined &&
+      !this.sessions.has(accessKeyId) &&
+      isTemporaryAccessKeyId(accessKeyId) &&
+      !this.credentials.byAccessKey.has(accessKeyId)
+    );
+  }
+
+  /** A role (or principal) of the credentials file by ARN; undefined without a file or when it is not listed. */
+  role(arn: string): Role | undefined {
+    return this.credentials?.byArn.get(arn);
+  }
+
+  /** The ARN a long-term access key of the credentials file belongs to. */
+  arnOfKey(accessKeyId: string): string | undefined {
+    return this.credentials?.byAccessKey.get(accessKeyId)?.arn;
+  }
+
+  /**
+   * The secret of temporary credentials issued under the long-term key `rootAccessKeyId` (see
+   * sessions.ts); undefined when that key is not in the credentials file.
+   */
+  sessionSecret(rootAccessKeyId: string, accessKeyId: string, nonce: string): string | undefined {
+    const root = this.credentials?.byAccessKey.get(rootAccessKeyId);
+    return root ? deriveSecret(root.secretAccessKey, accessKeyId, nonce) : undefined;
+  }
+
+  /** Looks a temporary key up (once: found or not, the answer is kept). */
+  async loadSession(accessKeyId: string): Promise<void> {
+    const found = await this.sessionSource?.get(accessKeyId);
+    this.rememberSession(accessKeyId, found ?? null);
+  }
+
+  /** Keeps a session this server just issued (or found), so its first use needs no lookup. */
+  rememberSession(accessKeyId: string, record: SessionRecord | null): void {
+    if (this.sessions.size >= MAX_CACHED_SESSIONS) this.sessions.clear();
+    this.sessions.set(accessKeyId, record);
+  }
+
+  /**
+   * The principal temporary credentials sign as: the session's ARN with its role's policy (or, for
+   * GetSessionToken, its user's), the secret derived from the long-term key it was issued under.
+   * Undefined once that key or that role is no longer in the credentials file.
+   */
+  private sessionPrincipal(creds: Credentials, accessKeyId: string): Principal | undefined {
+    const record = this.sessions.get(accessKeyId);
+    if (!record) return undefined;
+    const known = this.sessionPrincipals.get(record);
+    if (known && known.credentials === creds) return known.principal;
+    let principal: Principal | undefined;
+    const root = record.rootAccessKeyId ? creds.byAccessKey.get(record.rootAccessKeyId) : undefined;
+    const policy = record.kind === 'AssumeRole' ? creds.byArn.get(record.roleArn ?? '')?.policy : root?.policy;
+    if (root && policy) {
+      let sessionPolicy: CompiledPolicy | undefined;
+      try {
+        sessionPolicy = record.sessionPolicy ? compilePolicies(record.sessionPolicy) : undefined;
+      } catch {
+        // Checked when the session was issued; a stored one that no longer parses grants nothing.
+        sessionPolicy = compilePolicies([]);
+      }
+      const p: Principal = {
+        accessKeyId,
+        secretAccessKey: deriveSecret(root.secretAccessKey, accessKeyId, record.nonce),
+        arn: record.arn,
+        policy,
+        session: { record, conditionArn: record.roleArn ?? record.arn, ...(sessionPolicy ? { sessionPolicy } : {}) },
+      };
+      Object.defineProperty(p, 'toJSON', { value: () => ({ accessKeyId, arn: record.arn }) });
+      principal = p;
+    }
+    this.sessionPrincipals.set(record, { credentials: creds, principal });
+    return principal;
   }
 
   /**
@@ -237,6 +343,14 @@ export class Authorizer {
     const credential = parsed.credential;
     const { principal, key, lines } = this.signerOf(creds, credential);
     if (!principal || !key) return { reason: 'unknown-key', accessKeyId: credential.accessKeyId };
+    if (principal.session) {
+      // Temporary credentials sign with their session token alongside: it must be the session's own.
+      let token = req.headers['x-amz-security-token'];
+      if (token === undefined && parsed.presigned) token = queryValue(rawQuery, 'x-amz-security-token');
+      if (!tokenMatches(principal.session.record, Array.isArray(token) ? token[0] : token))
+        return { reason: 'unknown-key', accessKeyId: credential.accessKeyId };
+      if (now >= principal.session.record.expiresAt) return { reason: 'expired-token' };
+    }
     const signedAt = this.timeOf(parsed.amzDate);
     if (parsed.presigned) {
       const seconds = parsed.expires ?? MAX_PRESIGNED_SECONDS;
@@ -322,8 +436,8 @@ export class Authorizer {
 
   private signerOf(creds: Credentials, credential: SignatureCredential): Signer {
     let s = this.signers.get(credential);
-    if (s === undefined || s.credentials !== creds) {
-      const principal = creds.byAccessKey.get(credential.accessKeyId);
+    if (s === undefined || s.credentials !== creds || (s.principal === undefined && this.sessions.get(credential.accessKeyId))) {
+      const principal = creds.byAccessKey.get(credential.accessKeyId) ?? this.sessionPrincipal(creds, credential.accessKeyId);
       const key = principal
         ? this.keys.get(
             principal.accessKeyId,
@@ -352,24 +466,42 @@ export class Authorizer {
   ): Denial | undefined {
     // A policy without conditions or variables decides by action and resource alone: its
     // decisions are remembered per principal object (a reload makes new ones, starting afresh).
-    const cache = principal.policy.contextFree ? this.decisionsOf(principal, action) : undefined;
+    const sessionPolicy = principal.session?.sessionPolicy;
+    const cache =
+      principal.policy.contextFree && (sessionPolicy?.contextFree ?? true) ? this.decisionsOf(principal, action) : undefined;
     let ctx: RequestFacts | undefined;
     for (const resource of resources) {
       let decision = cache?.get(resource);
       if (decision === undefined) {
         ctx ??= {
           ...(cache ? NO_FACTS : source.facts()),
-          principalArn: principal.arn,
+          // An assumed-role session's aws:PrincipalArn is its role's ARN.
+          principalArn: principal.session?.conditionArn ?? principal.arn,
           accountId: accountOf(principal.arn),
         };
         decision = evaluate(principal.policy, action, resource, ctx);
+        // A session policy limits what the role's policy allows, never adds to it.
+        if (decision === 'Allow' && sessionPolicy) decision = evaluate(sessionPolicy, action, resource, ctx);
         if (cache) {
           if (cache.size >= 10_000) cache.clear();
           cache.set(resource, decision);
         }
       }
-      if (decision !== 'Allow')
-        return { decision, action, resource, message: deniedMessage(principal.arn, action, resource, decision) };
+      if (decision !== 'Allow') {
+        const bySession =
+          sessionPolicy !== undefined &&
+          evaluate(principal.policy, action, resource, {
+            ...(ctx ?? source.facts()),
+            principalArn: principal.session?.conditionArn ?? principal.arn,
+            accountId: accountOf(principal.arn),
+          }) === 'Allow';
+        return {
+          decision,
+          action,
+          resource,
+          message: deniedMessage(principal.arn, action, resource, decision, bySession ? 'session' : 'identity-based'),
+        };
+      }
     }
     return undefined;
   }

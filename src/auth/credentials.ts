@@ -2,6 +2,8 @@
 // policies, and roles Slipway may act as on a user's behalf. Parsed and compiled once per (re)load.
 import { readFileSync } from 'node:fs';
 import { type CompiledPolicy, compilePolicies, PolicyError } from './policy.js';
+import type { SessionRecord } from './sessions.js';
+import { compileTrustPolicy, type TrustPolicy } from './trust-policy.js';
 
 export interface Principal {
   readonly accessKeyId: string;
@@ -9,11 +11,26 @@ export interface Principal {
   readonly secretAccessKey: string;
   readonly arn: string;
   readonly policy: CompiledPolicy;
+  /** Temporary credentials (src/auth/sessions.ts): the session they belong to. */
+  readonly session?: SessionPrincipalFacts;
+}
+
+/** What a principal made from temporary credentials carries beyond a long-term one. */
+export interface SessionPrincipalFacts {
+  readonly record: SessionRecord;
+  /** aws:PrincipalArn of an assumed-role session is the role's ARN, as IAM evaluates it. */
+  readonly conditionArn: string;
+  /** AssumeRole's inline session policy: the role's policy applies only as far as this one allows. */
+  readonly sessionPolicy?: CompiledPolicy;
 }
 
 export interface Role {
   readonly arn: string;
   readonly policy: CompiledPolicy;
+  /** Who may assume the role (absent: its own account, the caller's policy deciding). */
+  readonly trust?: TrustPolicy;
+  /** Longest session AssumeRole grants, in seconds (IAM's MaxSessionDuration, default 3600). */
+  readonly maxSessionSeconds?: number;
 }
 
 export interface Credentials {
@@ -76,7 +93,25 @@ export function parseCredentials(doc: unknown): Credentials {
     const e = r as Record<string, unknown>;
     if (typeof e.arn !== 'string' || !ARN.test(e.arn))
       throw new CredentialsError(`${where}.arn must be an IAM role ARN (arn:aws:iam::<account>:role/<name>)`);
-    byArn.set(e.arn, { arn: e.arn, policy: policyOf(e.policy, where) });
+    let trust: TrustPolicy | undefined;
+    if (e.trustPolicy !== undefined) {
+      try {
+        trust = compileTrustPolicy(e.trustPolicy);
+      } catch (err) {
+        if (err instanceof PolicyError || err instanceof SyntaxError)
+          throw new CredentialsError(`${where}.trustPolicy: ${err.message}`);
+        throw err;
+      }
+    }
+    const max = e.maxSessionDuration;
+    if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 3600 && (max as number) <= 43_200))
+      throw new CredentialsError(`${where}.maxSessionDuration must be a whole number of seconds from 3600 to 43200`);
+    byArn.set(e.arn, {
+      arn: e.arn,
+      policy: policyOf(e.policy, where),
+      ...(trust ? { trust } : {}),
+      ...(max !== undefined ? { maxSessionSeconds: max as number } : {}),
+    });
   });
   return { byAccessKey, byArn };
 }

@@ -32,6 +32,8 @@ export function jsonAuthError(f: AuthFailure): ServiceError {
     case 'signature':
     case 'missing-content-sha256':
       return new ServiceError('InvalidSignatureException', SIGNATURE_MISMATCH_JSON, 403);
+    case 'expired-token':
+      return new ServiceError('ExpiredTokenException', 'The security token included in the request is expired', 403);
     case 'skewed':
     case 'expired':
     case 'expires-too-long': {
@@ -99,6 +101,31 @@ export function s3AuthError(f: AuthFailure): S3Error {
       );
     case 'missing-content-sha256':
       return new S3AuthError('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
+    case 'expired-token':
+      return new S3AuthError('ExpiredToken', 'The provided token has expired.');
+  }
+}
+
+/**
+ * The query services' (STS, CloudWatch) answer to a failed authentication: the JSON services'
+ * sentences under their query codes and statuses (InvalidClientTokenId and SignatureDoesNotMatch
+ * are 403 there).
+ */
+export function queryAuthError(f: AuthFailure): ServiceError {
+  const e = jsonAuthError(f);
+  switch (e.code) {
+    case 'MissingAuthenticationTokenException':
+      return new ServiceError('MissingAuthenticationToken', 'Request is missing Authentication Token', 403);
+    case 'UnrecognizedClientException':
+      return new ServiceError('InvalidClientTokenId', e.message, 403);
+    case 'InvalidSignatureException':
+      return new ServiceError('SignatureDoesNotMatch', e.message, 403);
+    case 'IncompleteSignatureException':
+      return new ServiceError('IncompleteSignature', e.message, 400);
+    case 'ExpiredTokenException':
+      return new ServiceError('ExpiredToken', e.message, 403);
+    default:
+      return e;
   }
 }
 

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { BodyTooLargeError, readBody, setBodyRead } from '../http/io.js';
+import { credentialScope } from '../http/sigv4-scope.js';
 import type { Principal } from './credentials.js';
 import { gremlinActions, neptuneResource, neptuneRouteAction } from './actions/neptune.js';
 import type { Authorizer } from './authorizer.js';
@@ -63,6 +64,7 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
           }
           setBodyRead(req, body);
         }
+        await loadSessionOf(req);
         const r = authz.authenticate(
           { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers },
           { body },
@@ -91,20 +93,40 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
       });
     };
 
+  /** The access key a request is signed with (temporary ones are looked up before the synchronous check). */
+  const keyOf = (req: IncomingMessage) => {
+    const q = (req.url ?? '').indexOf('?');
+    return credentialScope(req.headers, new URLSearchParams(q < 0 ? '' : (req.url ?? '').slice(q + 1)))?.accessKeyId;
+  };
+  const loadSessionOf = async (req: IncomingMessage) => {
+    const key = keyOf(req);
+    if (key && authz.needsSession(key)) await authz.loadSession(key);
+  };
+
+  const authenticatedUpgrade = (inner: Upgrade, req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, {});
+    if ('reason' in r) {
+      const e = neptuneAuthError(r);
+      const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message, message: e.message });
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+      );
+      return;
+    }
+    callers.set(req, { principal: r.principal, region: r.parts?.credential.region || defaultRegion });
+    inner(req, socket, head);
+  };
+
   const upgrade =
     (inner: Upgrade): Upgrade =>
     (req, socket, head) => {
-      const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, {});
-      if ('reason' in r) {
-        const e = neptuneAuthError(r);
-        const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message, message: e.message });
-        socket.end(
-          `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+      const key = keyOf(req);
+      if (key && authz.needsSession(key)) {
+        authz.loadSession(key).then(
+          () => authenticatedUpgrade(inner, req, socket, head),
+          () => socket.destroy(),
         );
-        return;
-      }
-      callers.set(req, { principal: r.principal, region: r.parts?.credential.region || defaultRegion });
-      inner(req, socket, head);
+      } else authenticatedUpgrade(inner, req, socket, head);
     };
 
   const queryAccess = (req: IncomingMessage, effects: { write: boolean; drop: boolean }) => {

@@ -1,15 +1,18 @@
 // The services Slipway authenticates and authorizes, one entry each: how a refusal is written and
 // where an operation's action and resource come from. Adding the CloudWatch Logs API is its entry
 // here (already present) and a call to `gateFor('logs', ...)` where its protocol is routed.
-import type { RequestGate } from '../protocol/context.js';
-import type { ServiceError } from '../protocol/service-error.js';
+import type { CallerIdentity, RequestGate } from '../protocol/context.js';
 import { S3Error } from '../protocol/rest-xml/s3-errors.js';
+import { ServiceError } from '../protocol/service-error.js';
+import { cloudwatchActions } from './actions/cloudwatch.js';
 import { logsActions } from './actions/logs.js';
+import { sagemakerMetricsActions } from './actions/sagemaker-metrics.js';
+import { stsActions } from './actions/sts.js';
 import { s3Actions } from './actions/s3.js';
 import { sagemakerActions, sagemakerNamedMember } from './actions/sagemaker.js';
 import type { ActionTable, Partition } from './actions/types.js';
-import type { Authenticated, Authorizer, Denial, FactsSource } from './authorizer.js';
-import { jsonAccessDenied } from './errors.js';
+import type { AuthFailure, Authenticated, Authorizer, Denial, FactsSource } from './authorizer.js';
+import { jsonAccessDenied, queryAuthError } from './errors.js';
 
 export interface AuthService {
   /** IAM actions of the service's operations. */
@@ -21,7 +24,12 @@ export interface AuthService {
    * gives the same resources for the same value of it (and partition).
    */
   readonly named?: (operation: string) => string | undefined;
+  /** How a failed authentication is answered (default: the JSON services' errors). */
+  readonly authError?: (f: AuthFailure) => ServiceError;
 }
+
+/** STS and CloudWatch answer a denied caller with 403 AccessDenied (the query code on every wire form). */
+const queryDenied = (d: Denial) => new ServiceError('AccessDenied', d.message, 403);
 
 export const SERVICES = {
   sagemaker: { actions: sagemakerActions, denied: (d) => jsonAccessDenied(d.message), named: sagemakerNamedMember },
@@ -33,6 +41,9 @@ export const SERVICES = {
   // S3 says no more than "Access Denied" to a denied caller.
   s3: { actions: s3Actions, denied: () => new S3Error('AccessDenied') },
   logs: { actions: logsActions, denied: (d) => jsonAccessDenied(d.message) },
+  sts: { actions: stsActions, denied: queryDenied, authError: queryAuthError },
+  cloudwatch: { actions: cloudwatchActions, denied: queryDenied, authError: queryAuthError },
+  'sagemaker-metrics': { actions: sagemakerMetricsActions, denied: (d) => jsonAccessDenied(d.message) },
 } satisfies Record<string, AuthService>;
 
 export type ServiceName = keyof typeof SERVICES;
@@ -52,6 +63,16 @@ class Gate implements RequestGate, FactsSource {
 
   get principalArn(): string {
     return this.auth.principal.arn;
+  }
+
+  get caller(): CallerIdentity {
+    const { principal } = this.auth;
+    const r = principal.session?.record;
+    return {
+      arn: principal.arn,
+      accessKeyId: principal.accessKeyId,
+      ...(r ? { session: { kind: r.kind, roleArn: r.roleArn, rootAccessKeyId: r.rootAccessKeyId } } : {}),
+    };
   }
 
   operation(operation: string, input: Record<string, unknown>): void {

@@ -31,6 +31,10 @@ export interface Config {
   readonly credentialsFile: string | undefined;
   /** Serve without authentication on a non-loopback address (explicitly asked for). */
   readonly allowAnonymous: boolean;
+  /** Days the metrics store keeps CloudWatch data points (CloudWatch keeps 455). */
+  readonly metricsRetentionDays: number;
+  /** Whether endpoint invocations are recorded in the metrics store (AWS/SageMaker), a minute at a time. */
+  readonly endpointMetrics: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -52,6 +56,8 @@ const OPTIONS = {
   'job-lease-seconds': { type: 'string' },
   'credentials-file': { type: 'string' },
   'allow-anonymous': { type: 'boolean' },
+  'metrics-retention-days': { type: 'string' },
+  'endpoint-metrics': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -81,6 +87,10 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
                           listens on loopback only
   --allow-anonymous       listen on a non-loopback --host without a credentials file (anyone who reaches
                           the port can do anything; env SLIPWAY_ALLOW_ANONYMOUS=1)
+  --metrics-retention-days N  keep CloudWatch metric data points N days (default 455, as CloudWatch;
+                          env SLIPWAY_METRICS_RETENTION_DAYS)
+  --endpoint-metrics on|off  record endpoint invocations in CloudWatch's AWS/SageMaker namespace
+                          (default on; env SLIPWAY_ENDPOINT_METRICS)
 `;
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
@@ -108,6 +118,13 @@ function positive(name: string, v: string | undefined, dflt: number): number {
   const n = nonNegative(name, v, dflt);
   if (n === 0) throw new ConfigError(`--${name} must be a positive number, got '${v}'`);
   return n;
+}
+
+function onOff(name: string, v: string | undefined, dflt: boolean): boolean {
+  if (v === undefined || v === '') return dflt;
+  if (/^(on|true|1|yes)$/i.test(v)) return true;
+  if (/^(off|false|0|no)$/i.test(v)) return false;
+  throw new ConfigError(`--${name} must be on or off, got '${v}'`);
 }
 
 /** Builds the configuration; throws ConfigError with a message for the user on bad input. */
@@ -164,5 +181,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     jobLeaseSeconds: positive('job-lease-seconds', str('job-lease-seconds', 'SLIPWAY_JOB_LEASE_SECONDS'), 30),
     credentialsFile: credentialsFile ? resolve(credentialsFile) : undefined,
     allowAnonymous,
+    metricsRetentionDays: positive(
+      'metrics-retention-days',
+      str('metrics-retention-days', 'SLIPWAY_METRICS_RETENTION_DAYS'),
+      455,
+    ),
+    endpointMetrics: onOff('endpoint-metrics', str('endpoint-metrics', 'SLIPWAY_ENDPOINT_METRICS'), true),
   });
 }

@@ -1,21 +1,32 @@
 // The AWS API port: picks the protocol of each request and hands it over.
-//   X-Amz-Target                    → AWS JSON 1.1 (SageMaker control plane; Logs_20140328.* → CloudWatch Logs)
+//   X-Amz-Target                    → AWS JSON 1.1 (SageMaker control plane; Logs_20140328.* → CloudWatch Logs;
+//                                     GraniteServiceVersion20100801.* → CloudWatch, JSON 1.0)
+//   smithy-protocol: rpc-v2-cbor    → RPC v2 CBOR (CloudWatch as current SDKs send it)
+//   SigV4 scope `sts` / `monitoring` → AWS query (STS; CloudWatch for older SDKs and the CLI)
+//   PUT /BatchPutMetrics, POST /BatchGetMetrics → REST-JSON (SageMaker Metrics)
+//   (src/http/service-route.ts decides these from what the request declares)
 //   POST /endpoints/{name}/...      → REST-JSON (SageMaker Runtime)
 //   GET /_slipway/health            → readiness
 //   GET /console/...                → the web console's static files (unsigned requests only)
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { type AwsJsonProtocol, awsJsonError } from '../protocol/aws-json/aws-json.js';
-import { RequestEntityTooLarge, UnknownOperationException } from '../protocol/common-errors.js';
+import type { AwsQueryProtocol } from '../protocol/aws-query/aws-query.js';
+import { RequestEntityTooLarge, SerializationException, UnknownOperationException } from '../protocol/common-errors.js';
+import type { RpcV2CborProtocol } from '../protocol/rpc-v2-cbor/rpc-v2-cbor.js';
+import { escapeXml } from '../protocol/rest-xml/xml.js';
 import type { RequestContext } from '../protocol/context.js';
 import { type RestJsonProtocol, restJsonError } from '../protocol/rest-json/rest-json.js';
 import { ServiceError } from '../protocol/service-error.js';
 import type { WireRequest, WireResponse } from '../protocol/wire.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { jsonAuthError, s3AuthError } from '../auth/errors.js';
-import { gateFor, type ServiceName } from '../auth/services.js';
+import { type AuthService, gateFor, SERVICES, type ServiceName } from '../auth/services.js';
 import { type ConsoleAssets, isConsolePath } from './console-assets.js';
+import { queryServiceOfForm, type ServiceRoute, serviceRoute } from './service-route.js';
 import { credentialScope } from './sigv4-scope.js';
 import { writeResponse, readBody, BodyTooLargeError } from './io.js';
 import { TurnStage } from './turn-stage.js';
@@ -25,6 +36,34 @@ export interface RawProtocolHandler {
   handle(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void>;
 }
 
+/** A protocol of a modelled service: it answers requests and writes any error its own way. */
+export interface ServiceProtocol {
+  handle(req: WireRequest, ctx: RequestContext): Promise<WireResponse>;
+  error(err: unknown, ctx: RequestContext): WireResponse;
+}
+
+/** CloudWatch's three wire forms, one set of handlers behind them. */
+export interface CloudWatchProtocols {
+  readonly query: AwsQueryProtocol;
+  readonly json: AwsJsonProtocol;
+  readonly cbor: RpcV2CborProtocol;
+}
+
+const gunzipAsync = promisify(gunzip);
+
+/**
+ * The answer to a request signed for a service this server does not serve (the SageMaker SDK asks
+ * IAM for a role's path, for instance): an error in the form the request's body suggests, which
+ * every client reports as a service error it can handle.
+ */
+function unserved(service: string, req: IncomingMessage, ctx: RequestContext): WireResponse {
+  const message = `This server does not serve the ${service} API; it serves sagemaker, sagemaker-runtime, s3, logs, monitoring (CloudWatch), sagemaker-metrics and sts.`;
+  const type = String(req.headers['content-type'] ?? '');
+  if (type.includes('json') || type.includes('cbor')) return awsJsonError(new UnknownOperationException(message), ctx);
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<ErrorResponse><Error><Type>Sender</Type><Code>InvalidAction</Code><Message>${escapeXml(message)}</Message></Error><RequestId>${ctx.requestId}</RequestId></ErrorResponse>`;
+  return { status: 400, headers: { 'content-type': 'text/xml' }, body: xml };
+}
+
 export interface AwsApiOptions {
   readonly accountId: string;
   readonly defaultRegion: string;
@@ -32,6 +71,12 @@ export interface AwsApiOptions {
   readonly sagemaker: AwsJsonProtocol;
   /** The CloudWatch Logs API (job logs), for X-Amz-Target `Logs_20140328.*`. */
   readonly logs?: AwsJsonProtocol;
+  /** AWS STS (query protocol, SigV4 service `sts`). */
+  readonly sts?: AwsQueryProtocol;
+  /** CloudWatch metrics (SigV4 service `monitoring`). */
+  readonly cloudwatch?: CloudWatchProtocols;
+  /** SageMaker Metrics (BatchPutMetrics, BatchGetMetrics). */
+  readonly sagemakerMetrics?: RestJsonProtocol;
   readonly runtime: RestJsonProtocol;
   /**
    * The embedded S3 API, when on. It gets requests signed for service `s3`, and every request
@@ -97,6 +142,7 @@ export class AwsApi {
       requestId,
       accountId: this.opts.accountId,
       region: scope?.region ?? this.opts.defaultRegion,
+      accessKeyId: scope?.accessKeyId,
       log: this.opts.log,
       receivedAt: Date.now(),
       // Present from the start so that authentication's `{ ...ctx, gate }` only overrides them.
@@ -110,6 +156,8 @@ export class AwsApi {
     let op = '-';
     let response: WireResponse;
     try {
+      // Temporary credentials are looked up once per key, before the synchronous checks.
+      if (authz && scope && authz.needsSession(scope.accessKeyId)) await authz.loadSession(scope.accessKeyId);
       const target = req.headers['x-amz-target'];
       const s3 = this.opts.s3;
       if (s3 && scope?.service === 's3') {
@@ -125,15 +173,17 @@ export class AwsApi {
         return;
       }
       // Any X-Amz-Target is an AWS JSON request (S3 never sends one): an unknown service prefix is
-      // answered as an unknown operation, not handed to S3.
-      if (typeof target === 'string') {
-        op = target.slice(target.indexOf('.') + 1);
-        const body = await readBody(req, this.opts.maxJsonBody ?? 16 * MiB);
-        const logs = this.opts.logs && target.startsWith('Logs_20140328.') ? this.opts.logs : undefined;
-        const authed = await this.authentication.next({ req, body, ctx, service: logs ? 'logs' : 'sagemaker' });
-        response = authed.rejected
-          ? awsJsonError(authed.rejected, ctx)
-          : await (logs ?? this.opts.sagemaker).handle(this.wire(req, path, query, body), authed);
+      // answered as an unknown operation, not handed to S3. So is every other route a request
+      // declares (service-route.ts).
+      const route = serviceRoute({ method: req.method ?? 'GET', path, query, headers: req.headers, signedFor: scope?.service });
+      if (route) {
+        op =
+          typeof target === 'string'
+            ? target.slice(target.indexOf('.') + 1)
+            : route.protocol === 'cbor' || route.protocol === 'rest-json'
+              ? path.slice(path.lastIndexOf('/') + 1)
+              : `${'service' in route ? route.service : 'query'} ${route.protocol}`;
+        response = await this.serveService(route, req, path, query, ctx);
       } else if (path === '/_slipway/health' && (req.method === 'GET' || req.method === 'HEAD')) {
         op = 'health';
         response = this.health();
@@ -221,6 +271,87 @@ export class AwsApi {
     }
   }
 
+  /** Serves a request of a modelled service whose body is read whole (JSON, CBOR, query, SageMaker Metrics). */
+  private async serveService(
+    route: ServiceRoute,
+    req: IncomingMessage,
+    path: string,
+    query: URLSearchParams,
+    ctx: RequestContext,
+  ): Promise<WireResponse> {
+    let r = route;
+    let body: Buffer | undefined;
+    if (r.protocol === 'unserved') {
+      await readBody(req, this.opts.maxJsonBody ?? 16 * MiB).catch(() => undefined);
+      return unserved(r.service, req, ctx);
+    }
+    if (r.protocol === 'query-form') {
+      body = await readBody(req, this.opts.maxJsonBody ?? 16 * MiB);
+      const service = queryServiceOfForm(body);
+      if (!service) {
+        const sts = this.opts.sts;
+        return sts ? sts.error(new ServiceError('MissingAction', 'Missing Action', 400), ctx) : awsJsonError(new UnknownOperationException(), ctx);
+      }
+      r = { protocol: 'query', service };
+    }
+    const cloudwatch = this.opts.cloudwatch;
+    let protocol: ServiceProtocol;
+    let auth: ServiceName;
+    switch (r.service) {
+      case 'sagemaker':
+        [protocol, auth] = [this.opts.sagemaker, 'sagemaker'];
+        break;
+      case 'logs':
+        [protocol, auth] = this.opts.logs ? [this.opts.logs, 'logs'] : [this.opts.sagemaker, 'sagemaker'];
+        break;
+      case 'sts':
+        if (!this.opts.sts) throw new UnknownOperationException(`No operation matches ${req.method} ${path}.`);
+        [protocol, auth] = [this.opts.sts, 'sts'];
+        break;
+      case 'cloudwatch':
+        if (!cloudwatch) return this.opts.sagemaker.error(new UnknownOperationException(), ctx);
+        protocol = r.protocol === 'json' ? cloudwatch.json : r.protocol === 'cbor' ? cloudwatch.cbor : cloudwatch.query;
+        auth = 'cloudwatch';
+        break;
+      case 'sagemaker-metrics': {
+        const metrics = this.opts.sagemakerMetrics;
+        if (!metrics) throw new UnknownOperationException(`No operation matches ${req.method} ${path}.`);
+        protocol = { handle: (w, c) => metrics.handle(w, c), error: restJsonError };
+        auth = 'sagemaker-metrics';
+        break;
+      }
+    }
+    if (body === undefined) {
+      // CloudWatch takes at most 1 MB a request (PutMetricData), as AWS does; too large a body is
+      // answered in the request's own protocol.
+      const limit = r.service === 'cloudwatch' ? MiB : (this.opts.maxJsonBody ?? 16 * MiB);
+      try {
+        body = await readBody(req, limit);
+      } catch (err) {
+        if (!(err instanceof BodyTooLargeError) || r.service === 'sagemaker' || r.service === 'logs') throw err;
+        const e = protocol.error(new RequestEntityTooLarge(`Request body is larger than ${err.limit} bytes.`), ctx);
+        e.headers.connection = 'close';
+        return e;
+      }
+    }
+    const authed = await this.authentication.next({ req, body, ctx, service: auth });
+    if (authed.rejected) return protocol.error(authed.rejected, ctx);
+    // The signature covers the body as sent; a compressed one (PutMetricData) is read after it.
+    const encoding = req.headers['content-encoding'];
+    if (typeof encoding === 'string' && encoding.toLowerCase().includes('gzip')) {
+      try {
+        body = await gunzipAsync(body, { maxOutputLength: 16 * MiB });
+      } catch (err) {
+        const e =
+          (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+            ? new RequestEntityTooLarge('The decompressed request body is larger than 16 MiB.')
+            : new SerializationException('The request body is not valid gzip.');
+        return protocol.error(e, authed);
+      }
+    }
+    return protocol.handle(this.wire(req, path, query, body), authed);
+  }
+
   /**
    * Verifies a JSON request's signature over its body; the context it returns carries the
    * caller's gate, or the error to answer with. Anonymous servers pass every request through.
@@ -234,7 +365,7 @@ export class AwsApi {
     const authz = this.opts.authorizer;
     if (!authz?.enabled) return ctx;
     const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, { body });
-    if ('reason' in r) return { ...ctx, rejected: jsonAuthError(r) };
+    if ('reason' in r) return { ...ctx, rejected: ((SERVICES[service] as AuthService).authError ?? jsonAuthError)(r) };
     return { ...ctx, gate: gateFor(service, authz, r, ctx, req.socket) };
   }
 

@@ -50,6 +50,8 @@ export interface InferenceEngineOptions {
   readonly docker?: boolean;
   /** Providers tried before the built-in ones (tests use this to inject misbehaving models). */
   readonly extraRuntimes?: readonly RuntimeProvider[];
+  /** The per-variant counters (/metrics; the metrics store's endpoint recorder reads them too). */
+  readonly registry?: MetricsRegistry;
 }
 
 /** The engine, with a few extras for the server and tests beyond the InferenceEngine contract. */
@@ -71,7 +73,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     maxIdle: opts.spareThreads ?? 2,
     log,
   });
-  const metrics = new MetricsRegistry();
+  const metrics = opts.registry ?? new MetricsRegistry();
   const containers = new ContainersFileReader(opts.containerConfigPath ?? process.env.SLIPWAY_CONTAINERS_FILE);
   const providers: RuntimeProvider[] = [
     ...(opts.extraRuntimes ?? []),

@@ -20,6 +20,8 @@ export interface VariantSpec {
   /** Stable identity of the deployment, for caches, logs and metrics. */
   readonly endpointName: string;
   readonly variantName: string;
+  /** The endpoint's account and region (its metrics are stored under them). */
+  readonly partition?: { readonly accountId: string; readonly region: string };
   /** Containers of the model; a serverless variant serves the first (inference pipelines later). */
   readonly containers: readonly ContainerSpec[];
   readonly serverless: ServerlessSpec;

@@ -21,10 +21,17 @@ const BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
 ];
 
+/** Where a histogram's observations also go, a minute at a time (src/metrics/endpoint-recorder.ts). */
+export interface ObservationWindow {
+  observe(seconds: number): void;
+}
+
 export class Histogram {
   readonly counts = new Float64Array(BUCKETS.length + 1);
   sum = 0;
   count = 0;
+  /** The metrics store's current minute of this histogram, when endpoint metrics are recorded. */
+  window: ObservationWindow | null = null;
 
   observe(seconds: number): void {
     let i = 0;
@@ -32,6 +39,8 @@ export class Histogram {
     this.counts[i]++;
     this.sum += seconds;
     this.count++;
+    const w = this.window;
+    if (w !== null) w.observe(seconds);
   }
 }
 
@@ -50,22 +59,37 @@ export class VariantMetrics {
   constructor(
     readonly endpoint: string,
     readonly variant: string,
+    /** The account and region of the endpoint, for the metrics store. */
+    readonly partition?: { readonly accountId: string; readonly region: string },
   ) {}
 }
 
 export class MetricsRegistry {
   private readonly series = new Map<string, VariantMetrics>();
+  /** Told of every series attached (the metrics store's recorder starts its minute windows). */
+  onAttach: ((m: VariantMetrics) => void) | undefined;
 
   /** The series of a variant; counters carry over when a new deployment replaces the old one. */
-  attach(endpoint: string, variant: string, pool: PoolGauges): VariantMetrics {
+  attach(
+    endpoint: string,
+    variant: string,
+    pool: PoolGauges,
+    partition?: { readonly accountId: string; readonly region: string },
+  ): VariantMetrics {
     const key = `${endpoint}\u0000${variant}`;
     let m = this.series.get(key);
     if (!m) {
-      m = new VariantMetrics(endpoint, variant);
+      m = new VariantMetrics(endpoint, variant, partition);
       this.series.set(key, m);
     }
     m.pools.add(pool);
+    this.onAttach?.(m);
     return m;
+  }
+
+  /** Every variant with a live deployment. */
+  variants(): IterableIterator<VariantMetrics> {
+    return this.series.values();
   }
 
   /** Drops the series once no deployment of the variant is left (the endpoint was deleted). */

@@ -65,7 +65,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
       resolvedImage: o.runtime.resolvedImage,
       resolutionTime: at,
     }));
-    this.m = o.metrics.attach(o.spec.endpointName, o.spec.variantName, this);
+    this.m = o.metrics.attach(o.spec.endpointName, o.spec.variantName, this, o.spec.partition);
   }
 
   get idleWorkers(): number {

@@ -9,10 +9,25 @@ import type { ServiceError } from './service-error.js';
 export interface RequestGate {
   /** The caller's ARN (for logs and lineage). */
   readonly principalArn: string;
+  /** Who signed the request, for the few operations about the caller itself (STS). */
+  readonly caller?: CallerIdentity;
   /** May the caller run `operation` with this input? The action and resource come from the service's table. */
   operation(operation: string, input: Record<string, unknown>): void;
   /** May the caller do `action` on each of `resources`? (S3's copy source, DeleteObjects' keys.) */
   action(action: string, resources: readonly string[]): void;
+}
+
+/** The authenticated caller as STS sees it. */
+export interface CallerIdentity {
+  readonly arn: string;
+  /** The access key the request was signed with. */
+  readonly accessKeyId: string;
+  /** Temporary credentials: how they were issued, for which role, under which long-term key. */
+  readonly session?: {
+    readonly kind: 'AssumeRole' | 'GetSessionToken';
+    readonly roleArn: string | null;
+    readonly rootAccessKeyId: string | null;
+  };
 }
 
 /** Verifies the signatures of an aws-chunked body (STREAMING-AWS4-HMAC-SHA256-PAYLOAD). */
@@ -27,6 +42,8 @@ export interface RequestContext {
   readonly accountId: string;
   /** Region from the SigV4 credential scope (default us-east-1 for unsigned requests). */
   readonly region: string;
+  /** The access key of the SigV4 credential scope, whether or not the signature is checked. */
+  readonly accessKeyId?: string;
   readonly log: Logger;
   /** Wall-clock time the request arrived (ms since epoch). */
   readonly receivedAt: number;

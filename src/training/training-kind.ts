@@ -22,7 +22,9 @@ import type { ResourceRow } from '../storage/repositories/resource-table.js';
 import { dockerAnswers } from '../sandbox/sandbox.js';
 import { ChannelError, downloadChannel, resolveChannel } from './channels.js';
 import { failureReason, JobFailure, jobFailureReason, uploadFailure } from '../jobs/job-failure.js';
+import type { Metrics } from '../metrics/index.js';
 import { type AppendLogs, evaluationMetrics, JobLog, MetricSeries, metricMatchers } from './job-output.js';
+import { JobMetricsPublisher } from './job-metrics.js';
 import { runBuiltinXGBoost } from './run-builtin.js';
 import { runContainerTraining } from './run-container.js';
 import {
@@ -45,6 +47,8 @@ export interface TrainingOptions {
   readonly access?: JobAccess;
   /** Jobs that train at once on this replica (default: the number of cores). */
   readonly concurrency?: number;
+  /** The metrics store: each metric the job emits is published there, as SageMaker publishes it to CloudWatch. */
+  readonly metrics?: Metrics;
 }
 
 export const TRAINING_KIND = 'training-job';
@@ -131,8 +135,12 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
   const metrics = new MetricSeries();
   const builtin = parseContainerVersion(image) !== undefined;
   const custom = builtin ? undefined : metricMatchers(created.AlgorithmSpecification?.MetricDefinitions);
+  const published = o.metrics ? new JobMetricsPublisher(o.metrics, p, name, row.arn, o.log) : undefined;
   const onLine = (line: string) => {
-    for (const [m, v] of builtin ? evaluationMetrics(line) : custom!(line)) metrics.add(m, v);
+    for (const [m, v] of builtin ? evaluationMetrics(line) : custom!(line)) {
+      metrics.add(m, v);
+      published?.add(m, v, line);
+    }
   };
   /** Moves the job to a secondary status in one lease-checked transaction. */
   const step = (status: string, message: string, more?: (doc: TrainingJobDoc) => void) =>
@@ -230,6 +238,8 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
       throw uploadFailure(e, 'The model artifacts');
     }
     await log.close();
+    // A client that sees the job Completed finds its metrics in CloudWatch.
+    await published?.flush();
 
     await ctx.transaction(async (tx) => {
       const { doc } = await load(tx, w);
@@ -259,6 +269,7 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
     throw e;
   } finally {
     await log.close();
+    await published?.close();
     // Metrics seen before a failure or a stop still reach the trial component (its status is end()'s).
     if (!completed && metrics.final().length > 0) {
       const summaries = metrics.summaries(row.arn);

@@ -22,7 +22,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, requireChromium, screenshotPath } from '../support/browser.js';
-import { ACCOUNT, CREDENTIALS, REGION, startServer, type TestServer } from '../support/server.js';
+import { ACCOUNT, CREDENTIALS, REGION, startServer } from '../support/server.js';
 
 const skip = requireChromium();
 const manifest = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')) as {
@@ -33,7 +33,7 @@ const ROLE = `arn:aws:iam::${ACCOUNT}:role/sm`;
 const GROUP = 'xgboost-abalone';
 
 describe('web console in Chromium', { skip }, () => {
-  let server: TestServer;
+  let server: Awaited<ReturnType<typeof startServer>>;
   let browser: Browser;
   let page: Page;
   let sm: SageMakerClient;
@@ -211,9 +211,13 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Send' }).click();
     const prediction = Number(await page.locator('.prediction pre').innerText());
     assert.ok(Math.abs(prediction - manifest.seedRow.prediction) < 1e-4, String(prediction));
-    // The charts sample /metrics: the invocation shows up as a rate in a later interval.
-    await untilNumber('.charts', 'data-samples', { atLeast: 2 }, 15_000);
-    assert.equal(await page.locator('figure.chart canvas').count(), 4);
+    // The charts read the stored CloudWatch history: the minute's data points are written as it
+    // ends (here at once), then a refresh shows the invocation.
+    await server.app.flushMetrics();
+    await page.locator('.charts button.refresh').click();
+    await untilNumber('.charts', 'data-invocations', { atLeast: 1 }, 15_000);
+    assert.equal(await page.locator('figure.chart canvas').count(), 3);
+    assert.equal(Number(await page.locator('.charts').getAttribute('data-points')), 60);
     await shot('endpoint');
 
     await page.goto(url('/endpoints'));

@@ -138,7 +138,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         objective: { StringValue: 'reg:linear' },
         gamma: { NumberValue: 4 },
       });
-      assert.equal(tc.InputArtifacts, undefined);
+      assert.deepEqual(tc.InputArtifacts, {});
       assert.deepEqual(tc.OutputArtifacts, {
         model: { Value: 's3://b/model.tar.gz' },
         metrics: { Value: 's3://b/metrics.json', MediaType: 'application/json' },
@@ -147,11 +147,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await sm.send(new AssociateTrialComponentCommand({ TrialComponentName: 'train-1', TrialName: 'xgb-trial' }));
       await sm.send(new AssociateTrialComponentCommand({ TrialComponentName: 'evaluate-1', TrialName: 'xgb-trial' }));
       await sm.send(new AssociateTrialComponentCommand({ TrialComponentName: 'train-1', TrialName: 'other-trial' }));
-      await rejects(
-        sm.send(new AssociateTrialComponentCommand({ TrialComponentName: 'train-1', TrialName: 'xgb-trial' })),
-        'ValidationException',
-        `TrialComponent '${TrialComponentArn}' is already associated with Trial '${TrialArn}'.`,
-      );
+      // Associating again succeeds (the SDK's Run does it whenever it opens a run) and adds nothing.
+      const again = await sm.send(new AssociateTrialComponentCommand({ TrialComponentName: 'train-1', TrialName: 'xgb-trial' }));
+      assert.equal(again.TrialComponentArn, TrialComponentArn);
+      assert.equal(again.TrialArn, TrialArn);
       await rejects(
         sm.send(new AssociateTrialComponentCommand({ TrialComponentName: 'nope', TrialName: 'xgb-trial' })),
         'ResourceNotFound',

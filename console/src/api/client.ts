@@ -105,12 +105,12 @@ export function credentialsChanged(): void {
   signers.clear();
 }
 
-/** One AWS JSON 1.1 operation on the API port: `target` is the X-Amz-Target, `service` the signing name. */
-async function jsonCall<T>(service: string, target: string, input: object, signal?: AbortSignal): Promise<T> {
+/** One AWS JSON operation on the API port: `target` is the X-Amz-Target, `service` the signing name. */
+async function jsonCall<T>(service: string, target: string, input: object, signal?: AbortSignal, version = '1.1'): Promise<T> {
   const res = await send(`${API_ORIGIN()}/`, {
     service,
     method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': target },
+    headers: { 'content-type': `application/x-amz-json-${version}`, 'x-amz-target': target },
     body: JSON.stringify(input),
     signal,
   });
@@ -135,6 +135,25 @@ export function cloudWatchLogs<T = Record<string, unknown>>(
   signal?: AbortSignal,
 ): Promise<T> {
   return jsonCall<T>('logs', `Logs_20140328.${op}`, input, signal);
+}
+
+/** One CloudWatch operation (JSON 1.0, `GraniteServiceVersion20100801.*`, signed for `monitoring`): stored metric history. */
+export function cloudWatch<T = Record<string, unknown>>(op: string, input: object = {}, signal?: AbortSignal): Promise<T> {
+  return jsonCall<T>('monitoring', `GraniteServiceVersion20100801.${op}`, input, signal, '1.0');
+}
+
+/** SageMaker Metrics' BatchGetMetrics (REST-JSON, signed for `sagemaker`): a job's or run's values by step. */
+export async function batchGetMetrics<T = Record<string, unknown>>(queries: readonly object[], signal?: AbortSignal): Promise<T> {
+  const res = await send(`${API_ORIGIN()}/BatchGetMetrics`, {
+    service: 'sagemaker',
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ MetricQueries: queries }),
+    signal,
+  });
+  const text = await res.text();
+  if (!res.ok) throw jsonError(res, text);
+  return JSON.parse(text) as T;
 }
 
 function jsonError(res: Response, text: string): ApiError {
@@ -181,16 +200,6 @@ export async function invokeEndpoint(
     body: text,
     ms: performance.now() - started,
   };
-}
-
-/**
- * GET /metrics. Unsigned on purpose: the server treats a signed GET /metrics as the S3 bucket
- * `metrics`, as AWS would.
- */
-export async function metricsText(signal?: AbortSignal): Promise<string> {
-  const res = await send(`${API_ORIGIN()}/metrics`, { signal });
-  if (!res.ok) throw new ApiError(`HTTP ${res.status}`, await res.text(), res.status);
-  return res.text();
 }
 
 /** One Gremlin query over HTTP on the graph port (Neptune's POST /gremlin); GraphSON v3 results. */

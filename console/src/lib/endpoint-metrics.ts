@@ -1,14 +1,9 @@
-// An endpoint's traffic over a time window: THE one place the endpoint charts get their points.
-// Today the points come from what this tab sampled of Slipway's GET /metrics (sampler.ts) while an
-// endpoint's page was open. Once the server keeps CloudWatch metric history (GetMetricStatistics on
-// namespace AWS/SageMaker, dimensions EndpointName and VariantName: Invocations and
-// Invocation4XXErrors/Invocation5XXErrors as Sum, ModelLatency/OverheadLatency as Average in
-// microseconds), only endpointMetrics() changes: the charts take whatever window it returns.
-import type { Interval } from './prometheus';
-import { intervals } from './prometheus';
-import { SAMPLE_MS, sample, samplesOf } from './sampler';
-
-export type { Interval as MetricPoint } from './prometheus';
+// An endpoint's traffic over a time window: THE one place the endpoint charts get their points. They
+// come from the metric history the server keeps as CloudWatch does (namespace AWS/SageMaker, by
+// EndpointName and VariantName, a data point a minute), read with one GetMetricData
+// (endpoint-history.ts lays the answer on the window's periods).
+import { cloudWatch } from '../api/client';
+import { type History, layout, periodFor, QUERIES, type Result } from './endpoint-history';
 
 /** The time window a chart spans, epoch milliseconds. */
 export interface MetricWindow {
@@ -16,11 +11,23 @@ export interface MetricWindow {
   readonly end: number;
 }
 
+export interface MetricPoint {
+  /** Start of the period, seconds since the epoch (uPlot's x). */
+  readonly t: number;
+  readonly invocations: number;
+  readonly errors4xx: number;
+  readonly errors5xx: number;
+  /** Model latency of the period's invocations, ms (null when there were none). */
+  readonly latencyMs: number | null;
+  readonly latencyP99Ms: number | null;
+  readonly overheadMs: number | null;
+}
+
 export interface EndpointMetrics {
-  /** One point per period inside the window, oldest first (`t` in epoch seconds, uPlot's x). */
-  readonly points: readonly Interval[];
-  /** When the source holds nothing before this (ms): the charts say so rather than draw zeros. */
-  readonly since?: number;
+  /** One point per period inside the window, oldest first. */
+  readonly points: readonly MetricPoint[];
+  /** Seconds each point covers. */
+  readonly period: number;
   /** What the charts say under them about where the points come from. */
   readonly source: string;
   /** How often the page asks again (ms). */
@@ -29,28 +36,56 @@ export interface EndpointMetrics {
 
 /** The windows the endpoint page offers, longest last. */
 export const WINDOWS = [
-  { key: '5m', label: 'Last 5 minutes', ms: 5 * 60_000 },
   { key: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },
   { key: '1h', label: 'Last hour', ms: 60 * 60_000 },
   { key: '3h', label: 'Last 3 hours', ms: 3 * 60 * 60_000 },
+  { key: '1d', label: 'Last day', ms: 24 * 60 * 60_000 },
 ] as const;
 
-/**
- * The endpoint's invocations, errors, throttles and latencies in `window`. Each call also takes a
- * sample of /metrics now: the page calls it every `refreshMs`, which is what builds the history.
- */
-export async function endpointMetrics(endpoint: string, window: MetricWindow): Promise<EndpointMetrics> {
-  await sample([endpoint]);
-  const samples = samplesOf(endpoint);
+/** The stored history an endpoint's variant has in `window`. */
+export async function endpointMetrics(
+  endpoint: string,
+  variant: string,
+  window: MetricWindow,
+  signal?: AbortSignal,
+): Promise<EndpointMetrics> {
+  const period = periodFor((window.end - window.start) / 1000);
+  const endS = Math.floor(window.end / 1000);
+  const end = endS - (endS % period) + period;
+  const start = end - Math.ceil((window.end - window.start) / 1000 / period) * period;
+  const dims = [
+    { Name: 'EndpointName', Value: endpoint },
+    { Name: 'VariantName', Value: variant },
+  ];
+  const r = await cloudWatch<{ MetricDataResults?: Result[] }>(
+    'GetMetricData',
+    {
+      StartTime: start,
+      EndTime: end,
+      ScanBy: 'TimestampAscending',
+      MetricDataQueries: QUERIES.map(([Id, MetricName, Stat]) => ({
+        Id,
+        MetricStat: { Metric: { Namespace: 'AWS/SageMaker', MetricName, Dimensions: dims }, Period: period, Stat },
+      })),
+    },
+    signal,
+  );
   return {
-    points: inWindow(intervals(samples, 3 * SAMPLE_MS), window),
-    since: samples[0]?.t,
-    source: `Sampled from /metrics every ${SAMPLE_MS / 1000} s while an endpoint's page is open in this tab`,
-    refreshMs: SAMPLE_MS,
+    points: points(layout(r.MetricDataResults ?? [], start, end, period)),
+    period,
+    source: `CloudWatch's AWS/SageMaker metrics of variant ${variant}, one data point per ${period / 60} min (each written as its minute ends)`,
+    refreshMs: 30_000,
   };
 }
 
-/** The points whose time falls inside the window. */
-export function inWindow(points: readonly Interval[], w: MetricWindow): Interval[] {
-  return points.filter((p) => p.t * 1000 >= w.start && p.t * 1000 <= w.end);
+function points(h: History): MetricPoint[] {
+  return h.x.map((t, i) => ({
+    t,
+    invocations: h.invocations[i]!,
+    errors4xx: h.errors4xx[i]!,
+    errors5xx: h.errors5xx[i]!,
+    latencyMs: h.modelLatency[i] ?? null,
+    latencyP99Ms: h.modelLatencyP99[i] ?? null,
+    overheadMs: h.overheadLatency[i] ?? null,
+  }));
 }

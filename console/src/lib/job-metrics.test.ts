@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { evaluationLine, metricCurves } from './job-metrics.js';
+import { evaluationLine, metricCurves, storedCurves } from './job-metrics.js';
 
 test('evaluation lines: tabs as the trainer writes them and #011 as syslog shows them', () => {
   assert.deepEqual(evaluationLine('[3]\ttrain-rmse:2.51\tvalidation-rmse:2.60'), {
@@ -51,4 +51,19 @@ test('custom images: MetricDefinitions regexes, first group, a bad regex skipped
     ['loss', [0.9, 0.7, 0.5]],
     ['accuracy', [0.5, 0.6, null]],
   ]);
+});
+
+test('stored curves: rounds as stored, other metrics numbered from 1; none stored is undefined', () => {
+  const r = (x: number[], v: number[]) => ({ Status: 'Complete', XAxisValues: x, MetricValues: v });
+  const c = storedCurves(['train:rmse', 'validation:rmse', 'train:auc'], [r([0, 1, 2], [3, 2, 1]), r([1, 2], [2.5, 1.5]), r([], [])], true)!;
+  assert.deepEqual(c.x, [0, 1, 2]);
+  assert.deepEqual([...c.series.keys()], ['train:rmse', 'validation:rmse']);
+  assert.deepEqual(c.series.get('validation:rmse'), [null, 2.5, 1.5]);
+  assert.equal(storedCurves(['loss'], [r([0, 1], [1, 2])], false)!.x.join(), '1,2');
+  assert.equal(storedCurves(['loss'], [r([], [])], false), undefined);
+});
+
+test('#011 in a definition also matches the tab the trainer writes', () => {
+  const c = metricCurves(['[0]\ttrain-rmse:3', '[1]#011train-rmse:2'], [{ Name: 'train:rmse', Regex: '.*\\[[0-9]+\\].*#011train-rmse:(\\S+)' }]);
+  assert.deepEqual(c.series.get('train:rmse'), [3, 2]);
 });

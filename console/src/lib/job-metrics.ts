@@ -40,7 +40,8 @@ export function metricCurves(lines: readonly string[], definitions?: readonly Me
   if (definitions?.length) {
     const compiled = definitions.flatMap((d) => {
       try {
-        return [{ name: d.Name, re: new RegExp(d.Regex) }];
+        // `#011` is a tab as syslog shows it; the trainer's own lines hold the tab itself.
+        return [{ name: d.Name, re: new RegExp(d.Regex.replace(/#011/g, '(?:#011|\t)')) }];
       } catch {
         return [];
       }
@@ -71,4 +72,41 @@ export function metricCurves(lines: readonly string[], definitions?: readonly Me
   const x = [...byRound.keys()].sort((a, b) => a - b);
   const series = new Map<string, (number | null)[]>(names.map((n) => [n, x.map((r) => byRound.get(r)!.get(n) ?? null)]));
   return { xLabel: 'round', x, series };
+}
+
+/** What BatchGetMetrics answers for one query. */
+export interface MetricQueryResult {
+  readonly Status: string;
+  readonly XAxisValues: readonly number[];
+  readonly MetricValues: readonly number[];
+}
+
+/**
+ * The curves of a job's stored metrics (BatchGetMetrics by iteration: a built-in algorithm's
+ * rounds, else each metric's n-th value, shown from 1), or undefined when none were stored.
+ */
+export function storedCurves(
+  names: readonly string[],
+  results: readonly MetricQueryResult[],
+  byRound: boolean,
+): Curves | undefined {
+  const at = new Map<string, Map<number, number>>();
+  const xs = new Set<number>();
+  names.forEach((name, i) => {
+    const r = results[i];
+    if (!r || r.XAxisValues.length === 0) return;
+    const m = new Map<number, number>();
+    r.XAxisValues.forEach((x, j) => {
+      const v = r.MetricValues[j]!;
+      const shown = byRound ? x : x + 1;
+      m.set(shown, v);
+      xs.add(shown);
+    });
+    at.set(name, m);
+  });
+  if (at.size === 0) return undefined;
+  const x = [...xs].sort((a, b) => a - b);
+  const series = new Map<string, (number | null)[]>();
+  for (const [name, m] of at) series.set(name, x.map((v) => m.get(v) ?? null));
+  return { xLabel: byRound ? 'round' : 'report', x, series };
 }

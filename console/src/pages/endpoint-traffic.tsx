@@ -1,5 +1,5 @@
-// An endpoint's traffic charts: invocations, errors, throttles and latency over a window the user
-// picks (the last 5 minutes to 3 hours, always ending now), with the time axis spanning that
+// An endpoint's traffic charts: invocations, errors and latency over a window the user picks (the
+// last 15 minutes to a day, always ending now), with the time axis spanning that
 // whole window and saying when it holds no points yet. The points come from endpointMetrics()
 // (console/src/lib/endpoint-metrics.ts), the one seam between the charts and where metrics live.
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -12,7 +12,7 @@ const COLORS = ['#2563eb', '#dc2626', '#d97706', '#059669'];
 
 const clock = (ms: number) => new Date(ms).toLocaleTimeString();
 
-export function Traffic({ endpoint }: { endpoint: string }) {
+export function Traffic({ endpoint, variant }: { endpoint: string; variant: string }) {
   const { query } = useLocation();
   const win = WINDOWS.find((w) => w.key === query.get('window')) ?? WINDOWS[0];
   const [read, setRead] = useState<{ m: EndpointMetrics; end: number }>();
@@ -22,7 +22,7 @@ export function Traffic({ endpoint }: { endpoint: string }) {
   const take = () => {
     const n = ++asked.current;
     const end = Date.now();
-    endpointMetrics(endpoint, { start: end - win.ms, end }).then(
+    endpointMetrics(endpoint, variant, { start: end - win.ms, end }).then(
       (m) => {
         if (n !== asked.current) return;
         setError(undefined);
@@ -31,24 +31,25 @@ export function Traffic({ endpoint }: { endpoint: string }) {
       (err) => n === asked.current && setError(err),
     );
   };
-  useEffect(take, [endpoint, win.key]);
+  useEffect(take, [endpoint, variant, win.key]);
   useEffect(
     () => () => {
       asked.current++;
     },
     [],
   );
-  useInterval(take, read?.m.refreshMs ?? 2000);
+  useInterval(take, read?.m.refreshMs ?? 30_000);
 
   const end = read?.end ?? Date.now();
   const start = end - win.ms;
   const points = read?.m.points ?? [];
   const x = points.map((p) => p.t);
   const xRange = [start / 1000, end / 1000] as const;
-  const since = read?.m.since;
-  const empty = read ? 'No samples in this window yet' : 'Reading…';
+  const any = points.some((p) => p.invocations > 0 || p.errors4xx > 0 || p.errors5xx > 0);
+  const empty = read ? (any ? undefined : 'No invocations in this window') : 'Reading…';
+  const per = read ? `per ${read.m.period / 60} min` : 'per min';
   const chart = (title: string, unit: string, series: { label: string; color: string; values: (number | null)[] }[]) => (
-    <Chart title={title} unit={unit} x={x} xRange={xRange} empty={empty} series={series} unknownBefore={since === undefined ? start / 1000 : since / 1000} />
+    <Chart title={title} unit={unit} x={x} xRange={xRange} empty={empty} series={series} />
   );
   return (
     <div class="traffic">
@@ -67,21 +68,19 @@ export function Traffic({ endpoint }: { endpoint: string }) {
           {clock(start)} – {clock(end)}
         </span>
       </div>
-      <div class="charts" data-samples={points.length}>
+      <div class="charts" data-samples={points.length} data-invocations={points.reduce((a, p) => a + p.invocations, 0)}>
         <ErrorBox error={error} title="Could not read the endpoint's metrics" />
-        {chart('Invocations', 'per min', [{ label: 'invocations', color: COLORS[0]!, values: points.map((p) => p.invocationsPerMin) }])}
-        {chart('Errors (4xx + 5xx)', 'per min', [{ label: 'errors', color: COLORS[1]!, values: points.map((p) => p.errorsPerMin) }])}
-        {chart('Throttles', 'per min', [{ label: 'throttled', color: COLORS[2]!, values: points.map((p) => p.throttlesPerMin) }])}
-        {chart('Latency', 'ms', [
-          { label: 'model', color: COLORS[3]!, values: points.map((p) => p.latencyMs) },
-          { label: 'overhead', color: COLORS[0]!, values: points.map((p) => p.overheadMs) },
+        {chart('Invocations', per, [{ label: 'invocations', color: COLORS[0]!, values: points.map((p) => p.invocations) }])}
+        {chart('Errors', per, [
+          { label: '4xx', color: COLORS[2]!, values: points.map((p) => p.errors4xx) },
+          { label: '5xx', color: COLORS[1]!, values: points.map((p) => p.errors5xx) },
         ])}
-        {read ? (
-          <p class="muted small traffic-source">
-            {read.m.source}.
-            {since !== undefined && since > start ? ` Nothing is known before ${clock(since)} (shaded): traffic before then is not shown.` : ''}
-          </p>
-        ) : null}
+        {chart('Latency', 'ms', [
+          { label: 'model (average)', color: COLORS[3]!, values: points.map((p) => p.latencyMs) },
+          { label: 'model (p99)', color: COLORS[1]!, values: points.map((p) => p.latencyP99Ms) },
+          { label: 'overhead (average)', color: COLORS[0]!, values: points.map((p) => p.overheadMs) },
+        ])}
+        {read ? <p class="muted small traffic-source">{read.m.source}.</p> : null}
       </div>
     </div>
   );

@@ -1,6 +1,6 @@
 // Endpoints: the list, and one endpoint's status (polled: every second while it changes, every few
-// seconds otherwise), why it failed, variants, deployed images, traffic charts (endpoint-traffic.tsx)
-// and a box to send a test request. Paths: /endpoints, /endpoints/{name}?window=.
+// seconds otherwise), why it failed, variants, deployed images, traffic charts of its stored
+// CloudWatch metrics (endpoint-traffic.tsx) and a box to send a test request. Paths: /endpoints, /endpoints/{name}?window=.
 import { useEffect, useState } from 'preact/hooks';
 import { type Invocation, invokeEndpoint, sagemaker } from '../api/client';
 import { Badge, ErrorBox, Loading, Pager, Snippet, SortableTable, useAsync, useInterval, usePaged, when } from '../components/ui';
@@ -162,7 +162,7 @@ function EndpointDetail({ name }: { name: string }) {
           {status && SERVING.has(status) ? (
             <>
               <h2>Traffic</h2>
-              <Traffic endpoint={name} />
+              <Traffic endpoint={name} variant={String((e.ProductionVariants as Obj[] | undefined)?.[0]?.VariantName ?? 'AllTraffic')} />
               <h2>Test request</h2>
               <TestBox endpoint={name} inService={status === 'InService'} contentTypes={deployment.data?.variants.flatMap((v) => v.contentTypes) ?? []} />
             </>

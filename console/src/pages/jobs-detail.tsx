@@ -1,12 +1,13 @@
 // One job: status and secondary status transitions, failure reason, hyperparameters, input and
-// output, final metrics, the per-round metric curves read off its log, the log itself (paged
+// output, final metrics, the per-round metric curves the metrics store keeps (read off its log for
+// jobs from before it), the log itself (paged
 // forward with nextForwardToken) and a link to its lineage. Polled while it runs.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { sagemaker } from '../api/client';
+import { batchGetMetrics, sagemaker } from '../api/client';
 import { Chart } from '../components/chart';
 import { Badge, ErrorBox, Json, Loading, SortableTable, describeError, useAsync, useInterval, when } from '../components/ui';
 import { shortName } from '../lib/arn';
-import { metricCurves, type MetricDefinition } from '../lib/job-metrics';
+import { metricCurves, type MetricDefinition, type MetricQueryResult, storedCurves } from '../lib/job-metrics';
 import { FINISHED, type KindInfo, type LogEvent, jobStreams, logPage, ops, wholeLog } from '../lib/jobs';
 import { Link, setQuery, useLocation, withQuery } from '../router';
 import { duration } from './jobs';
@@ -49,7 +50,7 @@ export function JobDetail({ k, name }: { k: KindInfo; name: string }) {
             </div>
           </div>
           {k.kind === 'training' ? <FinalMetrics j={j} /> : null}
-          <JobLog k={k} name={name} running={running} definitions={(j.AlgorithmSpecification as { MetricDefinitions?: MetricDefinition[] } | undefined)?.MetricDefinitions} training={k.kind === 'training'} />
+          <JobLog k={k} name={name} running={running} definitions={(j.AlgorithmSpecification as { MetricDefinitions?: MetricDefinition[] } | undefined)?.MetricDefinitions} training={k.kind === 'training'} stored={storedMetrics(j, String(j[o.arn]))} />
         </>
       ) : null}
     </section>
@@ -261,7 +262,23 @@ function FinalMetrics({ j }: { j: Obj }) {
  * The job's log stream (a choice when a restart wrote several), read LOG_PAGE lines at a time
  * forward; the training metric curves are read off the whole stream.
  */
-function JobLog(p: { k: KindInfo; name: string; running: boolean; training: boolean; definitions?: MetricDefinition[] }) {
+/** What the metrics store holds for a training job: its ARN, its metrics' names, how they are counted. */
+interface StoredMetrics {
+  readonly arn: string;
+  readonly names: string[];
+  /** A built-in algorithm's metrics are per round; a custom image's per report. */
+  readonly byRound: boolean;
+}
+
+function storedMetrics(j: Obj, arn: string): StoredMetrics {
+  const final = (j.FinalMetricDataList as { MetricName: string }[] | undefined) ?? [];
+  const spec = j.AlgorithmSpecification as { TrainingImage?: string; MetricDefinitions?: MetricDefinition[] } | undefined;
+  const names = final.length ? final.map((m) => m.MetricName) : (spec?.MetricDefinitions ?? []).map((d) => d.Name);
+  const script = (j.HyperParameters as Obj | undefined)?.sagemaker_program !== undefined;
+  return { arn, names: names.slice(0, 100), byRound: /\/(sagemaker-)?xgboost:/.test(spec?.TrainingImage ?? '') && !script };
+}
+
+function JobLog(p: { k: KindInfo; name: string; running: boolean; training: boolean; definitions?: MetricDefinition[]; stored?: StoredMetrics }) {
   const { query } = useLocation();
   // Read again when the job ends: a job that finished between two polls has its stream by then.
   const streams = useAsync((signal) => jobStreams(p.k, p.name, signal), [p.k.kind, p.name, p.running]);
@@ -284,12 +301,12 @@ function JobLog(p: { k: KindInfo; name: string; running: boolean; training: bool
           </select>
         </label>
       ) : null}
-      {chosen ? <StreamView key={chosen} k={p.k} stream={chosen} running={p.running} training={p.training} definitions={p.definitions} /> : null}
+      {chosen ? <StreamView key={chosen} k={p.k} stream={chosen} running={p.running} training={p.training} definitions={p.definitions} stored={p.stored} /> : null}
     </>
   );
 }
 
-function StreamView(p: { k: KindInfo; stream: string; running: boolean; training: boolean; definitions?: MetricDefinition[] }) {
+function StreamView(p: { k: KindInfo; stream: string; running: boolean; training: boolean; definitions?: MetricDefinition[]; stored?: StoredMetrics }) {
   const [events, setEvents] = useState<LogEvent[]>([]);
   const [token, setToken] = useState<string | undefined>();
   const [atEnd, setAtEnd] = useState(false);
@@ -321,8 +338,22 @@ function StreamView(p: { k: KindInfo; stream: string; running: boolean; training
   }, [events.length, follow, p.running]);
   const needle = find.trim().toLowerCase();
   const shown = needle ? events.filter((e) => e.message.toLowerCase().includes(needle)) : events;
+  // The curves the metrics store keeps for the job (BatchGetMetrics by iteration); a job that ran
+  // before it kept them is read off its log.
   const curves = useAsync(
-    (signal) => (p.training ? wholeLog(p.k, p.stream, CURVE_LINES, signal).then((lines) => metricCurves(lines, p.definitions)) : Promise.resolve(undefined)),
+    async (signal) => {
+      if (!p.training) return undefined;
+      const st = p.stored;
+      if (st && st.names.length > 0) {
+        const r = await batchGetMetrics<{ MetricQueryResults?: MetricQueryResult[] }>(
+          st.names.map((MetricName) => ({ MetricName, ResourceArn: st.arn, MetricStat: 'Avg', Period: 'IterationNumber', XAxisType: 'IterationNumber' })),
+          signal,
+        );
+        const c = storedCurves(st.names, r.MetricQueryResults ?? [], st.byRound);
+        if (c) return c;
+      }
+      return metricCurves(await wholeLog(p.k, p.stream, CURVE_LINES, signal), p.definitions);
+    },
     [p.stream, p.running ? events.length : -1],
   );
   return (

@@ -1,10 +1,15 @@
-// AWS JSON 1.1 protocol (SageMaker control plane): `POST /`, `X-Amz-Target: <Prefix>.<Operation>`,
-// JSON body in and out, errors as `{"__type","message"}` with X-Amzn-ErrorType.
+// AWS JSON 1.1 and 1.0 protocols (SageMaker control plane, CloudWatch Logs; CloudWatch speaks 1.0):
+// `POST /`, `X-Amz-Target: <Prefix>.<Operation>`, JSON body in and out, errors as
+// `{"__type","message"}` with X-Amzn-ErrorType (and, for awsQueryCompatible services, the query
+// code in x-amzn-query-error).
 // https://smithy.io/2.0/aws/protocols/aws-json-1_1-protocol.html
 import { SerializationException, UnknownOperationException } from '../common-errors.js';
 import type { RequestContext } from '../context.js';
 import type { OperationMeta, ServiceModel } from '../model.js';
-import { toServiceError } from '../service-error.js';
+import type { ProtocolOptions } from '../operations.js';
+import { queryErrorHeader } from '../aws-query/query-errors.js';
+import type { QueryServiceModel } from '../aws-query/query-model.js';
+import { type ServiceError, toServiceError } from '../service-error.js';
 import { validateInput } from '../validation/validate.js';
 import { headerValue, toAwsJson, type WireRequest, type WireResponse } from '../wire.js';
 
@@ -20,8 +25,13 @@ export interface AwsJsonService {
 
 export class AwsJsonProtocol {
   private readonly byTarget = new Map<string, { op: OperationMeta; handler: Handler }>();
+  private readonly contentType: string;
 
-  constructor(private readonly service: AwsJsonService) {
+  constructor(
+    private readonly service: AwsJsonService,
+    private readonly options: ProtocolOptions = {},
+  ) {
+    this.contentType = `application/x-amz-json-${service.model.metadata.jsonVersion ?? '1.1'}`;
     const prefix = service.model.metadata.targetPrefix;
     for (const op of Object.values(service.model.operations)) {
       const fn = (service.handlers as Record<string, unknown>)[op.handler];
@@ -62,19 +72,29 @@ export class AwsJsonProtocol {
       // Authorization needs the operation's resource, named by its input: asked here, once, for every operation.
       ctx.gate?.operation(entry.op.name, input as Record<string, unknown>);
       const output = await entry.handler(input, ctx);
-      return { status: 200, headers: { 'content-type': CONTENT_TYPE }, body: toAwsJson(output ?? {}) };
+      return { status: 200, headers: { 'content-type': this.contentType }, body: toAwsJson(output ?? {}) };
     } catch (err) {
-      return awsJsonError(err, ctx);
+      return this.error(err, ctx);
     }
+  }
+
+  /** Writes any error this service's way (also those raised before the protocol, such as authentication's). */
+  error(err: unknown, ctx: RequestContext): WireResponse {
+    let e = toServiceError(err, ctx);
+    if (this.options.mapError) e = this.options.mapError(e);
+    const r = awsJsonError(e, ctx, this.contentType);
+    const m = this.service.model as Partial<QueryServiceModel>;
+    if (m.metadata?.awsQueryCompatible) r.headers['x-amzn-query-error'] = queryErrorHeader(m as QueryServiceModel, e);
+    return r;
   }
 }
 
 /** Writes any error the AWS JSON way; anything that is not a ServiceError becomes InternalFailure. */
-export function awsJsonError(err: unknown, ctx: RequestContext): WireResponse {
-  const e = toServiceError(err, ctx);
+export function awsJsonError(err: unknown, ctx: RequestContext, contentType = CONTENT_TYPE): WireResponse {
+  const e: ServiceError = toServiceError(err, ctx);
   return {
     status: e.httpStatus,
-    headers: { 'content-type': CONTENT_TYPE, 'x-amzn-errortype': e.code },
+    headers: { 'content-type': contentType, 'x-amzn-errortype': e.code },
     body: toAwsJson({ __type: e.code, message: e.message, ...e.extraFields() }),
   };
 }

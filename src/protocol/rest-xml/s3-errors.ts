@@ -13,6 +13,7 @@ export const S3_ERRORS = {
   BucketNotEmpty: [409, 'The bucket you tried to delete is not empty'],
   EntityTooLarge: [400, 'Your proposed upload exceeds the maximum allowed size'],
   EntityTooSmall: [400, 'Your proposed upload is smaller than the minimum allowed size'],
+  ExpiredToken: [400, 'The provided token has expired.'],
   IncompleteBody: [400, 'You did not provide the number of bytes specified by the Content-Length HTTP header.'],
   InternalError: [500, 'We encountered an internal error. Please try again.'],
   InvalidAccessKeyId: [403, 'The AWS Access Key Id you provided does not exist in our records.'],

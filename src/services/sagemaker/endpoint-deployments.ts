@@ -306,6 +306,7 @@ export class EndpointDeployments {
         const deployed = await this.engine.deploy({
           endpointName,
           variantName: v.VariantName,
+          partition: { accountId: p.accountId, region: p.region },
           containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl, environment: c.environment })),
           serverless: s
             ? { memorySizeInMB: s.MemorySizeInMB, maxConcurrency: s.MaxConcurrency, provisionedConcurrency: s.ProvisionedConcurrency }

@@ -14,7 +14,9 @@ import type {
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { ResourceRow } from '../../storage/repositories/resource-table.js';
+import { parseContainerVersion } from '../../inference/runtimes/xgboost/serving.js';
 import { advance, type TrainingJobDoc, trialParameters } from '../../training/training-doc.js';
+import { builtinMetricDefinitions } from '../../training/xgboost/metric-definitions.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { type JobService, parseS3OrFail, tableJobs } from './table-jobs.js';
 import { toDate } from '../common/resource-kind.js';
@@ -96,6 +98,14 @@ export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
       validate(input);
       const { TrainingJobName: name, Tags, ...given } = input;
       const doc: TrainingJobDoc = { ...given, SecondaryStatus: 'Starting', SecondaryStatusTransitions: [] };
+      // A built-in algorithm's job carries the algorithm's own metric definitions, as SageMaker fills
+      // them (not a script-mode job, which names its entry point in sagemaker_program).
+      const spec = given.AlgorithmSpecification!;
+      const builtin =
+        parseContainerVersion(spec.TrainingImage ?? '') !== undefined && given.HyperParameters?.sagemaker_program === undefined;
+      if (!spec.MetricDefinitions?.length && builtin) {
+        doc.AlgorithmSpecification = { ...spec, MetricDefinitions: builtinMetricDefinitions() };
+      }
       advance(doc, 'Starting', 'Launching requested ML instances', ctx.receivedAt);
       const arn = await table.create(ctx, name, doc, Tags, input.StoppingCondition?.MaxRuntimeInSeconds, {
         parameters: trialParameters(doc),

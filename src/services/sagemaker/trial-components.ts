@@ -83,11 +83,16 @@ export function trialComponentDocument(row: LineageEntityRow): DescribeTrialComp
     StartTime: toDate(d.StartTime),
     EndTime: toDate(d.EndTime),
     ...audit(row),
-    Parameters: d.Parameters,
-    InputArtifacts: d.InputArtifacts,
-    OutputArtifacts: d.OutputArtifacts,
+    // Empty maps, not absent ones, as SageMaker answers (the SDK's ExperimentAnalytics calls .items() on them).
+    Parameters: d.Parameters ?? {},
+    InputArtifacts: d.InputArtifacts ?? {},
+    OutputArtifacts: d.OutputArtifacts ?? {},
     MetadataProperties: d.MetadataProperties,
-    Metrics: d.Metrics?.map((m) => ({ ...m, TimeStamp: toDate(m.TimeStamp) })),
+    // SumOfSquares is kept only to update StdDev (SageMaker Metrics, src/services/sagemaker-metrics).
+    Metrics: d.Metrics?.map(({ SumOfSquares: _, ...m }: StoredMetricSummary & { SumOfSquares?: number }) => ({
+      ...m,
+      TimeStamp: toDate(m.TimeStamp),
+    })),
     Sources: d.Source ? [d.Source] : undefined,
   };
 }
@@ -215,12 +220,11 @@ export function trialComponentHandlers(deps: ServiceDeps) {
     ): Promise<AssociateTrialComponentResponse> {
       return db.transaction(async (tx) => {
         const { component, trial } = await memberPair(tx, ctx, input);
-        if (await repos.lineageTrialMembers.has(tx, trial.arn, component.arn)) {
-          throw new ValidationException(
-            `TrialComponent '${component.arn}' is already associated with Trial '${trial.arn}'.`,
-          );
+        // Associating again succeeds and changes nothing, as SageMaker answers it: the SDK's Run
+        // and load_run associate a run's component with its trial whenever they open it.
+        if (!(await repos.lineageTrialMembers.has(tx, trial.arn, component.arn))) {
+          await repos.lineageTrialMembers.add(tx, trial.arn, component.arn, ctx.receivedAt);
         }
-        await repos.lineageTrialMembers.add(tx, trial.arn, component.arn, ctx.receivedAt);
         return { TrialComponentArn: component.arn, TrialArn: trial.arn };
       });
     },
