@@ -214,7 +214,7 @@ describe('web console in Chromium', { skip }, () => {
     // The charts read the stored CloudWatch history: the minute's data points are written as it
     // ends (here at once), then a refresh shows the invocation.
     await server.app.flushMetrics();
-    await page.locator('.charts button.refresh').click();
+    await page.locator('.traffic button.refresh').click();
     await untilNumber('.charts', 'data-invocations', { atLeast: 1 }, 15_000);
     assert.equal(await page.locator('figure.chart canvas').count(), 3);
     assert.equal(Number(await page.locator('.charts').getAttribute('data-points')), 60);

@@ -42,6 +42,9 @@ export const WINDOWS = [
   { key: '1d', label: 'Last day', ms: 24 * 60 * 60_000 },
 ] as const;
 
+/** The window shown until the user picks another: an hour, sixty one-minute points. */
+export const DEFAULT_WINDOW = '1h';
+
 /** The stored history an endpoint's variant has in `window`. */
 export async function endpointMetrics(
   endpoint: string,

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Chart } from '../components/chart';
 import { ErrorBox, useInterval } from '../components/ui';
-import { type EndpointMetrics, WINDOWS, endpointMetrics } from '../lib/endpoint-metrics';
+import { DEFAULT_WINDOW, type EndpointMetrics, WINDOWS, endpointMetrics } from '../lib/endpoint-metrics';
 import { setQuery, useLocation } from '../router';
 
 const COLORS = ['#2563eb', '#dc2626', '#d97706', '#059669'];
@@ -14,7 +14,7 @@ const clock = (ms: number) => new Date(ms).toLocaleTimeString();
 
 export function Traffic({ endpoint, variant }: { endpoint: string; variant: string }) {
   const { query } = useLocation();
-  const win = WINDOWS.find((w) => w.key === query.get('window')) ?? WINDOWS[0];
+  const win = WINDOWS.find((w) => w.key === (query.get('window') ?? DEFAULT_WINDOW))!;
   const [read, setRead] = useState<{ m: EndpointMetrics; end: number }>();
   const [error, setError] = useState<unknown>();
   // Only the newest answer is drawn: a slow read must not replace a later one.
@@ -67,8 +67,11 @@ export function Traffic({ endpoint, variant }: { endpoint: string; variant: stri
         <span class="muted small">
           {clock(start)} – {clock(end)}
         </span>
+        <button type="button" class="refresh" onClick={take}>
+          Refresh
+        </button>
       </div>
-      <div class="charts" data-samples={points.length} data-invocations={points.reduce((a, p) => a + p.invocations, 0)}>
+      <div class="charts" data-samples={points.length} data-points={points.length} data-invocations={points.reduce((a, p) => a + p.invocations, 0)}>
         <ErrorBox error={error} title="Could not read the endpoint's metrics" />
         {chart('Invocations', per, [{ label: 'invocations', color: COLORS[0]!, values: points.map((p) => p.invocations) }])}
         {chart('Errors', per, [

@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { sagemaker } from '../api/client';
 import { ErrorBox, Loading, useAsync } from '../components/ui';
 import type { KindInfo } from '../lib/jobs';
-import { ops } from '../lib/jobs';
+import { builtinAlgorithm, ops } from '../lib/jobs';
 import { Link, navigate, useLocation } from '../router';
 
 type Obj = Record<string, unknown>;
@@ -23,6 +23,11 @@ export function cloneRequest(k: KindInfo, described: Obj, tags: readonly Obj[], 
   const req: Obj = {};
   for (const m of members) if (described[m] !== undefined && m !== 'Tags') req[m] = described[m];
   req[o.name] = name;
+  // The built-in algorithm's own metric definitions, which SageMaker adds, are not the caller's to give.
+  if (k.kind === 'training' && builtinAlgorithm(described) && req.AlgorithmSpecification) {
+    const { MetricDefinitions: _, ...spec } = req.AlgorithmSpecification as Obj;
+    req.AlgorithmSpecification = spec;
+  }
   // Tags SageMaker set itself (aws:*) cannot be given by a caller.
   const own = tags.filter((t) => !String(t.Key).startsWith('aws:'));
   if (own.length && members.includes('Tags')) req.Tags = own;

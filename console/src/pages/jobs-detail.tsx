@@ -8,7 +8,7 @@ import { Chart } from '../components/chart';
 import { Badge, ErrorBox, Json, Loading, SortableTable, describeError, useAsync, useInterval, when } from '../components/ui';
 import { shortName } from '../lib/arn';
 import { metricCurves, type MetricDefinition, type MetricQueryResult, storedCurves } from '../lib/job-metrics';
-import { FINISHED, type KindInfo, type LogEvent, jobStreams, logPage, ops, wholeLog } from '../lib/jobs';
+import { builtinAlgorithm, FINISHED, type KindInfo, type LogEvent, jobStreams, logPage, ops, wholeLog } from '../lib/jobs';
 import { Link, setQuery, useLocation, withQuery } from '../router';
 import { duration } from './jobs';
 
@@ -274,8 +274,7 @@ function storedMetrics(j: Obj, arn: string): StoredMetrics {
   const final = (j.FinalMetricDataList as { MetricName: string }[] | undefined) ?? [];
   const spec = j.AlgorithmSpecification as { TrainingImage?: string; MetricDefinitions?: MetricDefinition[] } | undefined;
   const names = final.length ? final.map((m) => m.MetricName) : (spec?.MetricDefinitions ?? []).map((d) => d.Name);
-  const script = (j.HyperParameters as Obj | undefined)?.sagemaker_program !== undefined;
-  return { arn, names: names.slice(0, 100), byRound: /\/(sagemaker-)?xgboost:/.test(spec?.TrainingImage ?? '') && !script };
+  return { arn, names: names.slice(0, 100), byRound: builtinAlgorithm(j) };
 }
 
 function JobLog(p: { k: KindInfo; name: string; running: boolean; training: boolean; definitions?: MetricDefinition[]; stored?: StoredMetrics }) {
