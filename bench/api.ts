@@ -11,13 +11,19 @@ const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
-    postgres: { type: 'string', default: process.env.SLIPWAY_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+    postgres: {
+      type: 'string',
+      default: process.env.SLIPWAY_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    },
     'log-level': { type: 'string', default: 'info' },
   },
 });
 const opts = { seconds: Number(values.duration), connections: Number(values.connections) };
 const report = (line: string) => console.log(line);
-const describe = { headers: SAGEMAKER_HEADERS('DescribeModelPackageGroup'), body: () => '{"ModelPackageGroupName":"bench"}' };
+const describe = {
+  headers: SAGEMAKER_HEADERS('DescribeModelPackageGroup'),
+  body: () => '{"ModelPackageGroupName":"bench"}',
+};
 const creates = () => {
   let n = 0;
   return { headers: SAGEMAKER_HEADERS('CreateModelPackageGroup'), body: () => `{"ModelPackageGroupName":"g-${n++}"}` };
@@ -59,13 +65,24 @@ try {
 
   // 3. Slipway on PostgreSQL, in a schema of its own.
   const schema = `bench_${Date.now().toString(36)}`;
-  const p = await slipway(dir, ['--log-level', values['log-level']!, '--database-url', values.postgres!, '--database-schema', schema]);
+  const p = await slipway(dir, [
+    '--log-level',
+    values['log-level']!,
+    '--database-url',
+    values.postgres!,
+    '--database-schema',
+    schema,
+  ]);
   await sagemaker(p.port, 'CreateModelPackageGroup', { ModelPackageGroupName: 'bench' });
   const pUrl = `http://127.0.0.1:${p.port}/`;
   const pd = await load(pUrl, describe, opts);
-  report(`DescribeModelPackageGroup (Postgres): ${pd.rps} req/s (p50 ${pd.p50} ms, p99 ${pd.p99} ms, errors ${pd.bad})`);
+  report(
+    `DescribeModelPackageGroup (Postgres): ${pd.rps} req/s (p50 ${pd.p50} ms, p99 ${pd.p99} ms, errors ${pd.bad})`,
+  );
   const pc = await load(pUrl, creates(), opts);
-  report(`CreateModelPackageGroup (Postgres):   ${pc.rps} req/s (p50 ${pc.p50} ms, p99 ${pc.p99} ms, errors ${pc.bad})`);
+  report(
+    `CreateModelPackageGroup (Postgres):   ${pc.rps} req/s (p50 ${pc.p50} ms, p99 ${pc.p99} ms, errors ${pc.bad})`,
+  );
   await p.stop();
   const pg = await import('pg');
   const client = new pg.default.Client({ connectionString: values.postgres });

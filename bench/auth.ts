@@ -390,10 +390,13 @@ try {
             Statement: [
               { Effect: 'Allow', Action: ['sagemaker:*', 's3:*'], Resource: '*' },
               { Effect: 'Deny', Action: 'sagemaker:DeleteEndpoint', Resource: 'arn:aws:sagemaker:*:*:endpoint/prod-*' },
+              // CreateModel passes its execution role (iam:PassRole on a role the file holds).
+              { Effect: 'Allow', Action: 'iam:PassRole', Resource: 'arn:aws:iam::000000000000:role/bench' },
             ],
           },
         },
       ],
+      roles: [{ arn: 'arn:aws:iam::000000000000:role/bench' }],
     }),
   );
   const cost = await verificationCost(JSON.parse(readFileSync(creds, 'utf8')).principals[0].policy);

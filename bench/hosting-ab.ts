@@ -26,7 +26,18 @@ const model = readFileSync('test/fixtures/xgboost/models/abalone.pkl3-cfgoffset.
 async function start(root: string): Promise<Proc & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'slipway-ab-'));
   const s = await spawnAndWait(
-    [join(root, 'bin/slipway.js'), 'serve', '--port', '0', '--graph-port', '0', '--data-dir', dir, '--log-level', 'warn'],
+    [
+      join(root, 'bin/slipway.js'),
+      'serve',
+      '--port',
+      '0',
+      '--graph-port',
+      '0',
+      '--data-dir',
+      dir,
+      '--log-level',
+      'warn',
+    ],
     (l) => {
       try {
         const r = JSON.parse(l);
@@ -46,7 +57,13 @@ async function start(root: string): Promise<Proc & { dir: string }> {
   });
   await sagemaker(s.port, 'CreateEndpointConfig', {
     EndpointConfigName: 'c',
-    ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'abalone', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 } }],
+    ProductionVariants: [
+      {
+        VariantName: 'AllTraffic',
+        ModelName: 'abalone',
+        ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 },
+      },
+    ],
   });
   return { ...s, dir };
 }
@@ -84,13 +101,18 @@ try {
     for (const b of r % 2 ? names : [...names].reverse()) {
       const res = await load(
         `http://127.0.0.1:${servers[b].port}/`,
-        { method: 'POST', headers: SAGEMAKER_HEADERS('DescribeEndpoint'), body: () => JSON.stringify({ EndpointName: 'ep-0' }) },
+        {
+          method: 'POST',
+          headers: SAGEMAKER_HEADERS('DescribeEndpoint'),
+          body: () => JSON.stringify({ EndpointName: 'ep-0' }),
+        },
         { seconds, connections: 32 },
       );
       rps[b].push(res.rps);
     }
   }
-  for (const b of names) console.log(`${b}: DescribeEndpoint (32 connections) req/s per ${seconds} s run: ${rps[b].join(', ')}`);
+  for (const b of names)
+    console.log(`${b}: DescribeEndpoint (32 connections) req/s per ${seconds} s run: ${rps[b].join(', ')}`);
 } finally {
   for (const b of names) {
     await servers[b].stop();

@@ -44,7 +44,13 @@ try {
   const config = (name: string, max: number) =>
     sagemaker(s.port, 'CreateEndpointConfig', {
       EndpointConfigName: name,
-      ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'abalone', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: max } }],
+      ProductionVariants: [
+        {
+          VariantName: 'AllTraffic',
+          ModelName: 'abalone',
+          ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: max },
+        },
+      ],
     });
   await config('abalone-200', 200);
   await config('abalone-10', 10);
@@ -72,11 +78,14 @@ try {
     { headers: SAGEMAKER_HEADERS('DescribeEndpoint'), body: () => '{"EndpointName":"ep-0"}' },
     { seconds, connections },
   );
-  report(`DescribeEndpoint (SQLite, ${connections} connections): ${describe.rps} req/s (p50 ${describe.p50} ms, p99 ${describe.p99} ms, errors ${describe.bad})`);
+  report(
+    `DescribeEndpoint (SQLite, ${connections} connections): ${describe.rps} req/s (p50 ${describe.p50} ms, p99 ${describe.p99} ms, errors ${describe.bad})`,
+  );
 
   // 3. Warm invoke throughput against a bare node:http server with a fixed 20-byte body.
   await sagemaker(s.port, 'CreateEndpoint', { EndpointName: 'hot', EndpointConfigName: 'abalone-200' });
-  while ((await sagemaker(s.port, 'DescribeEndpoint', { EndpointName: 'hot' })).EndpointStatus !== 'InService') await sleep(5);
+  while ((await sagemaker(s.port, 'DescribeEndpoint', { EndpointName: 'hot' })).EndpointStatus !== 'InService')
+    await sleep(5);
   const invoke = { headers: { 'content-type': 'text/csv' }, body: () => ROW };
   const invokeUrl = `${base}/endpoints/hot/invocations`;
   await load(invokeUrl, invoke, { seconds: 2, connections });
@@ -93,19 +102,27 @@ try {
 
   // 4. Warm latency at a steady 1,000 requests/s.
   const paced = await load(invokeUrl, invoke, { seconds, connections: 16, rate: 1000 });
-  report(`InvokeEndpoint at 1,000 req/s: p50 ${paced.p50} ms, p99 ${paced.p99} ms (${paced.total} requests, errors ${paced.bad})`);
+  report(
+    `InvokeEndpoint at 1,000 req/s: p50 ${paced.p50} ms, p99 ${paced.p99} ms (${paced.total} requests, errors ${paced.bad})`,
+  );
 
   // 5. Cold start: the first invoke after the endpoint scaled to zero (idle 1 s here).
   const cold: number[] = [];
   for (let i = 0; i < 10; i++) {
     await sleep(1600);
     const t0 = performance.now();
-    const r = await fetch(`${base}/endpoints/ep-1/invocations`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ROW });
+    const r = await fetch(`${base}/endpoints/ep-1/invocations`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: ROW,
+    });
     await r.arrayBuffer();
     cold.push(performance.now() - t0);
   }
   const metrics = await (await fetch(`${base}/metrics`)).text();
-  const setup = metrics.split('\n').filter((l) => /model_setup_time_seconds_(sum|count)/.test(l) && /ep-1/.test(l) && !l.startsWith('#'));
+  const setup = metrics
+    .split('\n')
+    .filter((l) => /model_setup_time_seconds_(sum|count)/.test(l) && /ep-1/.test(l) && !l.startsWith('#'));
   report(
     `cold start (first invoke after scale to zero, 10 times, whole HTTP round trip): median ${percentile(cold, 50).toFixed(1)} ms, max ${Math.max(...cold).toFixed(1)} ms`,
   );
@@ -115,7 +132,8 @@ try {
   const n = Number(values.endpoints);
   await sleep(2500);
   const before = rssMB(s.child.pid!);
-  for (let i = 0; i < n; i++) await sagemaker(s.port, 'CreateEndpoint', { EndpointName: `idle-${i}`, EndpointConfigName: 'abalone-10' });
+  for (let i = 0; i < n; i++)
+    await sagemaker(s.port, 'CreateEndpoint', { EndpointName: `idle-${i}`, EndpointConfigName: 'abalone-10' });
   for (;;) {
     const listed = await sagemaker(s.port, 'ListEndpoints', { StatusEquals: 'Creating', MaxResults: 1 });
     if ((listed.Endpoints as unknown[]).length === 0) break;

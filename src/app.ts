@@ -2,11 +2,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import pino, { type Logger } from 'pino';
-import { Authorizer } from './auth/authorizer.js';
+import type { Logger } from 'pino';
+import { Authorizer, deniedMessage } from './auth/authorizer.js';
+import { sagemakerActions } from './auth/actions/sagemaker.js';
 import { roleMayRead, roleMayWrite } from './auth/s3-access.js';
 import type { Config } from './config/config.js';
 import { PageTokens } from './domain/page-token.js';
@@ -18,24 +18,37 @@ import { AwsApi } from './http/aws-api.js';
 import { ConsoleAssets } from './http/console-assets.js';
 import { withConsoleCors } from './http/console-cors.js';
 import { AwsJsonProtocol } from './protocol/aws-json/aws-json.js';
-import { reapStraySandboxes } from './sandbox/sandbox.js';
+import { hostCaps } from './sandbox/limits.js';
+import { Sandbox } from './sandbox/sandbox.js';
 import { RestJsonProtocol } from './protocol/rest-json/rest-json.js';
 import { createRepositories } from './services/common/deps.js';
 import { appendLogs, createLogsHandlers } from './services/logs/index.js';
 import { prewarmTrainer } from './training/run-builtin.js';
+import { TrainingProgress } from './training/progress.js';
 import { trainingKind } from './training/training-kind.js';
+import { Tuning } from './tuning/tuning.js';
 import { processingKind } from './processing/processing-kind.js';
 import { transformKind } from './transform/transform-kind.js';
 import { ContainersFileReader } from './inference/runtimes/container/containers-file.js';
 import { createRuntimeHandlers } from './services/runtime/index.js';
 import { s3Handler } from './services/s3/index.js';
 import { createSageMakerHandlers } from './services/sagemaker/index.js';
+import type { SageMakerHandlers } from './generated/sagemaker/handlers.js';
+import { pipelineExecutionKind } from './pipelines/executor.js';
+import { canRun } from './pipelines/step-work.js';
+import { Wakeups } from './pipelines/wakeups.js';
 import { EndpointDeployments } from './services/sagemaker/endpoint-deployments.js';
 import { createInferenceEngine } from './inference/create-engine.js';
+import { observedGraphListener } from './graph/http/graph-operation.js';
+import { Telemetry } from './observability/telemetry.js';
+import { concurrencyCounters, storageCounters } from './observability/server-counters.js';
+import { LocalLimiter } from './inference/concurrency/limiter.js';
+import { SharedLimiter } from './inference/concurrency/shared-limiter.js';
 import { JobRunner } from './jobs/runner.js';
 import { createLineageHooks } from './lineage/hooks.js';
 import { openBlobStorage } from './storage/blobs/index.js';
 import { openDatabase } from './storage/db/index.js';
+import { databaseGauges } from './storage/db/size-gauges.js';
 import { MIGRATIONS } from './storage/migrations.js';
 import { pageTokenKey } from './storage/repositories/meta.js';
 import { SessionStore } from './auth/sessions.js';
@@ -79,16 +92,21 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 }
 
 export async function startApp(config: Config, log?: Logger): Promise<RunningApp> {
-  const logger = log ?? pino({ level: config.logLevel, base: { service: 'slipway' } });
+  // Metrics, the logger (JSON lines, or readable ones on a terminal) and, if asked for, traces.
+  const telemetry = new Telemetry({ log, level: config.logLevel, format: config.logFormat });
+  const logger = telemetry.log;
+  await telemetry.startTracing(VERSION);
   // Read first: a bad credentials file stops the start before anything is opened.
   const authorizer = config.credentialsFile ? Authorizer.fromFile(config.credentialsFile) : Authorizer.anonymous();
   if (!config.databaseUrl) mkdirSync(config.dataDir, { recursive: true });
-  const db = await openDatabase({
-    url: config.databaseUrl,
-    dataDir: config.dataDir,
-    schema: config.databaseSchema,
-    migrations: MIGRATIONS,
-  });
+  const db = telemetry.database(
+    await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      schema: config.databaseSchema,
+      migrations: MIGRATIONS,
+    }),
+  );
   // Object storage (s3:// URIs): embedded under the data dir, or --s3-endpoint.
   const storage = await openBlobStorage({
     db,
@@ -96,6 +114,13 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     s3Endpoint: config.s3Endpoint,
     accountId: config.accountId,
     region: config.defaultRegion,
+    gc: {
+      graceMs: config.blobGcGraceSeconds * 1000,
+      intervalMs: config.blobGcIntervalSeconds * 1000,
+      uploadExpiryMs: config.incompleteUploadDays * 86_400_000,
+      log: logger,
+      onRun: storageCounters(telemetry.registry),
+    },
   });
   const deps = {
     db,
@@ -107,7 +132,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   // The metrics store (CloudWatch, SageMaker Metrics) and what writes to it besides clients:
   // endpoint counters a minute at a time, training jobs' metrics as they are read off their output.
   const metrics = createMetrics({ db, log: logger, retentionDays: config.metricsRetentionDays });
-  const registry = new MetricsRegistry();
+  const registry = new MetricsRegistry({ buckets: config.endpointLatencyBuckets });
   const recorder = config.endpointMetrics
     ? new EndpointMetricsRecorder({
         registry,
@@ -119,13 +144,47 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   // Temporary credentials (STS): kept in the database, verified by the authorizer.
   const sessions = new SessionStore(db);
   authorizer.useSessions(sessions);
+  // Endpoint limits: counted in memory for one replica (SQLite), shared through PostgreSQL otherwise.
+  const limiterOptions = { accountConcurrency: config.serverlessAccountConcurrency };
+  const limiter =
+    db.dialect === 'postgres' && config.endpointLimits === 'shared'
+      ? await SharedLimiter.open({ ...limiterOptions, db, log: logger, leaseMs: config.slotLeaseSeconds * 1000 })
+      : new LocalLimiter(limiterOptions);
+  if (limiter instanceof SharedLimiter) concurrencyCounters(telemetry.registry, limiter.stats);
+  // The one way user code runs: jobs' programs and custom images' model servers. Sandboxes a killed
+  // predecessor left running are ended first (their jobs are failed at restart by the runner).
+  const sandbox = await Sandbox.open({
+    dataDir: config.dataDir,
+    hidden: [config.credentialsFile, config.containersFile].filter((p): p is string => p !== undefined),
+    binds: config.sandboxBinds,
+    uids: config.sandboxUids,
+    host: hostCaps({ maxMemoryMB: config.sandboxMaxMemoryMB, maxDiskMB: config.sandboxMaxDiskMB }),
+    required: authorizer.enabled,
+    log: logger,
+  });
+  if (!sandbox.available && authorizer.enabled)
+    logger.error(
+      { sandbox: sandbox.describe() },
+      'no working sandbox: jobs and custom-image model servers will be refused (a credentials file is in force)',
+    );
+  else if (!sandbox.available)
+    logger.warn(
+      { sandbox: sandbox.describe() },
+      'no working sandbox: jobs and custom-image model servers run as plain processes',
+    );
+  else if (sandbox.probe.networkMissing.length > 0)
+    logger.warn({ sandbox: sandbox.describe() }, 'sandbox without a user-mode network');
+  else logger.info({ sandbox: sandbox.describe() }, 'sandbox ready');
   const engine = createInferenceEngine({
     registry,
+    limiter,
+    latencyBuckets: config.endpointLatencyBuckets,
     blobs: storage.blobs,
     dataDir: config.dataDir,
     idleSeconds: config.serverlessIdleSeconds,
     containerConfigPath: config.containersFile,
     log: logger,
+    sandbox,
   });
   // Background lifecycles (endpoint deployments): one runner; its claims name this server.
   const runner = new JobRunner({
@@ -133,12 +192,10 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     log: logger,
     replicaId: config.replicaId ?? `${hostname()}:${config.dataDir}`,
     leaseMs: config.jobLeaseSeconds * 1000,
+    observer: telemetry.jobs(db),
   });
   const deployments = new EndpointDeployments(deps, engine, logger, runner);
-  // Jobs: training, batch transform and processing, each a kind of the same runner. A sandbox a
-  // killed predecessor left running is ended first (its job is failed at restart by the runner).
-  const strays = reapStraySandboxes(join(config.dataDir, 'jobs'));
-  if (strays > 0) logger.warn({ strays }, 'ended job processes left by a previous run');
+  // Jobs: training, batch transform and processing, each a kind of the same runner.
   const containers = new ContainersFileReader(config.containersFile ?? process.env.SLIPWAY_CONTAINERS_FILE);
   const jobLogs = (
     p: Parameters<typeof appendLogs>[1],
@@ -152,6 +209,8 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         mayWrite: (role: string, uri: string) => roleMayWrite(authorizer, role, uri),
       }
     : undefined;
+  // Running training jobs' output lines, for the tuning jobs that watch their children train.
+  const progress = new TrainingProgress();
   const training = {
     runner,
     kind: runner.register(
@@ -161,13 +220,18 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         runner,
         dataDir: config.dataDir,
         containers,
+        sandbox,
         appendLogs: jobLogs,
+        logLimitBytes: config.jobLogLimitBytes,
         access: jobAccess,
         log: logger,
         metrics,
+        progress,
       }),
     ),
   };
+  // Hyperparameter tuning jobs: a kind of the same runner whose runs launch training jobs.
+  const tuning = new Tuning({ deps, runner, training, progress, log: logger });
   const batch = {
     transform: {
       runner,
@@ -183,12 +247,47 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
           blobs: storage.blobs,
           dataDir: config.dataDir,
           containers,
+          sandbox,
           appendLogs: jobLogs,
+          logLimitBytes: config.jobLogLimitBytes,
           access: jobAccess,
         }),
       ),
     },
   };
+  // Pipeline executions: a kind of the same runner; their steps create jobs through the handlers
+  // below, as a client would. A job's transitions wake the execution waiting on it at once.
+  let sagemakerHandlers: SageMakerHandlers | undefined;
+  const handlers = () => sagemakerHandlers!;
+  const wakeups = new Wakeups();
+  runner.subscribe(async (_tx, e) => wakeups.jobMoved(e.id));
+  const pipelines = {
+    runner,
+    wakeups,
+    blobs: storage.blobs,
+    canRun: (type: string) => canRun(handlers(), type),
+    kind: runner.register(
+      pipelineExecutionKind({
+        deps,
+        blobs: storage.blobs,
+        handlers,
+        wakeups,
+        log: logger,
+        pollMs: Math.min(1000, Math.max(50, (config.jobLeaseSeconds * 1000) / 4)),
+        access: authorizer.enabled
+          ? {
+              denied(role, operation, input, p) {
+                const { action, resources } = sagemakerActions(operation, input, p);
+                const refused = resources.find((r) => !authorizer.roleMay(role, action, r, p.region));
+                return refused === undefined ? undefined : deniedMessage(role, action, refused, 'ImplicitDeny');
+              },
+              mayRead: (role, uri, region) => roleMayRead(authorizer, role, uri, region),
+            }
+          : undefined,
+      }),
+    ),
+  };
+  sagemakerHandlers = createSageMakerHandlers(deps, deployments, training, batch, pipelines, tuning);
   // Known once both servers listen (port 0 picks them); the console's config and CORS read them then.
   let port = 0;
   let graphPort = 0;
@@ -198,7 +297,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     log: logger,
     sagemaker: new AwsJsonProtocol({
       model: sagemakerModel,
-      handlers: createSageMakerHandlers(deps, deployments, training, batch),
+      handlers: sagemakerHandlers,
     }),
     runtime: new RestJsonProtocol(runtimeModel, createRuntimeHandlers(deployments)),
     logs: new AwsJsonProtocol({ model: logsModel, handlers: createLogsHandlers(deps) }),
@@ -215,7 +314,14 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     sagemakerMetrics: new RestJsonProtocol(sagemakerMetricsModel, createSageMakerMetricsHandlers(deps, metrics)),
     s3: s3Handler(storage, config.accountId),
     health: () => ({ version: VERSION, database: db.dialect }),
-    metrics: () => engine.metrics(),
+    // Endpoint series first (the console reads them), then the database's size and the server's own.
+    metrics: async () =>
+      Buffer.concat([
+        engine.exposition(),
+        Buffer.from(await databaseGauges(db)),
+        Buffer.from(await telemetry.registry.render()),
+      ]),
+    observe: telemetry.request,
     authorizer,
     console: new ConsoleAssets(fileURLToPath(new URL('../public/console', import.meta.url)), () => ({
       graphPort,
@@ -243,6 +349,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       authorizer,
     });
   } catch (err) {
+    await limiter.close();
     storage.close();
     await db.close();
     throw err;
@@ -250,7 +357,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   // The console (served on the AWS port) runs Gremlin queries on the graph port: allow its origin.
   const graphServer = createServer(
     { keepAliveTimeout: 65_000 },
-    withConsoleCors(graph.listener, () => port),
+    withConsoleCors(observedGraphListener(graph.listener, logger, telemetry.request), () => port),
   );
   graphServer.on('upgrade', graph.upgrade);
   try {
@@ -259,6 +366,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   } catch (err) {
     awsServer.close();
     await graph.close();
+    await limiter.close();
     await db.close();
     throw err;
   }
@@ -283,6 +391,8 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
   metrics.maintenance.start();
   recorder?.start();
   const stopSessionExpiry = expireSessions(sessions, logger);
+  deployments.start();
+  storage.collector?.start();
   // The first training job need not pay for compiling the trainer: one thread is readied a second
   // after start, at nice 19 (SLIPWAY_TRAINER_PREWARM=0 turns this off; the test runner does).
   if (process.env.SLIPWAY_TRAINER_PREWARM !== '0') setTimeout(prewarmTrainer, 1000).unref();
@@ -322,13 +432,18 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
         // The last minute of endpoint metrics is written while the variants are still known.
         await recorder?.close();
         await runner.close();
+        await tuning.close();
         await deployments.close();
         await engine.close();
         await metrics.maintenance.close();
         stopSessionExpiry();
+        await limiter.close();
+        sandbox.close();
         await graph.close();
+        await storage.collector?.close();
         storage.close();
         await db.close();
+        await telemetry.close();
         logger.info('stopped');
       })();
       return closing;

@@ -7,11 +7,13 @@
 //   [--export-dir DIR]  keep the export in DIR, and reuse it (no seeding, no export) when DIR exists
 //   [--load-only]       skip the reference method (part 2); with --export-dir, measures just the load
 //   [--postgres URL]    load into PostgreSQL (a fresh schema, dropped afterwards) instead of graph.db
+//   [--seed-dir DIR]    seed the account into DIR and keep it; reuse it (no seeding) when DIR exists
+//   [--runs N]          export and load N times each, interleaved; prints each run and the medians
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -22,7 +24,7 @@ import { MemoryBlobStore } from '../../src/graph/testing/memory-blob-store.js';
 import { openDatabase } from '../../src/storage/db/index.js';
 import { MIGRATIONS } from '../../src/storage/migrations.js';
 import { seedSyntheticAccount } from '../lineage/seed.js';
-import { slipway } from '../support.js';
+import { median, slipway } from '../support.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +34,8 @@ const { values } = parseArgs({
     'load-only': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
     postgres: { type: 'string' },
+    'seed-dir': { type: 'string' },
+    runs: { type: 'string', default: '1' },
   },
 });
 const units = Number(values.units);
@@ -78,35 +82,66 @@ function exportProcess(dataDir: string, out: string): { ms: number; rssMb: numbe
 }
 
 // 1. Full-size export.
+const runs = Math.max(1, Number(values.runs));
+const seedDir = values['seed-dir'];
 const dataDir = mkdtempSync(join(tmpdir(), 'slipway-bench-graph-'));
 const out = values['export-dir'] ?? join(dataDir, 'export');
 try {
-  let t = performance.now();
-  if (values['export-dir'] && existsSync(out)) {
+  const exportRuns: number[] = [];
+  const loadRates: number[] = [];
+  const reuse = values['export-dir'] !== undefined && existsSync(out);
+  const accountDir = seedDir ?? join(dataDir, 'account');
+  if (reuse) {
     console.log(`reusing the export in ${out}`);
+  } else if (seedDir !== undefined && existsSync(join(seedDir, 'slipway.db'))) {
+    console.log(`reusing the seeded account in ${seedDir}`);
   } else {
-    const seeded = await seed(dataDir, units);
+    const t = performance.now();
+    const seeded = await seed(accountDir, units);
     console.log(
       `seeded ${seeded.entities} entities and ${seeded.associations} associations in ${secs(performance.now() - t)} s`,
     );
-    const full = exportProcess(dataDir, out);
-    console.log(`export: ${full.stdout}`);
-    console.log(`export wall time ${secs(full.ms)} s (process start included), peak RSS ${full.rssMb.toFixed(0)} MB`);
   }
+  for (let run = 0; run < runs; run++) {
+    if (!reuse) {
+      rmSync(out, { recursive: true, force: true });
+      const full = exportProcess(accountDir, out);
+      exportRuns.push(full.ms);
+      console.log(`export: ${full.stdout}`);
+      console.log(
+        `export wall time ${secs(full.ms)} s (process start included), peak RSS ${full.rssMb.toFixed(0)} MB, load average ${loadavg()[0]!.toFixed(2)}`,
+      );
+    }
+    loadRates.push(await bulkLoad(run));
+  }
+  if (runs > 1) {
+    console.log(
+      `median of ${runs} runs: export ${exportRuns.length ? `${secs(median(exportRuns))} s` : '-'}, bulk load ${Math.round(median(loadRates)).toLocaleString('en-US')} records/s`,
+    );
+  }
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
 
-  // 3. Bulk load of that export into an empty graph.db.
+// 3. Bulk load of that export into an empty graph.db; returns records per second.
+async function bulkLoad(run: number): Promise<number> {
   const blobs = new MemoryBlobStore({ chunkSize: 64 * 1024 });
   await blobs.ensureBucket('export');
   for (const f of readdirSync(out)) await blobs.put(`s3://export/lineage/${f}`, readFileSync(join(out, f)));
-  const graphDir = join(dataDir, 'graph');
+  const graphDir = join(dataDir, `graph-${run}`);
   const pgSchema = `bench_${randomBytes(4).toString('hex')}`;
   const gdb = await openGraphDatabase(
     values.postgres ? { url: values.postgres, schema: pgSchema } : { dataDir: graphDir },
   );
   // --verbose: the loader's debug log (time per file, for the index builds) on stderr.
-  const jobs = new LoadJobs({ db: gdb, blobs, log: pino({ level: values.verbose ? 'debug' : 'silent' }, pino.destination(2)) });
+  const jobs = new LoadJobs({
+    db: gdb,
+    blobs,
+    log: pino({ level: values.verbose ? 'debug' : 'silent' }, pino.destination(2)),
+  });
   await jobs.init();
-  t = performance.now();
+  const t = performance.now();
+  const c0 = process.cpuUsage();
   const id = await jobs.start({
     source: 's3://export/lineage/',
     format: 'csv',
@@ -130,6 +165,7 @@ try {
     await new Promise((r) => setTimeout(r, 20));
   }
   const loadMs = performance.now() - t;
+  const cpu = process.cpuUsage(c0);
   const counts = await new GraphReader(gdb).counts();
   await jobs.close();
   await gdb.close();
@@ -139,13 +175,14 @@ try {
     await client.query(`DROP SCHEMA IF EXISTS "${pgSchema}_graph" CASCADE`);
     await client.end();
   }
+  rmSync(graphDir, { recursive: true, force: true });
   const records = Number(overall.totalRecords);
+  const rate = records / (loadMs / 1000);
   console.log(
     `bulk load: ${overall.status}, ${records} records (${counts.vertices} vertices, ${counts.edges} edges, ${counts.vertexProperties} vertex properties) ` +
-      `in ${secs(loadMs)} s = ${Math.round(records / (loadMs / 1000)).toLocaleString('en-US')} records/s`,
+      `in ${secs(loadMs)} s = ${Math.round(rate).toLocaleString('en-US')} records/s (process CPU ${secs((cpu.user + cpu.system) / 1000)} s), load average ${loadavg()[0]!.toFixed(2)}`,
   );
-} finally {
-  rmSync(dataDir, { recursive: true, force: true });
+  return rate;
 }
 
 // 2. The reference notebook's method on `refNodes` nodes: one ListAssociations per node, in order.

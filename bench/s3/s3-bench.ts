@@ -182,12 +182,13 @@ async function main(): Promise<void> {
       keysPerWorker.set(w, i + 1);
       return body.length;
     });
-    if (phases.has('get')) await run(`GetObject ${objectSize / 1024} KiB`, async (w, i) => {
-      const n = keysPerWorker.get(w) ?? 1;
-      const r = await send(endpoint, 'GET', `/bench/w${w}/o${i % n}`);
-      if (r.status !== 200) throw new Error(`GET ${r.status}`);
-      return r.bytes;
-    });
+    if (phases.has('get'))
+      await run(`GetObject ${objectSize / 1024} KiB`, async (w, i) => {
+        const n = keysPerWorker.get(w) ?? 1;
+        const r = await send(endpoint, 'GET', `/bench/w${w}/o${i % n}`);
+        if (r.status !== 200) throw new Error(`GET ${r.status}`);
+        return r.bytes;
+      });
 
     if (!phases.has('big')) return;
     // 1 GiB through lib-storage, sampling the server's RSS every 50 ms.

@@ -552,6 +552,11 @@ export class Authorizer {
     return m;
   }
 
+  /** Whether the credentials file names `roleArn` (a role, or a principal's ARN). */
+  hasRole(roleArn: string): boolean {
+    return this.credentials?.byArn.has(roleArn) ?? true;
+  }
+
   /**
    * Whether Slipway, acting for a user, may do `action` on `resource` as the role (or principal)
    * `roleArn` names: the bulk loader reading its source, a job reading its channels. Always true

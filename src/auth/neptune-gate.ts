@@ -15,6 +15,14 @@ import { neptuneAuthError } from './errors.js';
 
 const BODY_LIMIT = 1024 * 1024;
 
+/** Any of these lets a principal open the Gremlin WebSocket. */
+const CONNECT_ACTIONS = [
+  'neptune-db:connect',
+  'neptune-db:ReadDataViaQuery',
+  'neptune-db:WriteDataViaQuery',
+  'neptune-db:DeleteDataViaQuery',
+];
+
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 type Upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
@@ -113,7 +121,20 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
       );
       return;
     }
-    callers.set(req, { principal: r.principal, region: r.parts?.credential.region || defaultRegion });
+    const region = r.parts?.credential.region || defaultRegion;
+    // Neptune authorizes the connection itself: `neptune-db:connect` (the action of its first IAM
+    // model, still what a WebSocket connection asks for), or any of the query actions a policy of
+    // the fine-grained model grants; each query is then authorized by what it does (queryAccess).
+    const refusals = CONNECT_ACTIONS.map((action) => check(r.principal, region, action));
+    if (refusals.every((d) => d !== undefined)) {
+      const e = neptuneAuthError({ reason: 'denied', message: refusals[0]!.message });
+      const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message, message: e.message });
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+      );
+      return;
+    }
+    callers.set(req, { principal: r.principal, region });
     inner(req, socket, head);
   };
 

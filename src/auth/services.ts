@@ -9,7 +9,8 @@ import { logsActions } from './actions/logs.js';
 import { sagemakerMetricsActions } from './actions/sagemaker-metrics.js';
 import { stsActions } from './actions/sts.js';
 import { s3Actions } from './actions/s3.js';
-import { sagemakerActions, sagemakerNamedMember } from './actions/sagemaker.js';
+import { sagemakerActions, sagemakerNamedMember, sagemakerPassedRoles } from './actions/sagemaker.js';
+import { ValidationException } from '../protocol/common-errors.js';
 import type { ActionTable, Partition } from './actions/types.js';
 import type { AuthFailure, Authenticated, Authorizer, Denial, FactsSource } from './authorizer.js';
 import { jsonAccessDenied, queryAuthError } from './errors.js';
@@ -26,13 +27,29 @@ export interface AuthService {
   readonly named?: (operation: string) => string | undefined;
   /** How a failed authentication is answered (default: the JSON services' errors). */
   readonly authError?: (f: AuthFailure) => ServiceError;
+  /** The roles an operation's input passes to the service (each needs iam:PassRole and must exist). */
+  readonly passedRoles?: (operation: string, input: Record<string, unknown>) => readonly string[];
+  /** The error for a passed role the credentials file does not hold. */
+  readonly unknownRole?: (roleArn: string) => ServiceError;
 }
 
 /** STS and CloudWatch answer a denied caller with 403 AccessDenied (the query code on every wire form). */
 const queryDenied = (d: Denial) => new ServiceError('AccessDenied', d.message, 403);
 
+/** SageMaker's answer to a role it cannot assume. */
+const cannotAssume = (roleArn: string) =>
+  new ValidationException(
+    `Could not assume role ${roleArn}. Please ensure that the role exists and allows principal 'sagemaker.amazonaws.com' to assume the role.`,
+  );
+
 export const SERVICES = {
-  sagemaker: { actions: sagemakerActions, denied: (d) => jsonAccessDenied(d.message), named: sagemakerNamedMember },
+  sagemaker: {
+    actions: sagemakerActions,
+    denied: (d) => jsonAccessDenied(d.message),
+    named: sagemakerNamedMember,
+    passedRoles: sagemakerPassedRoles,
+    unknownRole: cannotAssume,
+  },
   'sagemaker-runtime': {
     actions: sagemakerActions,
     denied: (d) => jsonAccessDenied(d.message),
@@ -76,6 +93,17 @@ class Gate implements RequestGate, FactsSource {
   }
 
   operation(operation: string, input: Record<string, unknown>): void {
+    this.#operation(operation, input);
+    // Checked on every request (never skipped by the remembered decision below): the roles passed.
+    for (const role of this.svc.passedRoles?.(operation, input) ?? []) this.passRole(role);
+  }
+
+  passRole(roleArn: string): void {
+    this.action('iam:PassRole', [roleArn]);
+    if (!this.authorizer.hasRole(roleArn)) throw (this.svc.unknownRole ?? cannotAssume)(roleArn);
+  }
+
+  #operation(operation: string, input: Record<string, unknown>): void {
     const member = this.svc.named?.(operation);
     const name = member === undefined ? undefined : input[member];
     const { principal } = this.auth;

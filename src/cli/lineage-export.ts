@@ -2,6 +2,7 @@
 // files (Gremlin or openCypher CSV) to a directory or an s3:// prefix, from Slipway's database
 // or from a SageMaker account, and optionally loads them into a Neptune-compatible endpoint.
 // https://docs.aws.amazon.com/neptune/latest/userguide/bulk-load.html
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   exportLineage,
@@ -9,13 +10,12 @@ import {
   type ExportOutput,
   type ExportProgress,
 } from '../lineage/export/exporter.js';
-import { awsLineageSource } from '../lineage/export/aws-source.js';
-import { loadIntoNeptune } from '../lineage/export/neptune-load.js';
 import type { LineageSource } from '../lineage/export/model.js';
 import { blobOutput, directoryOutput } from '../lineage/export/outputs.js';
 import { storeLineageSource } from '../lineage/export/store-source.js';
 import type { S3BlobStore } from '../storage/blobs/s3-blob-store.js';
 import { openDatabase } from '../storage/db/index.js';
+import { DEFAULT_SQLITE_FILE } from '../storage/db/sqlite.js';
 import type { Database } from '../storage/db/types.js';
 import { MIGRATIONS } from '../storage/migrations.js';
 import { isLoopback } from '../config/config.js';
@@ -119,16 +119,25 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
     ].filter((e) => e !== undefined);
     const credentials = endpoints.length > 0 ? await signingCredentials(endpoints, env, region) : undefined;
     if (sourceName === 'aws') {
+      // Imported on demand, as the S3 SDK below: the SageMaker SDK costs a store export start-up time.
+      const { awsLineageSource } = await import('../lineage/export/aws-source.js');
       source = await awsLineageSource({ region, endpoint: s('endpoint-url'), credentials });
     } else if (sourceName === 'store') {
       const accountId = s('account-id') ?? env.SLIPWAY_ACCOUNT_ID ?? '000000000000';
+      const url = s('database-url') ?? (env.SLIPWAY_DATABASE_URL || undefined);
+      const dataDir = s('data-dir') ?? env.SLIPWAY_DATA_DIR ?? '.slipway';
       db = await openDatabase({
-        url: s('database-url') ?? (env.SLIPWAY_DATABASE_URL || undefined),
-        dataDir: s('data-dir') ?? env.SLIPWAY_DATA_DIR ?? '.slipway',
+        url,
+        dataDir,
         schema: s('database-schema') ?? (env.SLIPWAY_DATABASE_SCHEMA || undefined),
         migrations: MIGRATIONS,
       });
-      source = storeLineageSource(db, { accountId, region });
+      // SQLite: read and written on several threads, each with a connection of its own
+      source = storeLineageSource(
+        db,
+        { accountId, region },
+        { sqliteFile: url ? undefined : join(dataDir, DEFAULT_SQLITE_FILE) },
+      );
     } else {
       throw new UsageError(`--source must be store or aws, got '${sourceName}'`);
     }
@@ -158,6 +167,7 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
     if (load) {
       if (!output.location.startsWith('s3://'))
         throw new UsageError('--load needs an s3:// --out that the graph database can read');
+      const { loadIntoNeptune } = await import('../lineage/export/neptune-load.js');
       const outcome = await loadIntoNeptune({
         endpoint: load,
         source: output.location,

@@ -35,6 +35,35 @@ export interface Config {
   readonly metricsRetentionDays: number;
   /** Whether endpoint invocations are recorded in the metrics store (AWS/SageMaker), a minute at a time. */
   readonly endpointMetrics: boolean;
+  // Operating several replicas, storage hygiene and logs (issue 33).
+  /**
+   * `shared`: with PostgreSQL, endpoint limits hold for the endpoint across replicas; `replica`: each
+   * replica counts alone (as before; for comparison and for replicas that must not wait on the database).
+   */
+  readonly endpointLimits: 'shared' | 'replica';
+  /** Concurrency slots of an endpoint a replica holds without heartbeat are released after this long. */
+  readonly slotLeaseSeconds: number;
+  /** In-flight serverless invocations of one account and region, all endpoints together (SageMaker's quota). */
+  readonly serverlessAccountConcurrency: number;
+  /** Orphan blob files last written longer ago than this are removed (embedded object store). */
+  readonly blobGcGraceSeconds: number;
+  /** How often orphan blobs and stale multipart uploads are looked for. */
+  readonly blobGcIntervalSeconds: number;
+  /** Multipart uploads initiated longer ago than this are aborted; 0 keeps them. */
+  readonly incompleteUploadDays: number;
+  /** /metrics: endpoint latencies as histograms with buckets rather than summaries (sum, count). */
+  readonly endpointLatencyBuckets: boolean;
+  /** Log lines: `pretty` (human-readable), `json`, or `auto` (pretty on a terminal, JSON otherwise). */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
+  /** The sandbox (src/sandbox): uids it runs user code as when Slipway is root. */
+  readonly sandboxUids: { readonly first: number; readonly last: number } | undefined;
+  /** Directories every sandbox sees read-only (an interpreter outside /usr). */
+  readonly sandboxBinds: readonly string[];
+  /** Caps on any one sandbox's memory and any one job's disk, below what instance types give (MB). */
+  readonly sandboxMaxMemoryMB: number | undefined;
+  readonly sandboxMaxDiskMB: number | undefined;
+  /** Bytes of one job's log kept in CloudWatch Logs; the rest is counted and noted. */
+  readonly jobLogLimitBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -58,6 +87,19 @@ const OPTIONS = {
   'allow-anonymous': { type: 'boolean' },
   'metrics-retention-days': { type: 'string' },
   'endpoint-metrics': { type: 'string' },
+  'slot-lease-seconds': { type: 'string' },
+  'endpoint-limits': { type: 'string' },
+  'serverless-account-concurrency': { type: 'string' },
+  'blob-gc-grace-seconds': { type: 'string' },
+  'blob-gc-interval-seconds': { type: 'string' },
+  'incomplete-upload-days': { type: 'string' },
+  'log-format': { type: 'string' },
+  'endpoint-latency-buckets': { type: 'boolean' },
+  'sandbox-uids': { type: 'string' },
+  'sandbox-bind': { type: 'string', multiple: true },
+  'sandbox-max-memory-mb': { type: 'string' },
+  'sandbox-max-disk-mb': { type: 'string' },
+  'job-log-limit-mb': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -91,6 +133,31 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
                           env SLIPWAY_METRICS_RETENTION_DAYS)
   --endpoint-metrics on|off  record endpoint invocations in CloudWatch's AWS/SageMaker namespace
                           (default on; env SLIPWAY_ENDPOINT_METRICS)
+  --endpoint-limits shared|replica  with PostgreSQL, whether MaxConcurrency, ProvisionedConcurrency and the
+                          account's serverless concurrency hold for each endpoint across replicas (shared,
+                          the default) or per replica (env SLIPWAY_ENDPOINT_LIMITS)
+  --slot-lease-seconds N  with PostgreSQL, endpoint concurrency held by a replica that stops answering is released
+                          after N seconds (default 10; env SLIPWAY_SLOT_LEASE_SECONDS)
+  --serverless-account-concurrency N  in-flight serverless invocations of an account and region, all endpoints
+                          together, before ThrottlingException (default 1000; env SLIPWAY_SERVERLESS_ACCOUNT_CONCURRENCY)
+  --blob-gc-grace-seconds N     object-store files no object refers to are removed once N seconds old (default 900)
+  --blob-gc-interval-seconds N  how often to look for them and for stale multipart uploads (default 3600)
+  --incomplete-upload-days N    abort multipart uploads initiated more than N days ago (default 7; 0: never)
+  --endpoint-latency-buckets  /metrics gives each endpoint's ModelLatency, OverheadLatency and ModelSetupTime
+                          as histograms with 18 buckets (default: summaries, their sum and count; 20 times
+                          fewer series with many endpoints; env SLIPWAY_ENDPOINT_LATENCY_BUCKETS=1)
+  --log-format FORMAT     pretty|json|auto: auto prints human-readable lines on a terminal, JSON lines
+                          otherwise (default auto; env SLIPWAY_LOG_FORMAT)
+  --sandbox-uids A-B      uids jobs and model servers run as when Slipway runs as root, one per sandbox
+                          (default 1900000000-1900065535; env SLIPWAY_SANDBOX_UIDS)
+  --sandbox-bind DIR      a directory every sandbox sees read-only, e.g. an interpreter outside /usr
+                          (repeatable; env SLIPWAY_SANDBOX_BIND, colon-separated)
+  --sandbox-max-memory-mb N  no sandbox gets more memory than this, whatever its instance type
+                          (env SLIPWAY_SANDBOX_MAX_MEMORY_MB)
+  --sandbox-max-disk-mb N no job writes more than this under /opt/ml and /tmp, whatever its
+                          VolumeSizeInGB (env SLIPWAY_SANDBOX_MAX_DISK_MB)
+  --job-log-limit-mb N    log kept per job in CloudWatch Logs; the rest is counted and noted in the stream
+                          (default 32; env SLIPWAY_JOB_LOG_LIMIT_MB)
 `;
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
@@ -127,9 +194,21 @@ function onOff(name: string, v: string | undefined, dflt: boolean): boolean {
   throw new ConfigError(`--${name} must be on or off, got '${v}'`);
 }
 
+function endpointLimits(v: string | undefined): Config['endpointLimits'] {
+  if (v === undefined || v === '' || v === 'shared') return 'shared';
+  if (v === 'replica') return 'replica';
+  throw new ConfigError(`--endpoint-limits must be shared or replica, got '${v}'`);
+}
+
+function logFormat(v: string | undefined): Config['logFormat'] {
+  if (v === undefined || v === '') return 'auto';
+  if (v === 'auto' || v === 'json' || v === 'pretty') return v;
+  throw new ConfigError(`--log-format must be pretty, json or auto, got '${v}'`);
+}
+
 /** Builds the configuration; throws ConfigError with a message for the user on bad input. */
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Config & { help: boolean } {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | string[] | boolean | undefined>;
   try {
     values = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values;
   } catch (err) {
@@ -187,5 +266,57 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       455,
     ),
     endpointMetrics: onOff('endpoint-metrics', str('endpoint-metrics', 'SLIPWAY_ENDPOINT_METRICS'), true),
+    endpointLimits: endpointLimits(str('endpoint-limits', 'SLIPWAY_ENDPOINT_LIMITS')),
+    slotLeaseSeconds: positive('slot-lease-seconds', str('slot-lease-seconds', 'SLIPWAY_SLOT_LEASE_SECONDS'), 10),
+    serverlessAccountConcurrency: positive(
+      'serverless-account-concurrency',
+      str('serverless-account-concurrency', 'SLIPWAY_SERVERLESS_ACCOUNT_CONCURRENCY'),
+      1000,
+    ),
+    blobGcGraceSeconds: nonNegative('blob-gc-grace-seconds', str('blob-gc-grace-seconds', 'SLIPWAY_BLOB_GC_GRACE_SECONDS'), 900),
+    blobGcIntervalSeconds: positive(
+      'blob-gc-interval-seconds',
+      str('blob-gc-interval-seconds', 'SLIPWAY_BLOB_GC_INTERVAL_SECONDS'),
+      3600,
+    ),
+    incompleteUploadDays: nonNegative('incomplete-upload-days', str('incomplete-upload-days', 'SLIPWAY_INCOMPLETE_UPLOAD_DAYS'), 7),
+    logFormat: logFormat(str('log-format', 'SLIPWAY_LOG_FORMAT')),
+    endpointLatencyBuckets:
+      values['endpoint-latency-buckets'] === true || /^(1|true|yes)$/i.test(env.SLIPWAY_ENDPOINT_LATENCY_BUCKETS ?? ''),
+    sandboxUids: uidRange(str('sandbox-uids', 'SLIPWAY_SANDBOX_UIDS')),
+    sandboxBinds: sandboxBinds(values['sandbox-bind'] as string[] | undefined, env.SLIPWAY_SANDBOX_BIND),
+    sandboxMaxMemoryMB: optionalPositive(
+      'sandbox-max-memory-mb',
+      str('sandbox-max-memory-mb', 'SLIPWAY_SANDBOX_MAX_MEMORY_MB'),
+    ),
+    sandboxMaxDiskMB: optionalPositive(
+      'sandbox-max-disk-mb',
+      str('sandbox-max-disk-mb', 'SLIPWAY_SANDBOX_MAX_DISK_MB'),
+    ),
+    jobLogLimitBytes:
+      positive('job-log-limit-mb', str('job-log-limit-mb', 'SLIPWAY_JOB_LOG_LIMIT_MB'), 32) * 1024 * 1024,
   });
+}
+
+function optionalPositive(name: string, v: string | undefined): number | undefined {
+  return v === undefined || v === '' ? undefined : positive(name, v, 0);
+}
+
+/** `A-B`: a range of uids (not 0, below 2^31 where every tool handles them). */
+function uidRange(v: string | undefined): { first: number; last: number } | undefined {
+  if (v === undefined || v === '') return undefined;
+  const m = /^(\d+)-(\d+)$/.exec(v);
+  const first = Number(m?.[1]);
+  const last = Number(m?.[2]);
+  if (!m || first < 1 || last < first || last >= 2 ** 31)
+    throw new ConfigError(`--sandbox-uids must be a range FIRST-LAST of uids between 1 and 2147483647, got '${v}'`);
+  return { first, last };
+}
+
+function sandboxBinds(flags: string[] | undefined, fromEnv: string | undefined): string[] {
+  const dirs = flags ?? (fromEnv ? fromEnv.split(':').filter(Boolean) : []);
+  for (const d of dirs) {
+    if (!d.startsWith('/')) throw new ConfigError(`--sandbox-bind needs an absolute directory, got '${d}'`);
+  }
+  return dirs.map((d) => resolve(d));
 }

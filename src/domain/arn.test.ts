@@ -30,7 +30,16 @@ test('parses ARNs and resolves ArnOrName within the caller partition only', () =
     resource: 'g/3',
   });
   assert.equal(nameFromArnOrName(p, 'grp', 'model-package-group'), 'grp');
-  assert.equal(nameFromArnOrName(p, 'arn:aws:sagemaker:us-west-2:111122223333:model-package-group/grp', 'model-package-group'), 'grp');
-  assert.equal(nameFromArnOrName(p, 'arn:aws:sagemaker:eu-west-1:111122223333:model-package-group/grp', 'model-package-group'), undefined);
-  assert.equal(nameFromArnOrName(p, 'arn:aws:sagemaker:us-west-2:111122223333:model/grp', 'model-package-group'), undefined);
+  assert.equal(
+    nameFromArnOrName(p, 'arn:aws:sagemaker:us-west-2:111122223333:model-package-group/grp', 'model-package-group'),
+    'grp',
+  );
+  assert.equal(
+    nameFromArnOrName(p, 'arn:aws:sagemaker:eu-west-1:111122223333:model-package-group/grp', 'model-package-group'),
+    undefined,
+  );
+  assert.equal(
+    nameFromArnOrName(p, 'arn:aws:sagemaker:us-west-2:111122223333:model/grp', 'model-package-group'),
+    undefined,
+  );
 });

@@ -13,7 +13,17 @@ export interface Partition {
  * group named in mixed case; model package groups keep the caller's case (an AWS example notebook
  * quotes `model-package-group/Demo-test-deb-2`). Lineage and experiment entities: src/lineage/entities.ts.
  */
-const LOWER_CASED = new Set(['endpoint', 'endpoint-config', 'model', 'model-package', 'training-job', 'processing-job', 'transform-job']);
+const LOWER_CASED = new Set([
+  'endpoint',
+  'endpoint-config',
+  'model',
+  'model-package',
+  'training-job',
+  'processing-job',
+  'transform-job',
+  'pipeline',
+  'hyper-parameter-tuning-job',
+]);
 
 export function sagemakerArn(p: Partition, resourceType: string, resource: string): string {
   const r = LOWER_CASED.has(resourceType) ? resource.toLowerCase() : resource;

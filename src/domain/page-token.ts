@@ -33,6 +33,12 @@ export class PageTokens {
   }
 
   private tag(scope: string, body: string): string {
-    return createHmac('sha256', this.key).update(scope).update('\0').update(body).digest().subarray(0, 16).toString('base64url');
+    return createHmac('sha256', this.key)
+      .update(scope)
+      .update('\0')
+      .update(body)
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
   }
 }

@@ -90,11 +90,30 @@ export interface AwsApiOptions {
   /** Extra facts for /_slipway/health. */
   readonly health: () => Record<string, unknown>;
   /** Prometheus text for GET /metrics. */
-  readonly metrics?: () => string;
+  readonly metrics?: () => string | Buffer | Promise<string | Buffer>;
   /** SigV4 and IAM policies; absent (or anonymous) accepts every request. */
   readonly authorizer?: Authorizer;
   /** The web console's files, served at /console/. */
   readonly console?: ConsoleAssets;
+  /** Told about every answered request (metrics, traces). */
+  readonly observe?: (r: AnsweredRequest) => void;
+}
+
+/** A request once answered: which service and operation, how it ended, how long it took. */
+export interface AnsweredRequest {
+  /** The AWS SDK's service name: SageMaker, SageMakerRuntime, S3, CloudWatchLogs, or Slipway (health, metrics, console). */
+  readonly service: string;
+  readonly operation: string;
+  readonly status: number;
+  /** The error code answered, if any. */
+  readonly error: string | undefined;
+  readonly seconds: number;
+  readonly requestId: string;
+  readonly method: string;
+  readonly path: string;
+  /** Epoch ms of arrival. */
+  readonly arrivedAt: number;
+  readonly headers: IncomingMessage['headers'];
 }
 
 const MiB = 1024 * 1024;
@@ -106,6 +125,15 @@ interface JsonAuthentication {
   readonly ctx: RequestContext;
   readonly service: ServiceName;
 }
+
+/** The service a request was for, as metrics and logs name it. */
+const SERVICE_NAMES: Readonly<Record<string, string>> = {
+  sagemaker: 'SageMaker',
+  logs: 'CloudWatchLogs',
+  cloudwatch: 'CloudWatch',
+  sts: 'STS',
+  'sagemaker-metrics': 'SageMakerMetrics',
+};
 
 export class AwsApi {
   private draining = false;
@@ -152,8 +180,10 @@ export class AwsApi {
       gate: undefined,
       chunkSignatures: undefined,
       rejected: undefined,
+      record: { operation: undefined, errorCode: undefined },
     };
     let op = '-';
+    let service = 'Unknown';
     let response: WireResponse;
     try {
       // Temporary credentials are looked up once per key, before the synchronous checks.
@@ -161,7 +191,7 @@ export class AwsApi {
       const target = req.headers['x-amz-target'];
       const s3 = this.opts.s3;
       if (s3 && scope?.service === 's3') {
-        await this.serveRaw(s3, 'S3', req, res, this.authenticateS3(req, ctx), started);
+        await this.serveRaw(s3, 'S3', req, res, this.authenticateS3(req, ctx), started, path);
         return;
       }
       // DEVIATION(aws): an unsigned path-style request for a bucket named `console` gets the web
@@ -170,6 +200,7 @@ export class AwsApi {
         if (this.draining) res.setHeader('connection', 'close');
         this.opts.console.handle(req, res, path);
         req.resume();
+        this.answered(req, ctx, 'Slipway', 'GetConsoleAsset', res.statusCode, undefined, started, path, false);
         return;
       }
       // Any X-Amz-Target is an AWS JSON request (S3 never sends one): an unknown service prefix is
@@ -183,12 +214,15 @@ export class AwsApi {
             : route.protocol === 'cbor' || route.protocol === 'rest-json'
               ? path.slice(path.lastIndexOf('/') + 1)
               : `${'service' in route ? route.service : 'query'} ${route.protocol}`;
+        service = 'service' in route ? (SERVICE_NAMES[route.service] ?? route.service) : 'Query';
         response = await this.serveService(route, req, path, query, ctx);
       } else if (path === '/_slipway/health' && (req.method === 'GET' || req.method === 'HEAD')) {
         op = 'health';
+        service = 'Slipway';
         response = this.health();
       } else if (path === '/metrics' && req.method === 'GET' && this.opts.metrics && (!scope || authz)) {
-        op = 'health';
+        op = 'GetMetrics';
+        service = 'Slipway';
         // With a credentials file, metrics are an API like any other: signed, and allowed by policy.
         const authed = this.authenticateJson(req, Buffer.alloc(0), ctx, 'sagemaker');
         authed.gate?.action('slipway:GetMetrics', ['*']);
@@ -197,13 +231,14 @@ export class AwsApi {
           : {
               status: 200,
               headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
-              body: this.opts.metrics(),
+              body: await this.opts.metrics(),
             };
       } else {
         const head: WireRequest = this.wire(req, path, query, Buffer.alloc(0));
         const matched = this.opts.runtime.match(head);
         if (matched) {
           op = matched.route.op.name;
+          service = 'SageMakerRuntime';
           let body: Buffer | undefined;
           try {
             body = await readBody(req, this.opts.maxInvokeBody ?? 6 * MiB);
@@ -218,7 +253,7 @@ export class AwsApi {
               : // What SageMaker Runtime answers for a payload over its limit.
                 restJsonError(new ServiceError('ValidationError', `Request ${requestId} has oversize body.`, 400), ctx);
         } else if (s3) {
-          await this.serveRaw(s3, 'S3', req, res, this.authenticateS3(req, ctx), started);
+          await this.serveRaw(s3, 'S3', req, res, this.authenticateS3(req, ctx), started, path);
           return;
         } else {
           await readBody(req, this.opts.maxJsonBody ?? 16 * MiB).catch(() => undefined);
@@ -236,12 +271,45 @@ export class AwsApi {
     // for clients' keep-alive sockets to time out.
     if (this.draining) response.headers['connection'] = 'close';
     writeResponse(res, response, req.method === 'HEAD');
-    if (this.opts.log.isLevelEnabled('info') && op !== 'health') {
-      this.opts.log.info(
-        { requestId, op, status: response.status, ms: Math.round((performance.now() - started) * 100) / 100 },
-        'request',
-      );
+    const error = response.status >= 400 ? (response.headers['x-amzn-errortype'] as string | undefined) : undefined;
+    this.answered(req, ctx, service, op, response.status, error, started, path, op !== 'health' && op !== 'GetMetrics');
+  }
+
+  /**
+   * The request's log line, metrics and trace. Client errors are logged at info with their code (no
+   * stack: the caller sent something wrong, the server is fine); server faults at error with the
+   * request id (the fault's own stack was logged where it happened).
+   */
+  private answered(
+    req: IncomingMessage,
+    ctx: RequestContext,
+    service: string,
+    operation: string,
+    status: number,
+    error: string | undefined,
+    started: number,
+    path: string,
+    log: boolean,
+  ): void {
+    const seconds = (performance.now() - started) / 1000;
+    const logger = this.opts.log;
+    if (log && (status >= 500 ? logger.isLevelEnabled('error') : logger.isLevelEnabled('info'))) {
+      const fields = { requestId: ctx.requestId, service, op: operation, status, ms: Math.round(seconds * 100_000) / 100, ...(error ? { error } : {}) };
+      if (status >= 500) logger.error(fields, 'request failed');
+      else logger.info(fields, 'request');
     }
+    this.opts.observe?.({
+      service,
+      operation,
+      status,
+      error,
+      seconds,
+      requestId: ctx.requestId,
+      method: req.method ?? 'GET',
+      path,
+      arrivedAt: ctx.receivedAt,
+      headers: req.headers,
+    });
   }
 
   private async serveRaw(
@@ -251,6 +319,7 @@ export class AwsApi {
     res: ServerResponse,
     ctx: RequestContext,
     started: number,
+    path: string,
   ): Promise<void> {
     try {
       await handler.handle(req, res, ctx);
@@ -262,13 +331,8 @@ export class AwsApi {
         res.end('InternalError');
       } else res.destroy();
     }
-    if (this.opts.log.isLevelEnabled('info')) {
-      const ms = Math.round((performance.now() - started) * 100) / 100;
-      this.opts.log.info(
-        { requestId: ctx.requestId, op: protocol, method: req.method, status: res.statusCode, ms },
-        'request',
-      );
-    }
+    const record = ctx.record;
+    this.answered(req, ctx, protocol, record?.operation ?? 'Unknown', res.statusCode, record?.errorCode, started, path, true);
   }
 
   /** Serves a request of a modelled service whose body is read whole (JSON, CBOR, query, SageMaker Metrics). */

@@ -82,7 +82,10 @@ function loadAssets(dir: string): Map<string, Asset> {
 }
 
 /** Picks the encoding the client accepts that we have: br, then gzip, then none (q=0 excludes). */
-export function chooseEncoding(accept: string | undefined, have: { br?: unknown; gzip?: unknown }): 'br' | 'gzip' | undefined {
+export function chooseEncoding(
+  accept: string | undefined,
+  have: { br?: unknown; gzip?: unknown },
+): 'br' | 'gzip' | undefined {
   if (!accept) return undefined;
   const ok = new Map<string, number>();
   for (const part of accept.split(',')) {

@@ -16,6 +16,7 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { ArchiveLimits } from './artifact/index.js';
 import { ArtifactCache } from './artifact-cache.js';
 import { type DeployedVariant, DeploymentError, type InferenceEngine, type VariantSpec } from './engine.js';
+import type { ConcurrencyLimiter } from './concurrency/limiter.js';
 import { MetricsRegistry } from './metrics.js';
 import { ServerlessPool } from './pool.js';
 import type { Runtime, RuntimeContext, RuntimeProvider } from './runtime.js';
@@ -25,6 +26,7 @@ import { processProvider } from './runtimes/container/process-runtime.js';
 import { artifactOnnxProvider, configuredOnnxProvider } from './runtimes/onnx/onnx-runtime.js';
 import { xgboostProvider } from './runtimes/xgboost-runtime.js';
 import { ThreadPool } from './threads/thread-pool.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 
 export interface InferenceEngineOptions {
   readonly blobs: BlobStore;
@@ -48,6 +50,12 @@ export interface InferenceEngineOptions {
   readonly spareThreadSeconds?: number;
   /** Whether to run other images with Docker when an engine is available; default true. */
   readonly docker?: boolean;
+  /** Counts invocations against endpoint and account limits (shared by replicas on PostgreSQL); default: each pool alone. */
+  readonly limiter?: ConcurrencyLimiter;
+  /** Expose endpoint latencies as histograms with buckets (default: summaries, sum and count). */
+  readonly latencyBuckets?: boolean;
+  /** Where custom images' servers run (src/sandbox); without one, as plain processes. */
+  readonly sandbox?: Sandbox;
   /** Providers tried before the built-in ones (tests use this to inject misbehaving models). */
   readonly extraRuntimes?: readonly RuntimeProvider[];
   /** The per-variant counters (/metrics; the metrics store's endpoint recorder reads them too). */
@@ -58,6 +66,8 @@ export interface InferenceEngineOptions {
 export interface SlipwayInferenceEngine extends InferenceEngine {
   /** Worker threads alive in the process (all variants, spares included). */
   readonly threadCount: number;
+  /** metrics(), encoded, from bytes kept between scrapes (what GET /metrics sends). */
+  exposition(): Buffer;
 }
 
 const DEFAULT_MEMORY_MB = 2048;
@@ -73,13 +83,13 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     maxIdle: opts.spareThreads ?? 2,
     log,
   });
-  const metrics = opts.registry ?? new MetricsRegistry();
+  const metrics = opts.registry ?? new MetricsRegistry({ buckets: opts.latencyBuckets });
   const containers = new ContainersFileReader(opts.containerConfigPath ?? process.env.SLIPWAY_CONTAINERS_FILE);
   const providers: RuntimeProvider[] = [
     ...(opts.extraRuntimes ?? []),
     xgboostProvider,
     configuredOnnxProvider,
-    processProvider({ memoryPollMs: opts.memoryPollMs ?? 100 }),
+    processProvider({ memoryPollMs: opts.memoryPollMs ?? 100, sandbox: opts.sandbox }),
     artifactOnnxProvider,
     dockerProvider(opts.docker ?? true),
   ];
@@ -141,6 +151,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
         idleMs,
         invocationTimeoutMs,
         log,
+        limiter: opts.limiter,
         onStopped: (p) => pools.delete(p),
       });
       pools.add(pool);
@@ -154,6 +165,10 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
 
     metrics(): string {
       return metrics.render();
+    },
+
+    exposition(): Buffer {
+      return metrics.exposition();
     },
 
     async close(): Promise<void> {

@@ -8,6 +8,8 @@ export interface ContainerSpec {
   /** `s3://bucket/key` of model.tar.gz (absent for images that carry their model). */
   readonly modelDataUrl?: string;
   readonly environment: Readonly<Record<string, string>>;
+  /** The model's EnableNetworkIsolation: its server gets no network at all. */
+  readonly networkIsolation?: boolean;
 }
 
 export interface ServerlessSpec {
@@ -25,6 +27,12 @@ export interface VariantSpec {
   /** Containers of the model; a serverless variant serves the first (inference pipelines later). */
   readonly containers: readonly ContainerSpec[];
   readonly serverless: ServerlessSpec;
+  /**
+   * The endpoint's identity across replicas, for limits counted for the endpoint as a whole
+   * (MaxConcurrency, ProvisionedConcurrency) and, for a serverless endpoint, for the account's.
+   * Absent: the pool counts its own (a batch transform job's workers).
+   */
+  readonly scope?: { readonly key: string; readonly account?: string };
 }
 
 export interface DeployedImage {

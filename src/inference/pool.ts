@@ -14,6 +14,7 @@ import { failureStatus, modelError, stoppedError, throttlingError, timeoutError 
 import type { MetricsRegistry, PoolGauges, VariantMetrics } from './metrics.js';
 import type { InlineModel, Instance, Runtime } from './runtime.js';
 import { ContainerFailure, type FailureKind } from './failure.js';
+import { type ConcurrencyLimiter, ownHandle, type SlotHandle, type WarmShare } from './concurrency/limiter.js';
 
 export interface PoolOptions {
   readonly spec: VariantSpec;
@@ -24,6 +25,11 @@ export interface PoolOptions {
   readonly log: Logger;
   /** Called once the pool has stopped (the engine forgets it). */
   readonly onStopped?: (pool: ServerlessPool) => void;
+  /**
+   * Counts invocations against the endpoint's limits across replicas (spec.scope); a pool without a
+   * scope (a transform job's) counts its own.
+   */
+  readonly limiter?: ConcurrencyLimiter;
 }
 
 interface Slot {
@@ -40,7 +46,10 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
   readonly deployedImages: readonly DeployedImage[];
   readonly maxConcurrency: number;
   inFlight = 0;
-  private readonly provisioned: number;
+  /** Warm workers to keep: this replica's share of ProvisionedConcurrency. */
+  private provisioned: number;
+  private readonly slots: SlotHandle;
+  private warmShare: WarmShare | undefined;
   private readonly runtime: Runtime;
   private readonly m: VariantMetrics;
   private idle: Slot[] = []; // most recently used last: reuse it, let the others expire
@@ -58,6 +67,11 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
     const s = o.spec.serverless;
     this.maxConcurrency = s.maxConcurrency;
     this.provisioned = Math.min(s.provisionedConcurrency ?? 0, s.maxConcurrency);
+    const scope = o.spec.scope;
+    this.slots =
+      o.limiter && scope
+        ? o.limiter.handle({ key: scope.key, max: s.maxConcurrency, account: scope.account })
+        : ownHandle(s.maxConcurrency);
     this.runtime = o.runtime;
     const at = new Date();
     this.deployedImages = o.spec.containers.slice(0, 1).map((c) => ({
@@ -85,6 +99,12 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
    */
   async warmUp(): Promise<void> {
     const image = this.o.spec.containers[0]?.image;
+    const scope = this.o.spec.scope;
+    if (this.o.limiter && scope && this.provisioned > 0) {
+      // ProvisionedConcurrency is the endpoint's: this replica keeps warm the share the others leave.
+      this.warmShare = await this.o.limiter.warm(scope.key, this.provisioned, (n) => this.setProvisioned(n));
+      this.provisioned = Math.min(this.warmShare.granted, this.provisioned);
+    }
     try {
       if (this.runtime.loadInline) {
         const inline = await this.runtime.loadInline();
@@ -112,9 +132,19 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
 
   invoke(req: InvocationRequest): Promise<InvocationResult> {
     if (this.state === 'stopped') return Promise.reject(stoppedError(this.o.spec.endpointName));
-    if (this.inFlight >= this.maxConcurrency) {
+    // A slot held here: no waiting. Otherwise the other replicas are asked (or, alone, refused).
+    if (!this.slots.tryTake()) return this.slots.take().then((ok) => this.invokeWithSlot(req, ok));
+    return this.invokeWithSlot(req, true);
+  }
+
+  private invokeWithSlot(req: InvocationRequest, ok: boolean): Promise<InvocationResult> {
+    if (!ok) {
       this.m.throttles++;
       return Promise.reject(throttlingError(this.maxConcurrency));
+    }
+    if (this.state === 'stopped') {
+      this.slots.give();
+      return Promise.reject(stoppedError(this.o.spec.endpointName));
     }
     this.inFlight++;
     this.m.invocations++;
@@ -143,6 +173,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
 
   private requestDone(): void {
     this.inFlight--;
+    this.slots.give();
     if (this.inFlight === 0 && this.drained) this.drained();
     if (!this.timer && this.state === 'running') this.schedule();
   }
@@ -286,19 +317,39 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
     this.replenish();
   }
 
-  /** Keeps ProvisionedConcurrency warm after a worker died. */
+  /** Keeps ProvisionedConcurrency warm after a worker died (or this replica's share grew). */
   private replenish(): void {
-    if (this.state !== 'running' || this.runtime.loadInline) return;
-    const warm = this.idle.length + this.busy.size + this.starting;
-    if (warm >= this.provisioned) return;
-    this.startSlot(true).then(
-      (s) => {
-        if (this.state === 'running') this.idle.push(s);
-        else void this.retire(s);
-      },
-      (e: unknown) =>
-        this.o.log.warn({ err: e, endpoint: this.o.spec.endpointName }, 'could not restore provisioned concurrency'),
-    );
+    if (this.state !== 'running') return;
+    if (this.runtime.loadInline) {
+      if (this.provisioned > 0 && !this.inline && !this.inlineLoading)
+        void this.loadInline().catch((e: unknown) =>
+          this.o.log.warn({ err: e, endpoint: this.o.spec.endpointName }, 'could not restore provisioned concurrency'),
+        );
+      return;
+    }
+    for (let warm = this.idle.length + this.busy.size + this.starting; warm < this.provisioned; warm++) {
+      this.startSlot(true).then(
+        (s) => {
+          if (this.state === 'running') this.idle.push(s);
+          else void this.retire(s);
+        },
+        (e: unknown) =>
+          this.o.log.warn({ err: e, endpoint: this.o.spec.endpointName }, 'could not restore provisioned concurrency'),
+      );
+    }
+  }
+
+  /** This replica's share of ProvisionedConcurrency changed: warm up to it, or let the extra go. */
+  private setProvisioned(n: number): void {
+    const target = Math.min(n, this.maxConcurrency);
+    if (target === this.provisioned || this.state !== 'running') return;
+    const grew = target > this.provisioned;
+    this.provisioned = target;
+    if (grew) this.replenish();
+    else {
+      while (this.idle.length > 0 && this.idle.length + this.busy.size > this.provisioned) void this.retire(this.idle.shift()!);
+      if (!this.timer) this.schedule();
+    }
   }
 
   private async retire(slot: Slot): Promise<void> {
@@ -341,6 +392,8 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
     this.state = 'stopping';
     if (this.inFlight > 0) await new Promise<void>((r) => (this.drained = r));
     this.state = 'stopped';
+    this.slots.close();
+    this.warmShare?.close();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.inline = undefined;

@@ -70,3 +70,25 @@ export function containerPaths(text: string, jobsDir: string): string {
   const escaped = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return text.replace(new RegExp(`${escaped}/[^/\\s"']+(/|(?=[\\s"':,.)]|$))`, 'g'), '/opt/ml/');
 }
+
+/** SageMaker's FailureReason for a job whose container ran out of memory. */
+export const OUT_OF_MEMORY =
+  'OutOfMemoryError: Please use an instance type with more memory, or reduce the size of job data processed on an instance.';
+
+/**
+ * The failure of a sandboxed program that did not end well for reasons of its sandbox, or
+ * undefined when its exit code is all there is to say (the kind words that as its AlgorithmError).
+ */
+export function sandboxFailure(exit: {
+  readonly startError?: string;
+  readonly oomKilled: boolean;
+  readonly diskExceeded?: string;
+}): JobFailure | undefined {
+  if (exit.startError) return new JobFailure(`ClientError: ${exit.startError}`);
+  if (exit.oomKilled) return new JobFailure(OUT_OF_MEMORY);
+  if (exit.diskExceeded)
+    return new JobFailure(
+      `ClientError: Disk quota exceeded: ${exit.diskExceeded}. Please use a larger VolumeSizeInGB, or write less data.`,
+    );
+  return undefined;
+}

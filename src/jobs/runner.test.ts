@@ -28,7 +28,11 @@ class Probe {
 }
 
 /** A tiny kind: Starting, Step1..StepN (each sleeps stepMs), Completed; Stopped, MaxRuntimeExceeded, Failed. */
-function sleeperKind(probe: Probe, replica: string, o: { concurrency?: number; onRestart?: 'resume' | 'fail' } = {}): JobKind<SleeperPayload> {
+function sleeperKind(
+  probe: Probe,
+  replica: string,
+  o: { concurrency?: number; onRestart?: 'resume' | 'fail' } = {},
+): JobKind<SleeperPayload> {
   return {
     name: 'sleeper',
     concurrency: o.concurrency ?? 4,
@@ -80,7 +84,11 @@ for (const dialect of DIALECTS) {
     let t: TestDatabase;
     let probe: Probe;
     const runners: JobRunner[] = [];
-    const replica = (db: Database, id: string, o: { leaseMs?: number; concurrency?: number; onRestart?: 'resume' | 'fail' } = {}) => {
+    const replica = (
+      db: Database,
+      id: string,
+      o: { leaseMs?: number; concurrency?: number; onRestart?: 'resume' | 'fail' } = {},
+    ) => {
       const r = new JobRunner({ db, log: silent, replicaId: id, leaseMs: o.leaseMs ?? 30_000, pollMs: 20 });
       const kind = r.register(sleeperKind(probe, id, o));
       runners.push(r);
@@ -113,7 +121,10 @@ for (const dialect of DIALECTS) {
       });
       const unsubscribe = r.subscribe(kind, async (tx, e) => {
         // Inside the recording transaction: the transition row is already visible to it.
-        const row = await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM job_transitions WHERE item_id = ? AND seq = ?', [e.id, e.seq]);
+        const row = await tx.get<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM job_transitions WHERE item_id = ? AND seq = ?',
+          [e.id, e.seq],
+        );
         assert.equal(Number(row?.n), 1);
         seen.push(e);
       });
@@ -122,11 +133,20 @@ for (const dialect of DIALECTS) {
       await r.submit(kind, 'j1', { steps: 2, stepMs: 5 }, { status: 'InProgress' });
       await lastStatus(r, 'j1', 'Completed');
       const history = await r.transitions('sleeper', 'j1');
-      assert.deepEqual(history.map((h) => h.status), ['InProgress', 'Starting', 'Step1', 'Step2', 'Completed']);
-      assert.deepEqual(history.map((h) => h.seq), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        history.map((h) => h.status),
+        ['InProgress', 'Starting', 'Step1', 'Step2', 'Completed'],
+      );
+      assert.deepEqual(
+        history.map((h) => h.seq),
+        [1, 2, 3, 4, 5],
+      );
       assert.ok(history.every((h, i) => h.at >= before && (i === 0 || h.at >= history[i - 1]!.at)));
       assert.equal(history[1]!.message, 'attempt 1');
-      assert.deepEqual(seen.map((e) => [e.kind, e.id, e.status]), history.map((h) => ['sleeper', 'j1', h.status]));
+      assert.deepEqual(
+        seen.map((e) => [e.kind, e.id, e.status]),
+        history.map((h) => ['sleeper', 'j1', h.status]),
+      );
       assert.deepEqual(seen[0]!.payload, { steps: 2, stepMs: 5 });
       assert.equal(seen[0]!.payload.steps, 2, 'typed payload');
       assert.equal(all, 5);
@@ -144,7 +164,9 @@ for (const dialect of DIALECTS) {
       for (let i = 0; i < 6; i++) await lastStatus(r, `q${i}`, 'Completed');
       assert.equal(probe.maxRunning, 2);
       const started = await Promise.all(
-        [0, 1, 2, 3, 4, 5].map(async (i) => (await r.transitions('sleeper', `q${i}`)).find((x) => x.status === 'Starting')!.at),
+        [0, 1, 2, 3, 4, 5].map(
+          async (i) => (await r.transitions('sleeper', `q${i}`)).find((x) => x.status === 'Starting')!.at,
+        ),
       );
       // q2 waited for a free slot: it started after one of the first two finished.
       assert.ok(started[2]! >= started[0]! + 50, `q2 started ${started[2]! - started[0]!} ms after q0`);
@@ -191,7 +213,9 @@ for (const dialect of DIALECTS) {
           throw new Error('the create failed');
         }),
       );
-      await t.db.transaction((tx) => r.submit(kind, 'committed', { steps: 1, stepMs: 1 }, { tx, status: 'InProgress' }));
+      await t.db.transaction((tx) =>
+        r.submit(kind, 'committed', { steps: 1, stepMs: 1 }, { tx, status: 'InProgress' }),
+      );
       r.wake();
       await lastStatus(r, 'committed', 'Completed');
       await r.idle();
@@ -233,7 +257,11 @@ for (const dialect of DIALECTS) {
       await lastStatus(b, 'resumable', 'Completed');
       assert.ok(Date.now() - t0 < 5000, 'did not wait for the lease');
       const steps = (await b.transitions('sleeper', 'resumable')).filter((x) => x.status.startsWith('Step'));
-      assert.deepEqual(steps.map((s) => s.status), ['Step1', 'Step2', 'Step3'], 'resumed after Step1, nothing repeated');
+      assert.deepEqual(
+        steps.map((s) => s.status),
+        ['Step1', 'Step2', 'Step3'],
+        'resumed after Step1, nothing repeated',
+      );
     });
 
     it('after a crash, a kind that fails at restart ends its running items with a reason', async () => {
@@ -282,7 +310,8 @@ for (const dialect of DIALECTS) {
       a.start();
       b.start();
       for (let i = 0; i < 16; i++) await lastStatus(a, `w${i}`, 'Completed');
-      for (let i = 0; i < 16; i++) assert.equal(probe.runs.get(`w${i}`)?.length, 1, `w${i} ran ${probe.runs.get(`w${i}`)?.length} times`);
+      for (let i = 0; i < 16; i++)
+        assert.equal(probe.runs.get(`w${i}`)?.length, 1, `w${i} ran ${probe.runs.get(`w${i}`)?.length} times`);
       const by = [...probe.runs.values()].flat();
       assert.ok(by.includes('a') && by.includes('b'), `both replicas worked (${by.join(',')})`);
     });
@@ -299,7 +328,10 @@ for (const dialect of DIALECTS) {
       const { r: rescuer } = replica(t.db, 'rescuer', { leaseMs: 400 });
       rescuer.start();
       const done = await lastStatus(rescuer, 'orphan', 'Completed');
-      assert.ok(done.at - claimedAt >= 200, `taken over ${done.at - claimedAt} ms later, before the lease could expire`);
+      assert.ok(
+        done.at - claimedAt >= 200,
+        `taken over ${done.at - claimedAt} ms later, before the lease could expire`,
+      );
       assert.deepEqual(probe.runs.get('orphan'), ['frozen', 'rescuer']);
       const steps = (await rescuer.transitions('sleeper', 'orphan')).map((x) => x.message);
       assert.deepEqual(steps.slice(-3), ['on rescuer', 'on rescuer', null]);

@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { forUpdate } from '../storage/db/dialect.js';
 import type { Database, Queryable } from '../storage/db/types.js';
+import { JobFailure } from './job-failure.js';
 import * as store from './store.js';
 import type { ItemRow } from './store.js';
 import {
@@ -13,6 +14,7 @@ import {
   JobAbort,
   JobExistsError,
   type JobKind,
+  type JobObserver,
   LeaseLostError,
   type RunContext,
   type SubmitOptions,
@@ -31,6 +33,8 @@ export interface JobRunnerOptions {
   readonly leaseMs?: number;
   /** How often to look for queued work, expired leases and stop requests (default min(1 s, lease / 4)). */
   readonly pollMs?: number;
+  /** Told when runs start and end (metrics, traces). */
+  readonly observer?: JobObserver;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds of different payload types share one registry.
@@ -46,6 +50,8 @@ interface LocalRun {
   rerun: boolean;
   lost: boolean;
   done?: Promise<void>;
+  /** The status the item ended with here (for the observer). */
+  status?: string;
 }
 
 const key = (kind: string, id: string) => `${kind}\u0000${id}`;
@@ -61,6 +67,7 @@ export class JobRunner {
   /** Items this replica claimed in a caller's transaction, started once that transaction is seen committed. */
   readonly #pending = new Map<string, { kind: AnyKind; id: string; token: string; at: number }>();
   readonly #listeners: TransitionListener[] = [];
+  readonly #observer: JobObserver | undefined;
   #timer: NodeJS.Timeout | undefined;
   #started = false;
   #closed = false;
@@ -76,6 +83,7 @@ export class JobRunner {
     this.replicaId = o.replicaId;
     this.leaseMs = o.leaseMs ?? 30_000;
     this.#pollMs = o.pollMs ?? Math.min(1000, Math.max(20, this.leaseMs / 4));
+    this.#observer = o.observer;
   }
 
   /** Declares a kind; do it before start(). */
@@ -137,7 +145,12 @@ export class JobRunner {
     // submission not yet started, or a run still finishing): then the queue takes it.
     const claim =
       this.#started && !this.#closed && this.#free(kind) > 0 && !this.#pending.has(k) && !this.#running.has(k)
-        ? { by: this.replicaId, token: randomUUID(), leaseUntil: now + this.leaseMs, deadline: this.#deadline(kind, payload, now) }
+        ? {
+            by: this.replicaId,
+            token: randomUUID(),
+            leaseUntil: now + this.leaseMs,
+            deadline: this.#deadline(kind, payload, now),
+          }
         : undefined;
     // The slot is taken before the first await, so concurrent submits and polls see it.
     if (claim) this.#pending.set(k, { kind, id, token: claim.token, at: now });
@@ -179,7 +192,8 @@ export class JobRunner {
     const row = await store.getItem(tx, kindName, id, true);
     if (!row || row.state === 'done') return false;
     await store.markStopRequested(tx, kindName, id);
-    if (row.state === 'queued') await this.#end(tx, kind, { ...row, stop_requested: 1 }, { cause: 'stopped', message: 'Stop requested.' });
+    if (row.state === 'queued')
+      await this.#end(tx, kind, { ...row, stop_requested: 1 }, { cause: 'stopped', message: 'Stop requested.' });
     return true;
   }
 
@@ -236,7 +250,8 @@ export class JobRunner {
     this.#closed = true;
     clearInterval(this.#timer);
     await this.#polling;
-    for (const r of this.#running.values()) r.controller.abort(new JobAbort('shutdown', 'The server stopped while the job ran.'));
+    for (const r of this.#running.values())
+      r.controller.abort(new JobAbort('shutdown', 'The server stopped while the job ran.'));
     await Promise.all([...this.#running.values()].map((r) => r.done));
     for (const p of this.#pending.values()) {
       await store.releaseItem(this.#db, p.kind.name, p.id, p.token).catch(() => undefined);
@@ -263,7 +278,15 @@ export class JobRunner {
     return ms === undefined ? null : startedAt + ms;
   }
 
-  async #record(tx: Queryable, kind: string, id: string, payload: string, status: string, message: string | undefined, at: number) {
+  async #record(
+    tx: Queryable,
+    kind: string,
+    id: string,
+    payload: string,
+    status: string,
+    message: string | undefined,
+    at: number,
+  ) {
     const seq = await store.insertTransition(tx, kind, id, status, message ?? null, at);
     if (this.#listeners.length === 0) return;
     const event = { kind, id, payload: JSON.parse(payload) as unknown, seq, status, message: message ?? null, at };
@@ -271,11 +294,12 @@ export class JobRunner {
   }
 
   /** Ends an item through its kind's end(), in tx: the kind's final state, its transition, done. */
-  async #end(tx: Queryable, kind: AnyKind, row: ItemRow, why: EndReason): Promise<void> {
+  async #end(tx: Queryable, kind: AnyKind, row: ItemRow, why: EndReason): Promise<string> {
     const final = await kind.end(tx, toItem(row), why);
     const now = Date.now();
     await this.#record(tx, kind.name, row.item_id, row.payload, final.status, final.message, now);
     await store.markDone(tx, kind.name, row.item_id, now);
+    return final.status;
   }
 
   async #poll(): Promise<void> {
@@ -303,52 +327,84 @@ export class JobRunner {
     const kinds = [...this.#kinds.values()].filter((k) => this.#free(k) > 0);
     // At start-up, what this replica's previous process left running is orphaned: take it back now.
     const orphans = this.#orphansTaken ? undefined : { by: this.replicaId };
-    if (!orphans && !(await store.hasClaimable(this.#db, kinds.map((k) => k.name), now))) return;
+    if (
+      !orphans &&
+      !(await store.hasClaimable(
+        this.#db,
+        kinds.map((k) => k.name),
+        now,
+      ))
+    )
+      return;
     this.#orphansTaken = true;
     this.#claiming.clear();
-    const claimed = await this.#db.transaction(async (tx) => {
-      const out: Array<{ kind: AnyKind; row: ItemRow; token: string }> = [];
-      for (const kind of kinds) {
-        const limit = Math.min(this.#free(kind), 100);
-        if (limit <= 0) continue; // a submission took the last slot meanwhile
-        const rows = await store.lockClaimable(tx, kind.name, now, limit, orphans);
-        let taken = 0;
-        let handled = 0;
-        for (const row of rows) {
-          if (this.#running.has(key(kind.name, row.item_id)) || this.#pending.has(key(kind.name, row.item_id))) continue;
-          handled++;
-          const orphaned = row.state === 'running';
-          if (row.stop_requested === 1) {
-            await this.#end(tx, kind, row, { cause: 'stopped', message: 'Stop requested.' });
-          } else if (orphaned && kind.onRestart === 'fail') {
-            const message =
-              row.claimed_by === this.replicaId
-                ? 'The server restarted while the job ran.'
-                : 'The server running the job stopped answering; another server ended it.';
-            await this.#end(tx, kind, row, { cause: 'restarted', message });
-          } else {
-            const token = randomUUID();
-            const deadline = row.deadline ?? this.#deadline(kind, JSON.parse(row.payload), now);
-            await store.takeItem(tx, row, { by: this.replicaId, token, leaseUntil: now + this.leaseMs }, now, deadline);
-            taken++;
-            this.#claiming.set(kind, (this.#claiming.get(kind) ?? 0) + 1);
-            out.push({
-              kind,
-              row: { ...row, state: 'running', attempts: row.attempts + 1, started_at: row.started_at ?? now, deadline, run_generation: row.generation },
-              token,
-            });
+    const claimed = await this.#db
+      .transaction(async (tx) => {
+        const out: Array<{ kind: AnyKind; row: ItemRow; token: string }> = [];
+        for (const kind of kinds) {
+          const limit = Math.min(this.#free(kind), 100);
+          if (limit <= 0) continue; // a submission took the last slot meanwhile
+          const rows = await store.lockClaimable(tx, kind.name, now, limit, orphans);
+          let taken = 0;
+          let handled = 0;
+          for (const row of rows) {
+            if (this.#running.has(key(kind.name, row.item_id)) || this.#pending.has(key(kind.name, row.item_id)))
+              continue;
+            handled++;
+            const orphaned = row.state === 'running';
+            if (row.stop_requested === 1) {
+              await this.#end(tx, kind, row, { cause: 'stopped', message: 'Stop requested.' });
+            } else if (orphaned && kind.onRestart === 'fail') {
+              const message =
+                row.claimed_by === this.replicaId
+                  ? 'The server restarted while the job ran.'
+                  : 'The server running the job stopped answering; another server ended it.';
+              await this.#end(tx, kind, row, { cause: 'restarted', message });
+            } else {
+              const token = randomUUID();
+              const deadline = row.deadline ?? this.#deadline(kind, JSON.parse(row.payload), now);
+              await store.takeItem(
+                tx,
+                row,
+                { by: this.replicaId, token, leaseUntil: now + this.leaseMs },
+                now,
+                deadline,
+              );
+              taken++;
+              this.#claiming.set(kind, (this.#claiming.get(kind) ?? 0) + 1);
+              out.push({
+                kind,
+                row: {
+                  ...row,
+                  state: 'running',
+                  attempts: row.attempts + 1,
+                  started_at: row.started_at ?? now,
+                  deadline,
+                  run_generation: row.generation,
+                },
+                token,
+              });
+            }
           }
+          // A full page may hide more (items ended here take no slot): look again right after.
+          if (handled === limit && taken < limit) this.#pollAgain = true;
         }
-        // A full page may hide more (items ended here take no slot): look again right after.
-        if (handled === limit && taken < limit) this.#pollAgain = true;
-      }
-      return out;
-    }).finally(() => this.#claiming.clear());
+        return out;
+      })
+      .finally(() => this.#claiming.clear());
     for (const c of claimed) this.#launch(c.kind, c.row, c.token);
   }
 
   #launch(kind: AnyKind, row: ItemRow, token: string): void {
-    const run: LocalRun = { kind, id: row.item_id, token, controller: new AbortController(), finished: false, rerun: false, lost: false };
+    const run: LocalRun = {
+      kind,
+      id: row.item_id,
+      token,
+      controller: new AbortController(),
+      finished: false,
+      rerun: false,
+      lost: false,
+    };
     const k = key(kind.name, row.item_id);
     this.#running.set(k, run);
     const heartbeat = setInterval(() => void this.#renew(run), Math.max(10, this.leaseMs / 3));
@@ -360,11 +416,18 @@ export class JobRunner {
       timeout.unref();
     }
     if (row.stop_requested === 1) run.controller.abort(new JobAbort('stop', 'Stop requested.'));
+    const observed = this.#observer?.started(
+      kind.name,
+      row.item_id,
+      row.attempts,
+      row.attempts <= 1 ? Math.max(0, Date.now() - row.submitted_at) : undefined,
+    );
     run.done = this.#execute(run, row)
       .catch((err) => this.#log.error({ err, kind: kind.name, id: row.item_id }, 'job runner could not end a run'))
       .finally(() => {
         clearInterval(heartbeat);
         clearTimeout(timeout);
+        observed?.(run.lost ? 'lost' : (run.status ?? 'requeued'));
         if (this.#running.get(k) === run) this.#running.delete(k);
         // A slot is free: take the next queued item.
         this.wake();
@@ -437,10 +500,18 @@ export class JobRunner {
       }
       if (!run.rerun && (reason || threw)) {
         const why: EndReason = reason
-          ? { cause: reason.cause === 'stop' ? 'stopped' : reason.cause === 'timeout' ? 'timeout' : 'shutdown', message: reason.message }
+          ? {
+              cause: reason.cause === 'stop' ? 'stopped' : reason.cause === 'timeout' ? 'timeout' : 'shutdown',
+              message: reason.message,
+            }
           : { cause: 'error', message: error instanceof Error ? error.message : String(error), error };
-        if (threw && !reason) this.#log.warn({ err: error, kind: kind.name, id: run.id }, 'job run failed');
-        await this.#fenced(run, (tx, current) => this.#end(tx, kind, current, why));
+        // A failure the job's user can act on (JobFailure: a bad hyperparameter, a missing input) is
+        // the job's outcome, not the server's fault: info, without a stack. Anything else is a fault.
+        if (threw && !reason) {
+          if (error instanceof JobFailure) this.#log.info({ kind: kind.name, id: run.id, reason: error.message }, 'job failed');
+          else this.#log.error({ err: error, kind: kind.name, id: run.id }, 'job run failed unexpectedly');
+        }
+        run.status = await this.#fenced(run, (tx, current) => this.#end(tx, kind, current, why));
         return;
       }
       // Resolved without finishing (or finished with a rerun pending): end it, or run again.
@@ -456,9 +527,11 @@ export class JobRunner {
       ...item,
       signal: run.controller.signal,
       transaction: (fn) => this.#fenced(run, (tx) => fn(tx)),
-      transition: (tx, status, message) => this.#record(tx, run.kind.name, run.id, row.payload, status, message, Date.now()),
+      transition: (tx, status, message) =>
+        this.#record(tx, run.kind.name, run.id, row.payload, status, message, Date.now()),
       finish: async (tx, status, message) => {
         if (status) await this.#record(tx, run.kind.name, run.id, row.payload, status, message, Date.now());
+        run.status = status ?? run.status ?? 'done';
         const current = (await store.getItem(tx, run.kind.name, run.id, true))!;
         return this.#finishIn(tx, run, current);
       },

@@ -123,6 +123,14 @@ export async function listTransitions(q: Queryable, kind: string, id: string): P
   );
 }
 
+/** Items not done, by kind and state (queued, running), across replicas: the metrics' job gauges. */
+export async function countActive(q: Queryable): Promise<Array<{ kind: string; state: string; n: number }>> {
+  const rows = await q.all<{ kind: string; state: string; n: number }>(
+    `SELECT kind, state, COUNT(*) AS n FROM job_items WHERE state <> 'done' GROUP BY kind, state`,
+  );
+  return rows.map((r) => ({ kind: r.kind, state: r.state, n: Number(r.n) }));
+}
+
 /** Is there anything this replica could claim? A cheap read, so idle polling writes nothing. */
 export async function hasClaimable(q: Queryable, kinds: readonly string[], now: number): Promise<boolean> {
   if (kinds.length === 0) return false;
@@ -162,7 +170,13 @@ export async function lockClaimable(
 }
 
 /** Makes a locked item running under `claim`. */
-export async function takeItem(tx: Queryable, row: ItemRow, claim: Claim, now: number, deadline: number | null): Promise<void> {
+export async function takeItem(
+  tx: Queryable,
+  row: ItemRow,
+  claim: Claim,
+  now: number,
+  deadline: number | null,
+): Promise<void> {
   await tx.run(
     `UPDATE job_items SET state = 'running', attempts = attempts + 1, run_generation = generation, claimed_by = ?,
        claim_token = ?, lease_until = ?, started_at = COALESCE(started_at, ?), deadline = ?

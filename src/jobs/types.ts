@@ -129,3 +129,13 @@ export interface SubmitOptions {
 export class JobExistsError extends Error {
   override readonly name = 'JobExistsError';
 }
+
+/** Told about each run on this replica (metrics, traces): when it starts and how it ends. */
+export interface JobObserver {
+  /**
+   * A run started, `claimLagMs` after its item was submitted (first attempts only: a takeover's lag
+   * is the lease, not the queue). The returned function is called when the run ends, with the
+   * item's final status, or 'requeued' / 'lost' when it was given back or taken over.
+   */
+  started(kind: string, id: string, attempt: number, claimLagMs: number | undefined): (status: string) => void;
+}

@@ -45,6 +45,7 @@ export interface LineageRecorderHooks {
       arn: string;
       modelPackageArns: string[];
       containers: Array<{ image: string; modelDataUrl?: string }>;
+      createdAt: number;
       at: number;
     },
   ): Promise<void>;
@@ -81,6 +82,7 @@ export function createLineageHooks(): LineageRecorderHooks {
         endpointArn: e.arn,
         modelPackageArns: e.modelPackageArns,
         containers: e.containers,
+        endpointCreatedAt: e.createdAt,
         at: e.at,
       });
     },

@@ -85,6 +85,7 @@ for (const d of DIALECTS) {
           endpointArn: `arn:aws:sagemaker:${P.region}:${P.accountId}:endpoint/abalone-ep`,
           modelPackageArns: [],
           containers: [{ image: IMAGE, modelDataUrl: MODEL }],
+          endpointCreatedAt: 3000,
           at: 3000,
         }),
       );

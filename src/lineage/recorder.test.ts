@@ -91,6 +91,7 @@ for (const d of DIALECTS) {
           endpointArn: ENDPOINT,
           modelPackageArns: [PKG],
           containers: [{ image: IMAGE, modelDataUrl: DATA }],
+          endpointCreatedAt: 4000,
           at: 4000,
         }),
       );
@@ -152,6 +153,7 @@ for (const d of DIALECTS) {
           endpointArn: ENDPOINT,
           modelPackageArns: [PKG2],
           containers: [{ image: IMAGE, modelDataUrl: 's3://bucket/abalone/v2/model.tar.gz' }],
+          endpointCreatedAt: 4000,
           at: 6000,
         }),
       );
@@ -165,6 +167,33 @@ for (const d of DIALECTS) {
       ]);
       const approval2 = (await bySource(PKG2)).find((e) => e.kind === 'action')!;
       assert.equal(JSON.parse(approval2.doc).Status, 'Completed');
+
+      // Deleted and created again (same ARN) with another model: a context of its own, and the
+      // old deployments' lineage stays with the old context.
+      const again = await t.db.transaction((tx) =>
+        recordEndpointDeployment(tx, P, {
+          endpointName: 'abalone-ep',
+          endpointArn: ENDPOINT,
+          modelPackageArns: [],
+          containers: [{ image: IMAGE, modelDataUrl: 's3://bucket/other/model.tar.gz' }],
+          endpointCreatedAt: 8000,
+          at: 8000,
+        }),
+      );
+      assert.equal(again.contextArn, arn('context', 'abalone-ep-8-aws-endpoint'));
+      const loader = {
+        from: (arns: readonly string[]) => associations.edgesFrom(t.db, arns),
+        to: (arns: readonly string[]) => associations.edgesTo(t.db, arns),
+      };
+      const newer = await traverse(loader, { arn: again.contextArn, type: 'Endpoint', lineageType: 'Context' }, 'Ascendants', 10, 1000);
+      const artifactOf = async (uri: string) => (await bySource(uri)).find((e) => e.kind === 'artifact')!.arn;
+      const [pkg1, pkg2] = [await artifactOf(PKG), await artifactOf(PKG2)];
+      const newerArns = new Set(newer.vertices.map((v) => v.arn));
+      assert.ok(newerArns.has(await artifactOf('s3://bucket/other/model.tar.gz')));
+      assert.ok(!newerArns.has(pkg2) && !newerArns.has(pkg1), "the old incarnation's packages are not the new one's lineage");
+      const older = await traverse(loader, { arn: arn('context', 'abalone-ep-aws-endpoint'), type: 'Endpoint', lineageType: 'Context' }, 'Ascendants', 10, 1000);
+      assert.ok(older.vertices.some((v) => v.arn === pkg2), 'the old context keeps its lineage');
+      assert.ok(!older.vertices.some((v) => v.arn === again.actionArn), 'and gains nothing of the new one');
     });
 
     it('writes nothing when the caller rolls back', async () => {

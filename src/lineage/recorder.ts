@@ -9,7 +9,10 @@
 //   container      Artifact Image (image URI), Artifact Model (ModelDataUrl)  ─ContributedTo→ package artifact
 //   approval       Action   Approval    (SourceUri = package ARN; Status follows ModelApprovalStatus)
 //                  package artifact ─ContributedTo→ approval action
-//   endpoint       Context  Endpoint    (SourceUri = endpoint ARN, SourceType ARN)
+//   endpoint       Context  Endpoint    (SourceUri = endpoint ARN, SourceType ARN), one per incarnation:
+//                  an endpoint deleted and created again under the same name (same ARN) gets a new
+//                  context, `<name>-<creation epoch seconds>-aws-endpoint`, and the old one keeps
+//                  the old deployments' lineage
 //   deployment     Action   ModelDeployment (one per CreateEndpoint/UpdateEndpoint)
 //                  model data, image, package artifacts and approval actions ─ContributedTo→ deployment
 //                  deployment ─AssociatedWith→ Endpoint context
@@ -130,8 +133,9 @@ export async function recordApprovalChange(
 
 /**
  * One deployment of an endpoint (CreateEndpoint, and each UpdateEndpoint): the endpoint's context
- * (one per endpoint ARN, kept across deployments), a new ModelDeployment action, and edges from the
- * deployed model data, images and packages into the action and from the action to the context.
+ * (one per incarnation of the endpoint ARN, kept across its deployments), a new ModelDeployment
+ * action, and edges from the deployed model data, images and packages into the action and from the
+ * action to the context.
  */
 export async function recordEndpointDeployment(
   tx: Queryable,
@@ -141,11 +145,13 @@ export async function recordEndpointDeployment(
     endpointArn: string;
     modelPackageArns: readonly string[];
     containers: readonly RecordedContainer[];
+    /** The endpoint's CreationTime (ms): which incarnation of the ARN this is. */
+    endpointCreatedAt: number;
     at: number;
   },
 ): Promise<{ contextArn: string; actionArn: string }> {
   const at = e.at;
-  const context = await ensureContext(tx, p, 'Endpoint', e.endpointArn, `${e.endpointName}-aws-endpoint`, at);
+  const context = await endpointContext(tx, p, e.endpointName, e.endpointArn, e.endpointCreatedAt);
   const name = await freeName(tx, entities, p, 'action', `${e.endpointName}-aws-model-deployment`);
   const action = await insertEntity(tx, p, 'action', name, 'ModelDeployment', e.endpointArn, at, {
     Source: { SourceUri: e.endpointArn, SourceType: 'ARN' },
@@ -218,6 +224,22 @@ export async function ensureArtifact(tx: Queryable, p: Partition, type: string, 
     { Source: { SourceUri: uri, SourceTypes: [] }, ArtifactType: type },
     key,
   );
+}
+
+/**
+ * The context of this incarnation of an endpoint: the newest Endpoint context of its ARN, unless that
+ * one is older than the endpoint (it belongs to an endpoint deleted before this one was created under
+ * the same name); then a new one. SageMaker names contexts apart with a suffix; Slipway keeps the
+ * plain `<name>-aws-endpoint` for the first and suffixes the creation time (epoch seconds) after.
+ */
+async function endpointContext(tx: Queryable, p: Partition, name: string, arn: string, createdAt: number) {
+  const newest = await entities.getNewestBySource(tx, p, 'context', sourceKey(arn), 'Endpoint');
+  if (newest && newest.created_at >= createdAt) return newest;
+  const base = newest ? `${name}-${Math.floor(createdAt / 1000)}-aws-endpoint` : `${name}-aws-endpoint`;
+  return insertEntity(tx, p, 'context', await freeName(tx, entities, p, 'context', base), 'Endpoint', arn, createdAt, {
+    Source: { SourceUri: arn, SourceType: 'ARN', SourceId: new Date(createdAt).toISOString() },
+    ContextType: 'Endpoint',
+  });
 }
 
 async function ensureContext(tx: Queryable, p: Partition, type: string, arn: string, base: string, at: number) {

@@ -3,17 +3,19 @@
 // uploaded at the end of the job, the exit code → Completed or Failed with the output's tail.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/build-your-own-processing-container.html
 import { checkRoleAccess, type JobAccess } from '../jobs/job-access.js';
-import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { CreateProcessingJobRequest, ProcessingInput } from '../generated/sagemaker/shapes.js';
 import type { ContainersFileReader } from '../inference/runtimes/container/containers-file.js';
-import { findContainerEntry } from '../inference/runtimes/container/containers-file.js';
-import { JobFailure, uploadFailure } from '../jobs/job-failure.js';
+import { entryCodeDirs, findContainerEntry } from '../inference/runtimes/container/containers-file.js';
+import { JobFailure, sandboxFailure, uploadFailure } from '../jobs/job-failure.js';
 import { type LoadedJob, type TableJobDoc, type TableWork, tableJobKind } from '../jobs/table-job.js';
 import type { JobKind } from '../jobs/types.js';
 import type { JobArtifact } from '../lineage/job-recorder.js';
-import { dockerAnswers, runContract } from '../sandbox/sandbox.js';
+import { jobLimits } from '../sandbox/limits.js';
+import { dockerAnswers, runUnsandboxed, type Sandbox } from '../sandbox/sandbox.js';
+import { dockerHardening } from '../sandbox/docker.js';
+import { jobFileStream, readJobFile } from '../sandbox/job-files.js';
 import type { ServiceDeps } from '../services/common/deps.js';
 import { type BlobStore, parseS3Uri } from '../storage/blobs/blob-store.js';
 import { ChannelError, downloadChannel, resolveChannel } from '../training/channels.js';
@@ -34,7 +36,11 @@ export interface ProcessingOptions {
   readonly blobs: BlobStore;
   readonly dataDir: string;
   readonly containers: ContainersFileReader;
+  /** Where the image's program runs (src/sandbox). */
+  readonly sandbox: Sandbox;
   readonly appendLogs: AppendLogs;
+  /** Bytes of a job's log kept (--job-log-limit-mb). */
+  readonly logLimitBytes?: number;
   /** Whether the job's RoleArn may read its inputs and write its outputs (the credentials file's roles). */
   readonly access?: JobAccess;
   readonly concurrency?: number;
@@ -68,6 +74,7 @@ export function processingKind(o: ProcessingOptions): JobKind<TableWork> {
         ctx.payload,
         PROCESSING_LOG_GROUP,
         `${job.row.name}/algo-1-${Math.floor(Date.now() / 1000)}`,
+        o.logLimitBytes,
       );
       try {
         const outputs = await runProcessing(o, job, mlRoot, log, ctx.payload.region, ctx.signal);
@@ -101,6 +108,9 @@ async function runProcessing(
     (doc.ProcessingOutputConfig?.Outputs ?? []).flatMap((out) => (out.S3Output ? [out.S3Output.S3Uri] : [])),
   );
   const entry = findContainerEntry(o.containers.read(), app.ImageUri);
+  const network = doc.NetworkConfig?.EnableNetworkIsolation ? 'none' : 'outbound';
+  const refused = entry ? o.sandbox.refusal(network) : undefined;
+  if (refused) throw new JobFailure(`ClientError: ${refused}`);
   if (!entry && !(await dockerAnswers())) {
     throw new JobFailure(
       `ClientError: Image "${app.ImageUri}" cannot be run: it is not in the containers file (--containers-file), and no Docker engine answers.`,
@@ -121,32 +131,44 @@ async function runProcessing(
     SM_PROCESSING_ROOT: `${ml}/processing`,
   });
   const args = app.ContainerArguments ?? [];
-  let argv: string[];
+  const cluster = doc.ProcessingResources.ClusterConfig;
+  const limits = jobLimits(cluster.InstanceType, cluster.VolumeSizeInGB, o.sandbox.host);
+  const io = {
+    onLine: (line: string) => log.write(line),
+    onNote: (line: string) => void log.write(line),
+    skip: { skipping: () => log.truncated, onSkipped: (n: number, b: number, end: string) => log.skipped(n, b, end) },
+    signal,
+  };
+  let exit: Awaited<ReturnType<Sandbox['runJob']>>;
   if (entry) {
-    argv = [...(app.ContainerEntrypoint?.length ? app.ContainerEntrypoint : entry.command), ...args];
+    exit = await o.sandbox.runJob(
+      {
+        argv: [...(app.ContainerEntrypoint?.length ? app.ContainerEntrypoint : entry.command), ...args],
+        cwd: entry.cwd,
+        code: entryCodeDirs(entry),
+        mlRoot,
+        env,
+        network,
+        limits,
+      },
+      io,
+    );
   } else {
-    argv = ['docker', 'run', '--rm', '-v', `${mlRoot}:/opt/ml`];
+    const argv = ['docker', 'run', '--rm', ...dockerHardening(network, limits), '-v', `${mlRoot}:/opt/ml`];
     for (const [k, v] of Object.entries(env('/opt/ml'))) argv.push('-e', `${k}=${v}`);
     if (app.ContainerEntrypoint?.length)
       argv.push('--entrypoint', app.ContainerEntrypoint[0]!, app.ImageUri, ...app.ContainerEntrypoint.slice(1));
     else argv.push(app.ImageUri);
     argv.push(...args);
+    exit = await runUnsandboxed({ argv, mlRoot, env, network, limits }, io);
   }
-  const exit = await runContract({
-    mlRoot,
-    argv,
-    cwd: entry?.cwd ?? mlRoot,
-    env,
-    onLine: (line) => log.write(line),
-    signal,
-    sandbox: entry ? undefined : false,
-  });
   if (signal.aborted) throw signal.reason;
-  if (exit.startError) throw new JobFailure(`ClientError: ${exit.startError}`);
+  const failed = sandboxFailure(exit);
+  if (failed) throw failed;
   if (exit.code !== 0) {
     // SageMaker reports a failed processing container as an AlgorithmError with its exit code and
     // the failure file's text; the tail of the output stands in when there is none.
-    const failure = (await readFile(join(mlRoot, 'processing/output/failure'), 'utf8').catch(() => '')).trim();
+    const failure = (await readJobFile(join(mlRoot, 'processing/output/failure'))).trim();
     const why = exit.code === null ? `killed by ${exit.signal}` : `ExitCode ${exit.code}`;
     const detail = failure || log.tail.slice(-5).join('\n');
     throw new JobFailure(
@@ -209,7 +231,7 @@ async function uploadOutputs(o: ProcessingOptions, doc: ProcessingJobDoc, mlRoot
       const base = out.S3Output.S3Uri.replace(/\/+$/, '');
       for (const file of await walk(dir)) {
         const uri = `${base}/${relative(dir, file)}`;
-        await o.blobs.put(uri, createReadStream(file));
+        await o.blobs.put(uri, jobFileStream(file));
         written.push(uri);
       }
       produced[out.OutputName] = { uri: out.S3Output.S3Uri, type: 'DataSet' };
@@ -226,8 +248,9 @@ async function walk(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const d of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
     const p = join(dir, d.name);
+    // lstat: a symbolic link the job planted (to /etc/shadow) is not followed by the server.
     if (d.isDirectory()) out.push(...(await walk(p)));
-    else if ((await stat(p)).isFile()) out.push(p);
+    else if ((await lstat(p)).isFile()) out.push(p);
   }
   return out;
 }

@@ -15,6 +15,12 @@ export interface RequestGate {
   operation(operation: string, input: Record<string, unknown>): void;
   /** May the caller do `action` on each of `resources`? (S3's copy source, DeleteObjects' keys.) */
   action(action: string, resources: readonly string[]): void;
+  /**
+   * May the caller pass `roleArn` to the service (iam:PassRole), and does the role exist? For a
+   * role the request does not name (StartPipelineExecution runs as the pipeline's stored role);
+   * roles named in the input are checked by `operation` (src/auth/actions/sagemaker.ts).
+   */
+  passRole(roleArn: string): void;
 }
 
 /** The authenticated caller as STS sees it. */
@@ -36,6 +42,15 @@ export interface ChunkSignatures {
   trailer(signature: string, trailerHash: string): boolean;
 }
 
+/**
+ * What a protocol that reads and writes the socket itself (S3) reports back about the request, for
+ * the request's log line, metrics and trace: the operation it ran and the error code it answered.
+ */
+export interface RequestRecord {
+  operation: string | undefined;
+  errorCode: string | undefined;
+}
+
 export interface RequestContext {
   readonly requestId: string;
   /** Account that owns the resources (from --account-id). */
@@ -53,4 +68,6 @@ export interface RequestContext {
   readonly chunkSignatures?: ChunkSignatures;
   /** Authentication failed: the protocol answers with this error in its own format, and nothing else. */
   readonly rejected?: ServiceError;
+  /** Filled in by raw protocols (S3) as they learn the operation and its outcome. */
+  readonly record?: RequestRecord;
 }

@@ -400,6 +400,89 @@ export const MIGRATIONS: readonly Migration[] = [
     `CREATE INDEX processing_jobs_by_status ON processing_jobs (account_id, region, status, name_key)`,
   ]),
   ...metricsMigrations(),
+  // Hyperparameter tuning jobs (issue 31): a ResourceTable (status is HyperParameterTuningJobStatus;
+  // doc the validated request with the counters and best job the run keeps up to date), and the
+  // training jobs each launched, in launch order (seq), with their tuned hyperparameters (JSON) and
+  // the final objective value they reported (NULL until they do) for ListTrainingJobsForHyperParameterTuningJob's sort by it.
+  ddl('0080_tuning_jobs', [
+    ...resourceTable('tuning_jobs'),
+    `CREATE INDEX tuning_jobs_by_status ON tuning_jobs (account_id, region, status, name_key)`,
+    `CREATE TABLE tuning_job_children (
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      tuning_key SORTED_TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      child_key SORTED_TEXT NOT NULL,
+      definition_name TEXT,
+      tuned TEXT NOT NULL,
+      objective DOUBLE PRECISION,
+      objective_status TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      PRIMARY KEY (account_id, region, tuning_key, seq)
+    )`,
+    `CREATE UNIQUE INDEX tuning_job_children_by_child ON tuning_job_children (account_id, region, child_key)`,
+    `CREATE INDEX tuning_job_children_by_objective ON tuning_job_children (account_id, region, tuning_key, objective, seq)`,
+  ]),
+  // Search finds tuning jobs (Resource HyperParameterTuningJob).
+  searchSources('0081_search_tuning_jobs', [['tuning_jobs', 'arn']]),
+  // SageMaker Pipelines (issue 32): pipelines and their executions are ResourceTables (the
+  // definition and the request in doc; an execution's name_key is its id); each step of an
+  // execution is one durable row the executor (src/pipelines) advances: its status and attempt, the
+  // job it started, the Describe snapshot its properties resolve from, its cache key.
+  ddl('0090_pipelines', [
+    ...resourceTable('pipelines'),
+    ...resourceTable('pipeline_executions'),
+    `ALTER TABLE pipeline_executions ADD COLUMN pipeline_key SORTED_TEXT`,
+    `ALTER TABLE pipeline_executions ADD COLUMN client_token TEXT`,
+    `CREATE INDEX pipeline_executions_by_pipeline ON pipeline_executions (account_id, region, pipeline_key, created_at, name_key)`,
+    `CREATE INDEX pipeline_executions_by_arn ON pipeline_executions (account_id, region, arn)`,
+    `CREATE UNIQUE INDEX pipeline_executions_by_token ON pipeline_executions (account_id, region, pipeline_key, client_token)`,
+    `CREATE TABLE pipeline_steps (
+      execution_arn SORTED_TEXT NOT NULL,
+      step_name SORTED_TEXT NOT NULL,
+      account_id TEXT NOT NULL,
+      region TEXT NOT NULL,
+      pipeline_key SORTED_TEXT NOT NULL,
+      step_type TEXT NOT NULL,
+      status SORTED_TEXT NOT NULL,
+      attempt INTEGER NOT NULL,
+      seq INTEGER NOT NULL,
+      started_at BIGINT,
+      ended_at BIGINT,
+      not_before BIGINT,
+      job_arn SORTED_TEXT,
+      cache_key SORTED_TEXT,
+      callback_token SORTED_TEXT,
+      doc TEXT NOT NULL,
+      PRIMARY KEY (execution_arn, step_name)
+    )`,
+    // A job's step (the runner's transitions wake the execution that waits on it).
+    `CREATE INDEX pipeline_steps_by_job ON pipeline_steps (job_arn)`,
+    // The most recent successful run of a step with the same cache key, per pipeline.
+    `CREATE INDEX pipeline_steps_by_cache ON pipeline_steps (account_id, region, pipeline_key, step_name, cache_key, ended_at)`,
+    `CREATE UNIQUE INDEX pipeline_steps_by_callback ON pipeline_steps (callback_token)`,
+  ]),
+  // Search finds pipelines and their executions.
+  searchSources('0091_search_pipelines', [
+    ['pipelines', 'arn'],
+    ['pipeline_executions', 'arn'],
+  ]),
+  // Endpoint concurrency shared by replicas on PostgreSQL (src/inference/concurrency): each replica's
+  // hold of a scope's slots (an endpoint's MaxConcurrency, the account's serverless concurrency, an
+  // endpoint's ProvisionedConcurrency), alive while its lease runs and its session's advisory lock
+  // (lock_a, lock_b) is held. Unused on SQLite, where one replica counts in memory.
+  ddl('0100_slot_holds', [
+    `CREATE TABLE slot_holds (
+      scope SORTED_TEXT NOT NULL,
+      holder SORTED_TEXT NOT NULL,
+      slots INTEGER NOT NULL,
+      lock_a BIGINT NOT NULL,
+      lock_b BIGINT NOT NULL,
+      lease_until BIGINT NOT NULL,
+      PRIMARY KEY (scope, holder)
+    )`,
+    `CREATE INDEX slot_holds_by_holder ON slot_holds (holder, scope)`,
+  ]),
 ];
 
 /**

@@ -1,5 +1,5 @@
-// What a running job writes as it goes: its log stream in CloudWatch Logs (lines buffered and
-// appended in batches) and the metrics read off its output, as SageMaker does for training jobs:
+// What a running job writes as it goes: its log stream in CloudWatch Logs (lines appended in
+// bounded batches with backpressure, up to a per-job limit) and the metrics read off its output, as SageMaker does for training jobs:
 // the built-in algorithm's evaluation lines (`[12]#011train-rmse:0.51#011validation-rmse:0.60` →
 // train:rmse, validation:rmse), or a custom image's AlgorithmSpecification.MetricDefinitions regexes.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/training-metrics.html
@@ -8,17 +8,39 @@ import type { Partition } from '../domain/arn.js';
 import type { MetricData, MetricDefinition, TrialComponentMetricSummary } from '../generated/sagemaker/shapes.js';
 import type { LogLine } from '../storage/repositories/log-events.js';
 
-/** Lines are appended at most this often (and at once when this many are waiting). */
+/** Lines are appended at most this often (and at once when a batch is full). */
 const FLUSH_MS = 200;
-const FLUSH_LINES = 500;
+/** A batch: at most this many lines or bytes, one transaction. */
+const BATCH_LINES = 500;
+const BATCH_BYTES = 1024 * 1024;
+/** Batches waiting for the database before the program's output is paused. */
+const MAX_PENDING = 2;
+/** CloudWatch Logs counts 26 bytes per event on top of its message. */
+const EVENT_OVERHEAD = 26;
+/** The per-job log limit unless the server is given another (--job-log-limit-mb). */
+export const DEFAULT_LOG_LIMIT_BYTES = 32 * 1024 * 1024;
 
 export type AppendLogs = (p: Partition, group: string, stream: string, lines: readonly LogLine[]) => Promise<void>;
 
-/** A job's log stream: `write` never waits; `close` flushes what is left. */
+const MiB = (n: number) => `${+(n / 1024 / 1024).toFixed(1)} MiB`;
+
+/**
+ * A job's log stream. `write` appends in bounded batches and returns a promise when two batches
+ * already wait for the database: its caller (the sandbox's line reader) then pauses the program's
+ * output until it settles, so a flood is held in the program's pipe, not in the server's memory.
+ * Past `limitBytes` lines are counted but not kept, and the stream says so.
+ */
 export class JobLog {
   #buffer: LogLine[] = [];
+  #bufferBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  #pending = 0;
+  #kept = 0;
+  #truncated = false;
+  #summarized = false;
+  #droppedLines = 0;
+  #droppedBytes = 0;
   /** The last lines, for a FailureReason that quotes the end of the output. */
   readonly tail: string[] = [];
 
@@ -27,29 +49,87 @@ export class JobLog {
     private readonly p: Partition,
     readonly group: string,
     readonly stream: string,
+    readonly limitBytes = DEFAULT_LOG_LIMIT_BYTES,
   ) {}
 
-  write(message: string): void {
-    this.#buffer.push({ timestamp: Date.now(), message });
-    this.tail.push(message);
-    if (this.tail.length > 20) this.tail.shift();
-    if (this.#buffer.length >= FLUSH_LINES) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  /** Bytes of the stream not kept (past the limit). */
+  get droppedBytes(): number {
+    return this.#droppedBytes;
   }
 
-  /** Appends what is buffered; errors are swallowed so a log write never fails a job. */
+  /** The limit was reached: further lines are only counted (the sandbox's reader may stop splitting them). */
+  get truncated(): boolean {
+    return this.#truncated;
+  }
+
+  /** Output past the limit, counted without being split into lines; `end` refreshes the tail. */
+  skipped(lines: number, bytes: number, end: string): void {
+    this.#droppedLines += lines;
+    this.#droppedBytes += bytes;
+    const last = end.split('\n').slice(1, -1).slice(-20);
+    this.tail.push(...last.map((l) => (l.length > 2048 ? l.slice(0, 2048) : l)));
+    this.tail.splice(0, Math.max(0, this.tail.length - 20));
+  }
+
+  write(message: string): void | Promise<void> {
+    this.tail.push(message.length > 2048 ? message.slice(0, 2048) : message);
+    if (this.tail.length > 20) this.tail.shift();
+    const size = Buffer.byteLength(message) + EVENT_OVERHEAD;
+    if (this.#truncated || this.#kept + size > this.limitBytes) {
+      if (!this.#truncated) {
+        this.#truncated = true;
+        this.#push(
+          `[Slipway] This log reached its limit of ${MiB(this.limitBytes)} (--job-log-limit-mb): further output is counted, not kept.`,
+        );
+        this.flush();
+      }
+      this.#droppedLines++;
+      this.#droppedBytes += size - EVENT_OVERHEAD;
+      return;
+    }
+    this.#kept += size;
+    this.#push(message);
+    if (this.#buffer.length >= BATCH_LINES || this.#bufferBytes >= BATCH_BYTES) return this.#backpressure(this.flush());
+    this.#timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  #push(message: string): void {
+    this.#buffer.push({ timestamp: Date.now(), message });
+    this.#bufferBytes += message.length;
+  }
+
+  #backpressure(flushed: Promise<void>): Promise<void> | undefined {
+    return this.#pending >= MAX_PENDING ? flushed : undefined;
+  }
+
+  /** Appends what is buffered (after the batches before it); errors are swallowed so a log write never fails a job. */
   flush(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     const lines = this.#buffer;
     this.#buffer = [];
+    this.#bufferBytes = 0;
     if (lines.length > 0) {
-      this.#flushing = this.#flushing.then(() => this.append(this.p, this.group, this.stream, lines).catch(() => {}));
+      this.#pending++;
+      this.#flushing = this.#flushing.then(() =>
+        this.append(this.p, this.group, this.stream, lines)
+          .catch(() => {})
+          .finally(() => {
+            this.#pending--;
+          }),
+      );
     }
     return this.#flushing;
   }
 
+  /** Flushes what is left, with a last line counting what the limit cut. */
   close(): Promise<void> {
+    if (this.#truncated && !this.#summarized) {
+      this.#summarized = true;
+      this.#push(
+        `[Slipway] Log truncated: ${this.#droppedLines} more lines (${MiB(this.#droppedBytes)}) were written than the log's limit of ${MiB(this.limitBytes)} keeps.`,
+      );
+    }
     return this.flush();
   }
 }

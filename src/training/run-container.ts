@@ -4,13 +4,15 @@
 // SageMaker training toolkit reads, and /opt/ml/output/failure becomes the FailureReason.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/your-algorithms-training-algo-running-container.html
 // https://github.com/aws/sagemaker-training-toolkit (environment variables)
-import { readFile, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Channel, ResourceConfig } from '../generated/sagemaker/shapes.js';
-import type { ContainerEntry } from '../inference/runtimes/container/containers-file.js';
-import { runContract } from '../sandbox/sandbox.js';
-import { JobFailure } from '../jobs/job-failure.js';
+import { type ContainerEntry, entryCodeDirs } from '../inference/runtimes/container/containers-file.js';
+import { JobFailure, sandboxFailure } from '../jobs/job-failure.js';
+import { dockerHardening } from '../sandbox/docker.js';
+import { readJobFile } from '../sandbox/job-files.js';
+import { jobLimits, type Limits } from '../sandbox/limits.js';
+import { runUnsandboxed, type Sandbox } from '../sandbox/sandbox.js';
 import type { JobLog } from './job-output.js';
 
 export interface ContainerRun {
@@ -29,6 +31,12 @@ export interface ContainerRun {
   readonly log: JobLog;
   readonly onLine: (line: string) => void;
   readonly signal: AbortSignal;
+  /** Where the image's program runs (src/sandbox). */
+  readonly sandbox: Sandbox;
+  /** EnableNetworkIsolation: no network at all. */
+  readonly networkIsolation: boolean;
+  /** Whether its output is read for MetricDefinitions (every line then goes through onLine). */
+  readonly metrics: boolean;
 }
 
 const HOST = 'algo-1';
@@ -61,7 +69,7 @@ async function writeConfig(r: ContainerRun): Promise<void> {
 }
 
 /** The environment the SageMaker training toolkit sets, for a container whose /opt/ml is `ml`. */
-export function trainingEnvironment(r: ContainerRun, ml: string): Record<string, string> {
+export function trainingEnvironment(r: ContainerRun, ml: string, limits?: Limits): Record<string, string> {
   const channels = r.channels.map((c) => c.ChannelName);
   const env: Record<string, string> = {
     TRAINING_JOB_NAME: r.jobName,
@@ -77,7 +85,7 @@ export function trainingEnvironment(r: ContainerRun, ml: string): Record<string,
     SM_HPS: JSON.stringify(r.hyperparameters),
     SM_HOSTS: JSON.stringify([HOST]),
     SM_CURRENT_HOST: HOST,
-    SM_NUM_CPUS: String(availableParallelism()),
+    SM_NUM_CPUS: String(Math.max(1, Math.floor(limits?.cpus ?? r.sandbox.host.cpus))),
     SM_NUM_GPUS: '0',
     SM_NETWORK_INTERFACE_NAME: 'eth0',
     SM_USER_ARGS: JSON.stringify(Object.entries(r.hyperparameters).flatMap(([k, v]) => [`--${k}`, v])),
@@ -90,47 +98,55 @@ export function trainingEnvironment(r: ContainerRun, ml: string): Record<string,
 /** Runs the image's training to its end; throws JobFailure for anything but exit code 0. */
 export async function runContainerTraining(r: ContainerRun): Promise<void> {
   await writeConfig(r);
-  const onLine = (line: string) => {
-    r.log.write(line);
-    r.onLine(line);
+  const network = r.networkIsolation ? 'none' : 'outbound';
+  const limits = jobLimits(r.resourceConfig?.InstanceType, r.resourceConfig?.VolumeSizeInGB, r.sandbox.host);
+  const io = {
+    onLine: (line: string) => {
+      r.onLine(line);
+      return r.log.write(line);
+    },
+    onNote: (line: string) => void r.log.write(line),
+    // Lines past the log's limit are still read for MetricDefinitions, unless the image has none.
+    skip: r.metrics
+      ? undefined
+      : { skipping: () => r.log.truncated, onSkipped: (n: number, b: number, end: string) => r.log.skipped(n, b, end) },
+    signal: r.signal,
   };
-  let argv: string[];
-  let sandbox: boolean | undefined;
+  const env = (ml: string) => trainingEnvironment(r, ml, limits);
+  let exit: Awaited<ReturnType<Sandbox['runJob']>>;
   if (r.entry) {
+    const refused = r.sandbox.refusal(network);
+    if (refused) throw new JobFailure(`ClientError: ${refused}`);
     const base = r.entrypoint?.length
       ? [...r.entrypoint]
       : [...r.entry.command, ...(r.entry.appendServe ? ['train'] : [])];
-    argv = [...base, ...(r.arguments ?? [])];
+    exit = await r.sandbox.runJob(
+      {
+        argv: [...base, ...(r.arguments ?? [])],
+        cwd: r.entry.cwd,
+        code: entryCodeDirs(r.entry),
+        mlRoot: r.mlRoot,
+        env,
+        network,
+        limits,
+        nice: 19,
+      },
+      io,
+    );
   } else {
     // A Docker engine runs the image itself with the job's directory as /opt/ml.
-    const env = trainingEnvironment(r, '/opt/ml');
-    argv = [
-      'docker',
-      'run',
-      '--rm',
-      '-v',
-      `${r.mlRoot}:/opt/ml`,
-      ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-    ];
+    const argv = ['docker', 'run', '--rm', ...dockerHardening(network, limits), '-v', `${r.mlRoot}:/opt/ml`];
+    argv.push(...Object.entries(env('/opt/ml')).flatMap(([k, v]) => ['-e', `${k}=${v}`]));
     if (r.entrypoint?.length) argv.push('--entrypoint', r.entrypoint[0]!, r.image, ...r.entrypoint.slice(1));
     else argv.push(r.image, 'train');
     argv.push(...(r.arguments ?? []));
-    sandbox = false;
+    exit = await runUnsandboxed({ argv, mlRoot: r.mlRoot, env, network, limits, nice: 19 }, io);
   }
-  const exit = await runContract({
-    mlRoot: r.mlRoot,
-    argv,
-    cwd: r.entry?.cwd ?? r.mlRoot,
-    env: (ml) => trainingEnvironment(r, ml),
-    onLine: (line) => onLine(line),
-    signal: r.signal,
-    sandbox,
-    nice: 19,
-  });
   if (r.signal.aborted) throw r.signal.reason;
-  if (exit.startError) throw new JobFailure(`ClientError: ${exit.startError}`);
+  const failed = sandboxFailure(exit);
+  if (failed) throw failed;
   if (exit.code === 0) return;
-  const failure = await readFile(join(r.mlRoot, 'output/failure'), 'utf8').catch(() => '');
+  const failure = await readJobFile(join(r.mlRoot, 'output/failure'));
   const why = exit.code === null ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
   const detail = failure.trim() || r.log.tail.slice(-5).join('\n');
   throw new JobFailure(`AlgorithmError: ${detail ? `${detail}, ` : ''}${why}`);

@@ -13,6 +13,8 @@ export interface StoredTransition {
 }
 
 export interface TrainingJobDoc extends Omit<CreateTrainingJobRequest, 'Tags' | 'TrainingJobName'> {
+  /** The hyperparameter tuning job that launched this job, if one did. */
+  TuningJobArn?: string;
   SecondaryStatus: string;
   SecondaryStatusTransitions: StoredTransition[];
   FailureReason?: string;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Partition } from '../domain/arn.js';
 import type { Channel } from '../generated/sagemaker/shapes.js';
-import { packDirectory } from '../inference/artifact/tar-writer.js';
+import { packDirectory, packFiles } from '../inference/artifact/tar-writer.js';
 import { type ContainersFileReader, findContainerEntry } from '../inference/runtimes/container/containers-file.js';
 import { parseContainerVersion } from '../inference/runtimes/xgboost/serving.js';
 import { checkRoleAccess, type JobAccess } from '../jobs/job-access.js';
@@ -19,13 +19,14 @@ import type { ServiceDeps } from '../services/common/deps.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Queryable } from '../storage/db/types.js';
 import type { ResourceRow } from '../storage/repositories/resource-table.js';
-import { dockerAnswers } from '../sandbox/sandbox.js';
-import { ChannelError, downloadChannel, resolveChannel } from './channels.js';
+import { dockerAnswers, type Sandbox } from '../sandbox/sandbox.js';
+import { type ChannelObject, ChannelError, downloadChannel, resolveChannel } from './channels.js';
 import { failureReason, JobFailure, jobFailureReason, uploadFailure } from '../jobs/job-failure.js';
 import type { Metrics } from '../metrics/index.js';
 import { type AppendLogs, evaluationMetrics, JobLog, MetricSeries, metricMatchers } from './job-output.js';
 import { JobMetricsPublisher } from './job-metrics.js';
-import { runBuiltinXGBoost } from './run-builtin.js';
+import type { TrainingProgress } from './progress.js';
+import { type BuiltinModel, runBuiltinXGBoost } from './run-builtin.js';
 import { runContainerTraining } from './run-container.js';
 import {
   advance,
@@ -41,7 +42,11 @@ export interface TrainingOptions {
   readonly runner: JobRunner;
   readonly dataDir: string;
   readonly containers: ContainersFileReader;
+  /** Where custom images' programs run (src/sandbox). */
+  readonly sandbox: Sandbox;
   readonly appendLogs: AppendLogs;
+  /** Bytes of a job's log kept (--job-log-limit-mb). */
+  readonly logLimitBytes?: number;
   readonly log: Logger;
   /** Whether the job's RoleArn may read its channels and write its output (the credentials file's roles). */
   readonly access?: JobAccess;
@@ -49,6 +54,8 @@ export interface TrainingOptions {
   readonly concurrency?: number;
   /** The metrics store: each metric the job emits is published there, as SageMaker publishes it to CloudWatch. */
   readonly metrics?: Metrics;
+  /** Where running jobs' output lines are handed to watchers (a tuning job stopping its children early). */
+  readonly progress?: TrainingProgress;
 }
 
 export const TRAINING_KIND = 'training-job';
@@ -131,7 +138,7 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
   const image = created.AlgorithmSpecification?.TrainingImage ?? '';
   const started = Date.now();
   const stream = `${name}/algo-1-${Math.floor(started / 1000)}`;
-  const log = new JobLog(o.appendLogs, p, TRAINING_LOG_GROUP, stream);
+  const log = new JobLog(o.appendLogs, p, TRAINING_LOG_GROUP, stream, o.logLimitBytes);
   const metrics = new MetricSeries();
   const builtin = parseContainerVersion(image) !== undefined;
   const custom = builtin ? undefined : metricMatchers(created.AlgorithmSpecification?.MetricDefinitions);
@@ -141,6 +148,7 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
       metrics.add(m, v);
       published?.add(m, v, line);
     }
+    o.progress?.line(row.arn, line);
   };
   /** Moves the job to a secondary status in one lease-checked transaction. */
   const step = (status: string, message: string, more?: (doc: TrainingJobDoc) => void) =>
@@ -168,13 +176,16 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         `ClientError: Image "${image}" cannot be run: it is not a SageMaker XGBoost algorithm image, it is not in the containers file (--containers-file), and no Docker engine answers.`,
       );
     }
-    for (const d of ['input/config', 'input/data', 'model', 'output/data', 'output/intermediate']) {
-      await mkdir(join(mlRoot, d), { recursive: true });
+    // the built-in algorithm reads its channels from S3 as it trains: it needs no directories
+    if (!builtin) {
+      for (const d of ['input/config', 'input/data', 'model', 'output/data', 'output/intermediate']) {
+        await mkdir(join(mlRoot, d), { recursive: true });
+      }
     }
 
     await step('Downloading', 'Downloading input data');
     const channels = created.InputDataConfig ?? [];
-    const files: Record<string, string[]> = {};
+    const objects: Record<string, ChannelObject[]> = {};
     const modelUri = modelArtifactUri(created.OutputDataConfig.S3OutputPath, name);
     checkRoleAccess(
       o.access,
@@ -182,26 +193,36 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
       channels.flatMap((c) => (c.DataSource.S3DataSource ? [c.DataSource.S3DataSource.S3Uri] : [])),
       [modelUri],
     );
-    for (const c of channels)
-      files[c.ChannelName] = await fetchChannel(o, c, p.region, created.RoleArn, mlRoot, !builtin, ctx.signal);
+    for (const c of channels) {
+      if (builtin) objects[c.ChannelName] = await resolveChannel(o.blobs, c, p.region, created.RoleArn);
+      else await fetchChannel(o, c, p.region, created.RoleArn, mlRoot, ctx.signal);
+    }
 
     await step('Training', 'Training image download completed. Training in progress.');
     log.write(`Slipway training job ${name} on ${builtin ? 'the built-in XGBoost algorithm' : image}`);
+    let model: BuiltinModel | undefined;
     if (builtin) {
-      await runBuiltinXGBoost({
+      // DEVIATION(aws): the built-in algorithm streams its channels from S3 while it parses them
+      // (as FastFile mode does), whatever the TrainingInputMode, rather than copying them to disk
+      // first; errors name the files where File mode would put them (/opt/ml/input/data/...).
+      model = await runBuiltinXGBoost({
         image,
         hyperparameters: created.HyperParameters ?? {},
         channels: Object.fromEntries(
           channels.map((c) => [
             c.ChannelName,
-            { files: files[c.ChannelName]!, contentType: c.ContentType, compression: c.CompressionType },
+            {
+              files: objects[c.ChannelName]!.map((x) => `/opt/ml/input/data/${c.ChannelName}/${x.relative}`),
+              contentType: c.ContentType,
+              compression: c.CompressionType,
+            },
           ]),
         ),
-        modelDir: join(mlRoot, 'model'),
         threads: availableParallelism(),
         log,
         onLine,
         signal: ctx.signal,
+        open: (channel, index) => o.blobs.get(objects[channel]![index]!.uri),
       });
     } else {
       await runContainerTraining({
@@ -219,15 +240,32 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         log,
         onLine,
         signal: ctx.signal,
+        sandbox: o.sandbox,
+        networkIsolation: created.EnableNetworkIsolation === true,
+        metrics: (created.AlgorithmSpecification?.MetricDefinitions?.length ?? 0) > 0,
       });
     }
 
-    await step('Uploading', 'Uploading generated training model');
+    // The built-in algorithm's model is packed and stored while the step is recorded (both wait
+    // for a disk sync); a custom image's model directory is packed from disk after it.
+    const builtinUpload =
+      model &&
+      packFiles([{ name: model.fileName, bytes: model.bytes }]).then((gz) =>
+        o.blobs.put(modelUri, gz, { contentType: 'application/x-tar' }),
+      );
+    builtinUpload?.catch(() => {});
     const uploaded: string[] = [];
     try {
-      await o.blobs.put(modelUri, packDirectory(join(mlRoot, 'model')), { contentType: 'application/x-tar' });
+      await step('Uploading', 'Uploading generated training model');
+    } catch (e) {
+      if (builtinUpload) await builtinUpload.then(() => o.blobs.delete(modelUri)).catch(() => {});
+      throw e;
+    }
+    try {
+      if (builtinUpload) await builtinUpload;
+      else await o.blobs.put(modelUri, packDirectory(join(mlRoot, 'model')), { contentType: 'application/x-tar' });
       uploaded.push(modelUri);
-      if ((await readdir(join(mlRoot, 'output/data'))).length > 0) {
+      if (!builtin && (await readdir(join(mlRoot, 'output/data'))).length > 0) {
         const outputUri = modelUri.replace(/model\.tar\.gz$/, 'output.tar.gz');
         await o.blobs.put(outputUri, packDirectory(join(mlRoot, 'output/data')));
         uploaded.push(outputUri);
@@ -270,35 +308,36 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
   } finally {
     await log.close();
     await published?.close();
-    // Metrics seen before a failure or a stop still reach the trial component (its status is end()'s).
+    // Metrics seen before a failure or a stop still reach the trial component and FinalMetricDataList
+    // (a job a tuning job stopped early is judged by them); the status is end()'s.
     if (!completed && metrics.final().length > 0) {
       const summaries = metrics.summaries(row.arn);
+      const final = metrics.final().map((m) => ({ ...m, Timestamp: m.Timestamp!.getTime() }));
       await o.deps.db
-        .transaction((tx) =>
-          recordJobProgress(tx, p, { kind: 'training', jobArn: row.arn, at: Date.now(), metrics: summaries }),
-        )
+        .transaction(async (tx) => {
+          const { row: now, doc } = await load(tx, w);
+          doc.FinalMetricDataList = final as TrainingJobDoc['FinalMetricDataList'];
+          await save(tx, w, doc, now.status ?? 'InProgress', now.last_modified_at);
+          await recordJobProgress(tx, p, { kind: 'training', jobArn: row.arn, at: Date.now(), metrics: summaries });
+        })
         .catch(() => {});
     }
-    await rm(mlRoot, { recursive: true, force: true });
+    if (!builtin) await rm(mlRoot, { recursive: true, force: true });
   }
 }
 
-/** Resolves a channel and copies it into /opt/ml/input/data/<channel>/; returns the files in order. */
+/** Resolves a channel and copies it into /opt/ml/input/data/<channel>/ (a container's File mode). */
 async function fetchChannel(
   o: TrainingOptions,
   c: Channel,
   region: string,
   roleArn: string,
   mlRoot: string,
-  gunzip: boolean,
   signal: AbortSignal,
-): Promise<string[]> {
+): Promise<void> {
   const objects = await resolveChannel(o.blobs, c, region, roleArn);
   const dir = join(mlRoot, 'input/data', c.ChannelName);
   await mkdir(dir, { recursive: true });
   if (signal.aborted) throw signal.reason;
-  await downloadChannel(o.blobs, objects, dir, gunzip && c.CompressionType === 'Gzip');
-  return objects.map((x) =>
-    join(dir, gunzip && c.CompressionType === 'Gzip' ? x.relative.replace(/\.gz$/, '') : x.relative),
-  );
+  await downloadChannel(o.blobs, objects, dir, c.CompressionType === 'Gzip');
 }

@@ -88,6 +88,7 @@ export function transformKind(o: TransformOptions): JobKind<TableWork> {
               image: c.image,
               modelDataUrl: c.modelDataUrl,
               environment: { ...c.environment, ...doc.Environment, ...env },
+              networkIsolation: c.networkIsolation,
             })),
             // DEVIATION(aws): the instances of TransformResources are workers of the engine's pool.
             serverless: { memorySizeInMB: 6144, maxConcurrency: conc, provisionedConcurrency: conc },

@@ -13,7 +13,8 @@ import {
 } from '@aws-sdk/client-neptunedata';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { HttpRequest } from '@smithy/protocol-http';
-import { ALICE, CAROL, LOADER_ROLE, sdkSigner, UNKNOWN, writeCredentialsFile } from '../support/credentials.js';
+import { WebSocket } from 'ws';
+import { ALICE, BOB, CAROL, LOADER_ROLE, sdkSigner, UNKNOWN, writeCredentialsFile } from '../support/credentials.js';
 import { ACCOUNT, REGION, startServer, tempDir, type TestServer } from '../support/server.js';
 
 type Creds = { accessKeyId: string; secretAccessKey: string };
@@ -178,6 +179,27 @@ describe('graph port with a credentials file (Neptune IAM auth)', () => {
       const anonymous = await connect();
       await assert.rejects(anonymous.conn.open(), /403|Unexpected server response/);
       await anonymous.conn.close().catch(() => undefined);
+    });
+
+    it('the upgrade itself needs neptune-db:connect or a query action: a principal with neither is refused 403', async () => {
+      const url = new URL(server.graphEndpoint);
+      const signed = await sdkSigner(BOB, 'neptune-db', REGION).sign(
+        new HttpRequest({ method: 'GET', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: '/gremlin', headers: { host: url.host } }),
+      );
+      const ws = new WebSocket(`ws://${url.host}/gremlin`, { headers: signed.headers });
+      const refusal = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        ws.once('unexpected-response', (_req, res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        ws.once('open', () => reject(new Error('the WebSocket was accepted (101)')));
+        ws.once('error', () => undefined);
+      });
+      assert.equal(refusal.status, 403);
+      const doc = JSON.parse(refusal.body) as { code: string; detailedMessage: string };
+      assert.equal(doc.code, 'AccessDeniedException');
+      assert.match(doc.detailedMessage, /neptune-db:connect/);
     });
   });
 });

@@ -190,10 +190,15 @@ describe('SageMaker APIs with a credentials file', () => {
           ResourceConfig: { InstanceType: 'ml.m5.large', InstanceCount: 1, VolumeSizeInGB: 1 },
         }),
       );
-    // The loader role may read s3://data/graph/* only; an unlisted role may read nothing.
+    // The loader role may read s3://data/graph/* only; a role the file does not hold cannot be passed.
     await job('role-cannot-read', LOADER_ROLE);
-    await job('role-unknown', `arn:aws:iam::${ACCOUNT}:role/nobody`);
-    for (const name of ['role-cannot-read', 'role-unknown']) {
+    const unknown = `arn:aws:iam::${ACCOUNT}:role/nobody`;
+    assert.deepEqual(await failure(job('role-unknown', unknown)), {
+      name: 'ValidationException',
+      message: `Could not assume role ${unknown}. Please ensure that the role exists and allows principal 'sagemaker.amazonaws.com' to assume the role.`,
+      status: 400,
+    });
+    for (const name of ['role-cannot-read']) {
       await waitUntilTrainingJobCompletedOrStopped(
         { client: sm(ALICE), maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
         { TrainingJobName: name },

@@ -13,7 +13,9 @@ before(async () => {
 });
 after(() => server.close());
 
-test('boto3: lineage entities, associations, QueryLineage, experiments, paginators and errors', { skip: missing }, async () => {
+test('boto3: lineage entities, associations, QueryLineage, experiments, paginators and errors', {
+  skip: missing,
+}, async () => {
   // Run Python asynchronously: the in-process server must keep serving while it runs.
   const child = spawn(python(), ['test/e2e/boto3_lineage.py', server.endpoint, ACCOUNT], {
     env: { ...process.env, AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' },

@@ -43,11 +43,15 @@ describe('console Jobs page in Chromium', { skip }, () => {
     const s3 = clients.s3;
     await s3.send(new CreateBucketCommand({ Bucket: 'ml-data' }));
     const csv = abaloneCsv().trim().split('\n');
-    const put = (key: string, rows: string[]) => s3.send(new PutObjectCommand({ Bucket: 'ml-data', Key: key, Body: `${rows.join('\n')}\n` }));
+    const put = (key: string, rows: string[]) =>
+      s3.send(new PutObjectCommand({ Bucket: 'ml-data', Key: key, Body: `${rows.join('\n')}\n` }));
     await put('abalone/train/abalone.csv', csv.slice(0, 3300));
     await put('abalone/validation/abalone.csv', csv.slice(3300));
     // The batch transform's input: features only (the label is the first column).
-    await put('abalone/batch/features.csv', csv.slice(3300, 3400).map((r) => r.split(',').slice(1).join(',')));
+    await put(
+      'abalone/batch/features.csv',
+      csv.slice(3300, 3400).map((r) => r.split(',').slice(1).join(',')),
+    );
     s3.destroy();
     clients.rt.destroy();
     browser = await launchChromium();
@@ -82,7 +86,13 @@ describe('console Jobs page in Chromium', { skip }, () => {
         InputDataConfig: ['train', 'validation'].map((c) => ({
           ChannelName: c,
           ContentType: 'text/csv',
-          DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: `s3://ml-data/abalone/${c}/`, S3DataDistributionType: 'FullyReplicated' } },
+          DataSource: {
+            S3DataSource: {
+              S3DataType: 'S3Prefix',
+              S3Uri: `s3://ml-data/abalone/${c}/`,
+              S3DataDistributionType: 'FullyReplicated',
+            },
+          },
         })),
         OutputDataConfig: { S3OutputPath: 's3://ml-data/abalone/output' },
         ResourceConfig: { InstanceType: 'ml.m5.xlarge', InstanceCount: 1, VolumeSizeInGB: 5 },
@@ -93,7 +103,10 @@ describe('console Jobs page in Chromium', { skip }, () => {
     await page.goto(url('/jobs/training'));
     const row = page.locator('tbody tr', { has: page.getByRole('link', { name: JOB, exact: true }) });
     await row.waitFor();
-    await waitUntilTrainingJobCompletedOrStopped({ client: sm, maxWaitTime: 180, minDelay: 1, maxDelay: 1 }, { TrainingJobName: JOB }).catch(() => undefined);
+    await waitUntilTrainingJobCompletedOrStopped(
+      { client: sm, maxWaitTime: 180, minDelay: 1, maxDelay: 1 },
+      { TrainingJobName: JOB },
+    ).catch(() => undefined);
     const d = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: JOB }));
     assert.equal(d.TrainingJobStatus, 'Completed', d.FailureReason);
     await row.locator('.badge', { hasText: 'Completed' }).waitFor({ timeout: 15_000 });
@@ -110,12 +123,18 @@ describe('console Jobs page in Chromium', { skip }, () => {
     await row.getByRole('link', { name: JOB, exact: true }).click();
     await page.waitForURL(new RegExp(`/jobs/training/${JOB}$`));
     await page.locator('h1 .badge', { hasText: 'Completed' }).waitFor();
-    assert.deepEqual(
-      await page.locator('table.transitions tbody td:first-child').allInnerTexts(),
-      ['Starting', 'Downloading', 'Training', 'Uploading', 'Completed'],
-    );
+    assert.deepEqual(await page.locator('table.transitions tbody td:first-child').allInnerTexts(), [
+      'Starting',
+      'Downloading',
+      'Training',
+      'Uploading',
+      'Completed',
+    ]);
     assert.match(await page.locator('table.hyperparameters').innerText(), /num_round\s+20/);
-    const finals = await page.locator('table.grid', { has: page.getByText('train:rmse') }).first().innerText();
+    const finals = await page
+      .locator('table.grid', { has: page.getByText('train:rmse') })
+      .first()
+      .innerText();
     assert.match(finals, /validation:rmse/);
 
     // The curves: one point per round for train and validation, drawn by uPlot.
@@ -152,7 +171,7 @@ describe('console Jobs page in Chromium', { skip }, () => {
     await page.locator('h1 .badge', { hasText: 'Completed' }).waitFor();
   });
 
-  test("a batch transform with the trained model: Completed, its input and output, its log", async () => {
+  test('a batch transform with the trained model: Completed, its input and output, its log', async () => {
     const trained = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: JOB }));
     await sm.send(
       new CreateModelCommand({
@@ -174,7 +193,10 @@ describe('console Jobs page in Chromium', { skip }, () => {
         TransformResources: { InstanceType: 'ml.m5.large', InstanceCount: 1 },
       }),
     );
-    await waitUntilTransformJobCompletedOrStopped({ client: sm, maxWaitTime: 120, minDelay: 1, maxDelay: 1 }, { TransformJobName: 'abalone-batch' }).catch(() => undefined);
+    await waitUntilTransformJobCompletedOrStopped(
+      { client: sm, maxWaitTime: 120, minDelay: 1, maxDelay: 1 },
+      { TransformJobName: 'abalone-batch' },
+    ).catch(() => undefined);
     const d = await sm.send(new DescribeTransformJobCommand({ TransformJobName: 'abalone-batch' }));
     assert.equal(d.TransformJobStatus, 'Completed', d.FailureReason);
     await page.goto(url('/jobs/transform'));
@@ -200,7 +222,13 @@ describe('console Jobs page in Chromium', { skip }, () => {
           {
             ChannelName: 'train',
             ContentType: 'text/csv',
-            DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://ml-data/nothing-here/', S3DataDistributionType: 'FullyReplicated' } },
+            DataSource: {
+              S3DataSource: {
+                S3DataType: 'S3Prefix',
+                S3Uri: 's3://ml-data/nothing-here/',
+                S3DataDistributionType: 'FullyReplicated',
+              },
+            },
           },
         ],
         OutputDataConfig: { S3OutputPath: 's3://ml-data/abalone/output' },
@@ -208,7 +236,10 @@ describe('console Jobs page in Chromium', { skip }, () => {
         StoppingCondition: { MaxRuntimeInSeconds: 600 },
       }),
     );
-    await waitUntilTrainingJobCompletedOrStopped({ client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 }, { TrainingJobName: 'abalone-missing-data' }).catch(() => undefined);
+    await waitUntilTrainingJobCompletedOrStopped(
+      { client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
+      { TrainingJobName: 'abalone-missing-data' },
+    ).catch(() => undefined);
     const d = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: 'abalone-missing-data' }));
     assert.equal(d.TrainingJobStatus, 'Failed');
     await page.goto(url('/jobs/training?status=Failed'));

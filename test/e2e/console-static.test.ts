@@ -8,16 +8,21 @@ import { startServer, type TestServer } from '../support/server.js';
 
 /** A raw GET (fetch would decode the body and normalise `..` in the path). */
 function get(url: string, headers: Record<string, string> = {}, method = 'GET') {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-    const u = new URL(url);
-    const req = request({ host: u.hostname, port: u.port, path: url.slice(u.origin.length), method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      const u = new URL(url);
+      const req = request(
+        { host: u.hostname, port: u.port, path: url.slice(u.origin.length), method, headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    },
+  );
 }
 
 describe('console static files', () => {
@@ -43,7 +48,11 @@ describe('console static files', () => {
   });
 
   test('deep links answer the app page, so a reload on any page works', async () => {
-    for (const path of ['/console/registry/my-group/3', '/console/lineage?arn=arn%3Aaws%3Asagemaker%3Ax', '/console/endpoints/']) {
+    for (const path of [
+      '/console/registry/my-group/3',
+      '/console/lineage?arn=arn%3Aaws%3Asagemaker%3Ax',
+      '/console/endpoints/',
+    ]) {
       const r = await get(server.endpoint + path);
       assert.equal(r.status, 200, path);
       assert.equal(r.body.toString(), index);
@@ -100,7 +109,11 @@ describe('console static files', () => {
     const consoleOrigin = server.endpoint;
     const pre = await fetch(`${server.graphEndpoint}/gremlin`, {
       method: 'OPTIONS',
-      headers: { origin: consoleOrigin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, x-amz-date' },
+      headers: {
+        origin: consoleOrigin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, x-amz-date',
+      },
     });
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), consoleOrigin);

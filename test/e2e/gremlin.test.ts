@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import { ExecuteGremlinQueryCommand, NeptunedataClient } from '@aws-sdk/client-neptunedata';
+import { WebSocket } from 'ws';
 import {
   AddAssociationCommand,
   CreateActionCommand,
@@ -271,6 +272,49 @@ describe('Gremlin on an exported lineage graph', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('refuses a query over the size limits with QueryLimitException (400), over HTTP and WebSocket, and stays up', async () => {
+    const long = `g.V()${'.out()'.repeat(3000)}`;
+    const refused = await post(long);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.code, 'QueryLimitException');
+    assert.match(refused.body.detailedMessage as string, /more than 2000 steps/);
+
+    const client = new gremlin.driver.Client(`${server.graphEndpoint.replace('http', 'ws')}/gremlin`, {
+      mimeType: GRAPHSON3,
+      traversalSource: 'g',
+    });
+    try {
+      await assert.rejects(client.submit(long), /QueryLimitException/);
+      // The connection serves the next query.
+      assert.deepEqual((await client.submit("g.V().hasLabel('artifact').count()")).toArray(), [3]);
+    } finally {
+      await client.close();
+    }
+
+    // Bytecode nested far deeper than any parser would build: refused, not a stack overflow.
+    // Written as text: JSON.stringify itself recurses.
+    const inner = JSON.stringify({ '@type': 'g:Bytecode', '@value': { step: [['V']] } });
+    const nested = `${'['.repeat(20_000)}${inner}${']'.repeat(20_000)}`;
+    const ws = new WebSocket(`${server.graphEndpoint.replace('http', 'ws')}/gremlin`);
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    const reply = new Promise<string>((resolve) => ws.once('message', (d) => resolve(String(d))));
+    ws.send(
+      `{"requestId":"00000000-0000-0000-0000-000000000001","op":"bytecode","processor":"traversal",` +
+        `"args":{"gremlin":{"@type":"g:Bytecode","@value":{"step":[["V"],["where",${nested}]]}},"aliases":{"g":"g"}}}`,
+    );
+    const status = JSON.parse(await reply).status as { code: number; message: string };
+    ws.close();
+    assert.equal(status.code, 499, 'INVALID_REQUEST_ARGUMENTS, as for every client error');
+    assert.match(status.message, /QueryLimitException/);
+
+    // Long traversals within the limit run (no recursion grows with a query's length).
+    const within = await post(`g.V()${'.identity()'.repeat(1998)}.count()`);
+    assert.equal(within.status, 200);
   });
 
   it("answers errors in Neptune's shape", async () => {

@@ -2,7 +2,11 @@
 // body limits, SageMaker Runtime errors, and the graph port's status.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { InvokeEndpointCommand, SageMakerRuntimeClient, SageMakerRuntimeServiceException } from '@aws-sdk/client-sagemaker-runtime';
+import {
+  InvokeEndpointCommand,
+  SageMakerRuntimeClient,
+  SageMakerRuntimeServiceException,
+} from '@aws-sdk/client-sagemaker-runtime';
 import { ACCOUNT, CREDENTIALS, REGION, startServer, type TestServer } from '../support/server.js';
 
 describe('HTTP surface', () => {
@@ -22,7 +26,11 @@ describe('HTTP surface', () => {
   test('every response carries a fresh request id, errors included', async () => {
     const ids = new Set<string>();
     for (let i = 0; i < 3; i++) {
-      const r = await fetch(`${server.endpoint}/`, { method: 'POST', headers: { 'x-amz-target': 'SageMaker.Nope' }, body: '{}' });
+      const r = await fetch(`${server.endpoint}/`, {
+        method: 'POST',
+        headers: { 'x-amz-target': 'SageMaker.Nope' },
+        body: '{}',
+      });
       assert.equal(r.status, 400);
       assert.equal(r.headers.get('x-amzn-errortype'), 'UnknownOperationException');
       ids.add(r.headers.get('x-amzn-requestid')!);
@@ -31,7 +39,11 @@ describe('HTTP surface', () => {
   });
 
   test('an X-Amz-Target of another service is an unknown operation', async () => {
-    const r = await fetch(`${server.endpoint}/`, { method: 'POST', headers: { 'x-amz-target': 'DynamoDB_20120810.ListTables' }, body: '{}' });
+    const r = await fetch(`${server.endpoint}/`, {
+      method: 'POST',
+      headers: { 'x-amz-target': 'DynamoDB_20120810.ListTables' },
+      body: '{}',
+    });
     assert.equal(r.status, 400);
     assert.equal(((await r.json()) as { __type: string }).__type, 'UnknownOperationException');
   });
@@ -61,7 +73,9 @@ describe('HTTP surface', () => {
   test('SageMaker Runtime: an unknown endpoint, through the real SDK', async () => {
     const rt = new SageMakerRuntimeClient({ endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS });
     try {
-      await rt.send(new InvokeEndpointCommand({ EndpointName: 'ghost', ContentType: 'text/csv', Body: Buffer.from('1,2') }));
+      await rt.send(
+        new InvokeEndpointCommand({ EndpointName: 'ghost', ContentType: 'text/csv', Body: Buffer.from('1,2') }),
+      );
       assert.fail('expected ValidationError');
     } catch (err) {
       assert.ok(err instanceof SageMakerRuntimeServiceException);
@@ -73,7 +87,7 @@ describe('HTTP surface', () => {
     }
   });
 
-  test('SageMaker Runtime: an oversize body gets SageMaker\'s message', async () => {
+  test("SageMaker Runtime: an oversize body gets SageMaker's message", async () => {
     const r = await fetch(`${server.endpoint}/endpoints/e/invocations`, {
       method: 'POST',
       headers: { 'content-type': 'text/csv' },

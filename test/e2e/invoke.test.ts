@@ -5,8 +5,18 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateEndpointCommand, CreateEndpointConfigCommand, CreateModelCommand, SageMakerClient, waitUntilEndpointInService } from '@aws-sdk/client-sagemaker';
-import { InvokeEndpointCommand, SageMakerRuntimeClient, SageMakerRuntimeServiceException } from '@aws-sdk/client-sagemaker-runtime';
+import {
+  CreateEndpointCommand,
+  CreateEndpointConfigCommand,
+  CreateModelCommand,
+  SageMakerClient,
+  waitUntilEndpointInService,
+} from '@aws-sdk/client-sagemaker';
+import {
+  InvokeEndpointCommand,
+  SageMakerRuntimeClient,
+  SageMakerRuntimeServiceException,
+} from '@aws-sdk/client-sagemaker-runtime';
 import { ACCOUNT, CREDENTIALS, REGION, startServer, type TestServer } from '../support/server.js';
 
 const ROLE = `arn:aws:iam::${ACCOUNT}:role/sm`;
@@ -14,7 +24,10 @@ const ECHO = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/slipway-test-echo:1`;
 const SLOW_START = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/slipway-test-slow-start:1`;
 const ONNX = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/slipway-test-onnx:1`;
 const XGB = `683313688378.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.7-1`;
-const seed = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')).seedRow as { csv: string; prediction: number };
+const seed = JSON.parse(readFileSync('test/fixtures/xgboost/manifest.json', 'utf8')).seedRow as {
+  csv: string;
+  prediction: number;
+};
 
 describe('InvokeEndpoint', () => {
   let server: TestServer;
@@ -22,18 +35,37 @@ describe('InvokeEndpoint', () => {
   let rt: SageMakerRuntimeClient;
 
   async function deploy(name: string, image: string, modelDataUrl: string, maxConcurrency = 5, wait = true) {
-    await sm.send(new CreateModelCommand({ ModelName: name, ExecutionRoleArn: ROLE, PrimaryContainer: { Image: image, ModelDataUrl: modelDataUrl } }));
+    await sm.send(
+      new CreateModelCommand({
+        ModelName: name,
+        ExecutionRoleArn: ROLE,
+        PrimaryContainer: { Image: image, ModelDataUrl: modelDataUrl },
+      }),
+    );
     await sm.send(
       new CreateEndpointConfigCommand({
         EndpointConfigName: name,
-        ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: name, ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: maxConcurrency } }],
+        ProductionVariants: [
+          {
+            VariantName: 'AllTraffic',
+            ModelName: name,
+            ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: maxConcurrency },
+          },
+        ],
       }),
     );
     await sm.send(new CreateEndpointCommand({ EndpointName: name, EndpointConfigName: name }));
-    if (wait) await waitUntilEndpointInService({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: name });
+    if (wait)
+      await waitUntilEndpointInService(
+        { client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+        { EndpointName: name },
+      );
   }
-  const invoke = (EndpointName: string, body: string | Buffer, extra: Partial<ConstructorParameters<typeof InvokeEndpointCommand>[0]> = {}) =>
-    rt.send(new InvokeEndpointCommand({ EndpointName, ContentType: 'text/csv', Body: Buffer.from(body), ...extra }));
+  const invoke = (
+    EndpointName: string,
+    body: string | Buffer,
+    extra: Partial<ConstructorParameters<typeof InvokeEndpointCommand>[0]> = {},
+  ) => rt.send(new InvokeEndpointCommand({ EndpointName, ContentType: 'text/csv', Body: Buffer.from(body), ...extra }));
 
   async function invokeError(p: Promise<unknown>): Promise<SageMakerRuntimeServiceException & Record<string, unknown>> {
     try {
@@ -46,15 +78,30 @@ describe('InvokeEndpoint', () => {
   }
 
   before(async () => {
-    server = await startServer(['--containers-file', 'test/fixtures/containers/containers.json', '--serverless-idle-seconds', '1']);
+    server = await startServer([
+      '--containers-file',
+      'test/fixtures/containers/containers.json',
+      '--serverless-idle-seconds',
+      '1',
+    ]);
     const common = { endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS };
     sm = new SageMakerClient(common);
     rt = new SageMakerRuntimeClient({ ...common, maxAttempts: 1 });
     const s3 = new S3Client({ ...common, forcePathStyle: true });
     await s3.send(new CreateBucketCommand({ Bucket: 'invoke-models' }));
-    await s3.send(new PutObjectCommand({ Bucket: 'invoke-models', Key: 'onnx.tar.gz', Body: readFileSync('test/fixtures/onnx/model.tar.gz') }));
     await s3.send(
-      new PutObjectCommand({ Bucket: 'invoke-models', Key: 'abalone.tar.gz', Body: readFileSync('test/fixtures/xgboost/models/abalone.json.tar.gz') }),
+      new PutObjectCommand({
+        Bucket: 'invoke-models',
+        Key: 'onnx.tar.gz',
+        Body: readFileSync('test/fixtures/onnx/model.tar.gz'),
+      }),
+    );
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: 'invoke-models',
+        Key: 'abalone.tar.gz',
+        Body: readFileSync('test/fixtures/xgboost/models/abalone.json.tar.gz'),
+      }),
     );
     s3.destroy();
     await deploy('echo', ECHO, 's3://invoke-models/onnx.tar.gz');
@@ -75,7 +122,10 @@ describe('InvokeEndpoint', () => {
       }),
     );
     await sm.send(new CreateEndpointCommand({ EndpointName: 'two', EndpointConfigName: 'two-variants' }));
-    await waitUntilEndpointInService({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: 'two' });
+    await waitUntilEndpointInService(
+      { client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+      { EndpointName: 'two' },
+    );
   });
   after(async () => {
     sm.destroy();
@@ -122,7 +172,10 @@ describe('InvokeEndpoint', () => {
     );
     assert.equal(ok.length, 2);
     assert.equal(throttled.length, 8);
-    assert.equal(((throttled[0] as PromiseRejectedResult).reason as SageMakerRuntimeServiceException).$metadata.httpStatusCode, 429);
+    assert.equal(
+      ((throttled[0] as PromiseRejectedResult).reason as SageMakerRuntimeServiceException).$metadata.httpStatusCode,
+      429,
+    );
   });
 
   test('a crashing container answers ModelError and is replaced; the endpoint stays InService', async () => {
@@ -151,7 +204,7 @@ describe('InvokeEndpoint', () => {
     }
   });
 
-  test('serverless payloads over 4 MB are refused with SageMaker\'s message', async () => {
+  test("serverless payloads over 4 MB are refused with SageMaker's message", async () => {
     const err = await invokeError(invoke('echo', Buffer.alloc(4 * 1024 * 1024 + 1, 0x31)));
     assert.equal(err.name, 'ValidationError');
     assert.match(err.message, /^Request [0-9a-f-]{36} has oversize body\.$/);

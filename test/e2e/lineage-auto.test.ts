@@ -171,6 +171,39 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
       assert.equal((await sm.send(new ListContextsCommand({ SourceUri: endpointArn }))).ContextSummaries!.length, 1);
       assert.equal(contextArn, arnOf('context', 'abalone-ep-aws-endpoint'));
+
+      // Created again under the same name (so the same ARN) with another model: a context of its own,
+      // listed first (newest), whose lineage is only the new deployment's; the old context keeps its own.
+      const OTHER = 's3://lineage-models/abalone/v2/model.tar.gz';
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: 'lineage-models',
+          Key: 'abalone/v2/model.tar.gz',
+          Body: readFileSync('test/fixtures/xgboost/models/abalone.pkl3-cfgoffset.tar.gz'),
+        }),
+      );
+      await sm.send(new CreateModelCommand({ ModelName: 'abalone-v2', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: IMAGE, ModelDataUrl: OTHER } }));
+      await sm.send(
+        new CreateEndpointConfigCommand({
+          EndpointConfigName: 'abalone-v2',
+          ProductionVariants: [{ ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 }, ModelName: 'abalone-v2', VariantName: 'AllTraffic' }],
+        }),
+      );
+      const again = await sm.send(new CreateEndpointCommand({ EndpointName: 'abalone-ep', EndpointConfigName: 'abalone-v2' }));
+      assert.equal(again.EndpointArn, endpointArn);
+      await waitUntilEndpointInService({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: 'abalone-ep' });
+      const contexts = (await sm.send(new ListContextsCommand({ SourceUri: endpointArn }))).ContextSummaries!;
+      assert.equal(contexts.length, 2);
+      assert.match(contexts[0]!.ContextName!, /^abalone-ep-\d{10}-aws-endpoint$/);
+      assert.equal(contexts[1]!.ContextArn, contextArn);
+      const uris = async (start: string) => {
+        const up = await sm.send(new QueryLineageCommand({ StartArns: [start], Direction: 'Ascendants', Filters: { LineageTypes: ['Artifact'] } }));
+        const all = (await sm.send(new ListArtifactsCommand({ MaxResults: 100 }))).ArtifactSummaries!;
+        const byArn = new Map(all.map((a) => [a.ArtifactArn!, a.Source!.SourceUri!]));
+        return up.Vertices!.map((v) => byArn.get(v.Arn!)).sort();
+      };
+      assert.deepEqual(await uris(contexts[0]!.ContextArn!), [IMAGE, OTHER].sort());
+      assert.deepEqual(await uris(contextArn), [DATA, IMAGE, packageArn].sort());
     });
   });
 }

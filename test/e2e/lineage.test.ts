@@ -33,7 +33,6 @@ import {
 import { rejects } from '../support/errors.js';
 import { ACCOUNT, CREDENTIALS, REGION, databaseArgs, startServer, type TestServer } from '../support/server.js';
 
-
 const arnOf = (type: string, name: string) => `arn:aws:sagemaker:${REGION}:${ACCOUNT}:${type}/${name}`;
 const ARTIFACT_ARN = new RegExp(`^arn:aws:sagemaker:${REGION}:${ACCOUNT}:artifact/[0-9a-f]{32}$`);
 

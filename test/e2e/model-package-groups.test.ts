@@ -16,7 +16,6 @@ import {
 import { rejects } from '../support/errors.js';
 import { ACCOUNT, CREDENTIALS, REGION, databaseArgs, startServer, type TestServer } from '../support/server.js';
 
-
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`model package groups (${dialect})`, () => {
     let server: TestServer;
@@ -52,7 +51,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         assert.equal(d.ModelPackageGroupStatus, 'Completed');
         assert.ok(d.CreationTime instanceof Date);
         assert.ok(Math.abs(d.CreationTime.getTime() - before) < 60_000);
-        assert.deepEqual(d.CreatedBy, {});
+        assert.deepEqual(d.CreatedBy, { IamIdentity: { Arn: `arn:aws:iam::${ACCOUNT}:root`, PrincipalId: ACCOUNT } });
       }
 
       await sm.send(new DeleteModelPackageGroupCommand({ ModelPackageGroupName: 'xgboost-abalone' }));
@@ -129,7 +128,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     test('resources are partitioned by region', async () => {
-      const other = new SageMakerClient({ endpoint: server.endpoint, region: 'eu-central-1', credentials: CREDENTIALS });
+      const other = new SageMakerClient({
+        endpoint: server.endpoint,
+        region: 'eu-central-1',
+        credentials: CREDENTIALS,
+      });
       try {
         const r = await other.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: 'dup' }));
         assert.equal(r.ModelPackageGroupArn, `arn:aws:sagemaker:eu-central-1:${ACCOUNT}:model-package-group/dup`);

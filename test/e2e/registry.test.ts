@@ -36,7 +36,6 @@ const SPEC = {
 };
 const arn = (type: string, name: string) => `arn:aws:sagemaker:${REGION}:${ACCOUNT}:${type}/${name}`;
 
-
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`registry (${dialect})`, () => {
     let server: TestServer;
@@ -44,7 +43,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     before(async () => {
       server = await startServer(databaseArgs(dialect));
       sm = new SageMakerClient({ endpoint: server.endpoint, region: REGION, credentials: CREDENTIALS });
-      await sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: 'abalone', ModelPackageGroupDescription: 'd' }));
+      await sm.send(
+        new CreateModelPackageGroupCommand({ ModelPackageGroupName: 'abalone', ModelPackageGroupDescription: 'd' }),
+      );
     });
     after(async () => {
       sm.destroy();
@@ -63,7 +64,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
       assert.equal(v1.ModelPackageArn, arn('model-package', 'abalone/1'));
       const v2 = await sm.send(
-        new CreateModelPackageCommand({ ModelPackageGroupName: arn('model-package-group', 'abalone'), InferenceSpecification: SPEC }),
+        new CreateModelPackageCommand({
+          ModelPackageGroupName: arn('model-package-group', 'abalone'),
+          InferenceSpecification: SPEC,
+        }),
       );
       assert.equal(v2.ModelPackageArn, arn('model-package', 'abalone/2'));
 
@@ -89,11 +93,21 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     test('CreateModelPackage errors', async () => {
       await rejects(
-        sm.send(new CreateModelPackageCommand({ ModelPackageGroupName: 'abalone', ModelPackageName: 'x', InferenceSpecification: SPEC })),
+        sm.send(
+          new CreateModelPackageCommand({
+            ModelPackageGroupName: 'abalone',
+            ModelPackageName: 'x',
+            InferenceSpecification: SPEC,
+          }),
+        ),
         'ValidationException',
         'Both ModelPackageName and ModelPackageGroupName are provided in the input. Cannot determine which one to use.',
       );
-      await rejects(sm.send(new CreateModelPackageCommand({ InferenceSpecification: SPEC })), 'ValidationException', 'Missing ARN.');
+      await rejects(
+        sm.send(new CreateModelPackageCommand({ InferenceSpecification: SPEC })),
+        'ValidationException',
+        'Missing ARN.',
+      );
       await rejects(
         sm.send(new CreateModelPackageCommand({ ModelPackageGroupName: 'nogroup', InferenceSpecification: SPEC })),
         'ValidationException',
@@ -118,10 +132,18 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
     test('ClientToken makes CreateModelPackage idempotent', async () => {
       const a = await sm.send(
-        new CreateModelPackageCommand({ ModelPackageGroupName: 'abalone', InferenceSpecification: SPEC, ClientToken: 'tok-1' }),
+        new CreateModelPackageCommand({
+          ModelPackageGroupName: 'abalone',
+          InferenceSpecification: SPEC,
+          ClientToken: 'tok-1',
+        }),
       );
       const b = await sm.send(
-        new CreateModelPackageCommand({ ModelPackageGroupName: 'abalone', InferenceSpecification: SPEC, ClientToken: 'tok-1' }),
+        new CreateModelPackageCommand({
+          ModelPackageGroupName: 'abalone',
+          InferenceSpecification: SPEC,
+          ClientToken: 'tok-1',
+        }),
       );
       assert.equal(a.ModelPackageArn, b.ModelPackageArn);
     });
@@ -134,7 +156,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           CustomerMetadataProperties: { a: '1', b: '2' },
         }),
       );
-      const status = async () => (await sm.send(new DescribeModelPackageCommand({ ModelPackageName: ModelPackageArn }))).ModelApprovalStatus;
+      const status = async () =>
+        (await sm.send(new DescribeModelPackageCommand({ ModelPackageName: ModelPackageArn }))).ModelApprovalStatus;
       await sm.send(new UpdateModelPackageCommand({ ModelPackageArn, ModelApprovalStatus: 'Rejected' }));
       assert.equal(await status(), 'Rejected');
       await rejects(
@@ -163,7 +186,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await sm.send(new UpdateModelPackageCommand({ ModelPackageArn, ModelApprovalStatus: 'Rejected' }));
       assert.equal(await status(), 'Rejected');
       await rejects(
-        sm.send(new UpdateModelPackageCommand({ ModelPackageArn: arn('model-package', 'abalone/404'), ModelApprovalStatus: 'Approved' })),
+        sm.send(
+          new UpdateModelPackageCommand({
+            ModelPackageArn: arn('model-package', 'abalone/404'),
+            ModelApprovalStatus: 'Approved',
+          }),
+        ),
         'ValidationException',
         /does not exist/,
       );
@@ -175,13 +203,26 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         await sm.send(new CreateModelPackageCommand({ ModelPackageGroupName: 'paged', InferenceSpecification: SPEC }));
       }
       await sm.send(new CreateModelPackageCommand({ ModelPackageName: 'standalone', InferenceSpecification: SPEC }));
-      await sm.send(new UpdateModelPackageCommand({ ModelPackageArn: arn('model-package', 'paged/3'), ModelApprovalStatus: 'Approved' }));
+      await sm.send(
+        new UpdateModelPackageCommand({
+          ModelPackageArn: arn('model-package', 'paged/3'),
+          ModelApprovalStatus: 'Approved',
+        }),
+      );
 
       // With no group, only unversioned packages are listed.
       const unversioned = await sm.send(new ListModelPackagesCommand({}));
-      assert.deepEqual(unversioned.ModelPackageSummaryList?.map((s) => s.ModelPackageName), ['standalone']);
-      const approved = await sm.send(new ListModelPackagesCommand({ ModelPackageGroupName: 'paged', ModelApprovalStatus: 'Approved' }));
-      assert.deepEqual(approved.ModelPackageSummaryList?.map((s) => s.ModelPackageVersion), [3]);
+      assert.deepEqual(
+        unversioned.ModelPackageSummaryList?.map((s) => s.ModelPackageName),
+        ['standalone'],
+      );
+      const approved = await sm.send(
+        new ListModelPackagesCommand({ ModelPackageGroupName: 'paged', ModelApprovalStatus: 'Approved' }),
+      );
+      assert.deepEqual(
+        approved.ModelPackageSummaryList?.map((s) => s.ModelPackageVersion),
+        [3],
+      );
 
       // Every version has the same name: paging by Name must still visit each exactly once.
       for (const SortBy of ['Name', 'CreationTime'] as const) {
@@ -197,10 +238,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           assert.deepEqual(seen, SortOrder === 'Ascending' ? want : want.reverse(), `${SortBy} ${SortOrder}`);
         }
       }
-      const both = await sm.send(new ListModelPackagesCommand({ ModelPackageType: 'Both', NameContains: 'stand', MaxResults: 100 }));
-      assert.deepEqual(both.ModelPackageSummaryList?.map((s) => s.ModelPackageName), ['standalone']);
+      const both = await sm.send(
+        new ListModelPackagesCommand({ ModelPackageType: 'Both', NameContains: 'stand', MaxResults: 100 }),
+      );
+      assert.deepEqual(
+        both.ModelPackageSummaryList?.map((s) => s.ModelPackageName),
+        ['standalone'],
+      );
       const batch = await sm.send(
-        new BatchDescribeModelPackageCommand({ ModelPackageArnList: [arn('model-package', 'paged/2'), arn('model-package', 'paged/99')] }),
+        new BatchDescribeModelPackageCommand({
+          ModelPackageArnList: [arn('model-package', 'paged/2'), arn('model-package', 'paged/99')],
+        }),
       );
       assert.equal(batch.ModelPackageSummaries?.[arn('model-package', 'paged/2')]?.ModelPackageVersion, 2);
       assert.ok(batch.BatchDescribeModelPackageErrorMap?.[arn('model-package', 'paged/99')]);
@@ -209,14 +257,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     test('a group cannot be deleted while it holds versions', async () => {
       await sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: 'holder' }));
       await sm.send(new CreateModelPackageCommand({ ModelPackageGroupName: 'holder', InferenceSpecification: SPEC }));
-      await rejects(sm.send(new DeleteModelPackageGroupCommand({ ModelPackageGroupName: 'holder' })), 'ConflictException', /contains model packages/);
+      await rejects(
+        sm.send(new DeleteModelPackageGroupCommand({ ModelPackageGroupName: 'holder' })),
+        'ConflictException',
+        /contains model packages/,
+      );
       await sm.send(new DeleteModelPackageCommand({ ModelPackageName: 'holder/1' }));
       await sm.send(new DeleteModelPackageGroupCommand({ ModelPackageGroupName: 'holder' }));
     });
 
     test('models: from a package or an image; errors as SageMaker words them', async () => {
       const created = await sm.send(
-        new CreateModelCommand({ ModelName: 'Abalone-Model', ExecutionRoleArn: ROLE, Containers: [{ ModelPackageName: arn('model-package', 'abalone/1') }] }),
+        new CreateModelCommand({
+          ModelName: 'Abalone-Model',
+          ExecutionRoleArn: ROLE,
+          Containers: [{ ModelPackageName: arn('model-package', 'abalone/1') }],
+        }),
       );
       assert.equal(created.ModelArn, arn('model', 'abalone-model'));
       const d = await sm.send(new DescribeModelCommand({ ModelName: 'abalone-model' }));
@@ -224,7 +280,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(d.Containers, [{ ModelPackageName: arn('model-package', 'abalone/1') }]);
       assert.equal(d.ExecutionRoleArn, ROLE);
       await rejects(
-        sm.send(new CreateModelCommand({ ModelName: 'abalone-model', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: IMAGE } })),
+        sm.send(
+          new CreateModelCommand({
+            ModelName: 'abalone-model',
+            ExecutionRoleArn: ROLE,
+            PrimaryContainer: { Image: IMAGE },
+          }),
+        ),
         'ValidationException',
         `Cannot create already existing model "${arn('model', 'abalone-model')}".`,
       );
@@ -234,27 +296,56 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         /executionRoleArn/,
       );
       await rejects(
-        sm.send(new CreateModelCommand({ ModelName: 'nopkg', ExecutionRoleArn: ROLE, Containers: [{ ModelPackageName: 'abalone/77' }] })),
+        sm.send(
+          new CreateModelCommand({
+            ModelName: 'nopkg',
+            ExecutionRoleArn: ROLE,
+            Containers: [{ ModelPackageName: 'abalone/77' }],
+          }),
+        ),
         'ValidationException',
         /does not exist/,
       );
-      await rejects(sm.send(new DescribeModelCommand({ ModelName: 'ghost' })), 'ValidationException', `Could not find model "${arn('model', 'ghost')}".`);
+      await rejects(
+        sm.send(new DescribeModelCommand({ ModelName: 'ghost' })),
+        'ValidationException',
+        `Could not find model "${arn('model', 'ghost')}".`,
+      );
       // Tags follow the resource, whatever case its ARN is written in.
       const mixedCase = `arn:aws:sagemaker:${REGION}:${ACCOUNT}:model/Abalone-Model`;
       await sm.send(new AddTagsCommand({ ResourceArn: mixedCase, Tags: [{ Key: 'stage', Value: 'prod' }] }));
       const tags = await sm.send(new ListTagsCommand({ ResourceArn: created.ModelArn }));
       assert.deepEqual(tags.Tags, [{ Key: 'stage', Value: 'prod' }]);
-      await sm.send(new CreateModelCommand({ ModelName: 'img-model', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://b/k' } }));
+      await sm.send(
+        new CreateModelCommand({
+          ModelName: 'img-model',
+          ExecutionRoleArn: ROLE,
+          PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://b/k' },
+        }),
+      );
       const models = await sm.send(new ListModelsCommand({}));
       // Newest first by default.
-      assert.deepEqual(models.Models?.map((m) => m.ModelName), ['img-model', 'Abalone-Model']);
+      assert.deepEqual(
+        models.Models?.map((m) => m.ModelName),
+        ['img-model', 'Abalone-Model'],
+      );
       await sm.send(new DeleteModelCommand({ ModelName: 'img-model' }));
-      await rejects(sm.send(new DeleteModelCommand({ ModelName: 'img-model' })), 'ValidationException', /Could not find model/);
+      await rejects(
+        sm.send(new DeleteModelCommand({ ModelName: 'img-model' })),
+        'ValidationException',
+        /Could not find model/,
+      );
     });
 
     test('endpoint configs: serverless rules and the model must exist', async () => {
-      const variant = { VariantName: 'AllTraffic', ModelName: 'Abalone-Model', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 } };
-      const c = await sm.send(new CreateEndpointConfigCommand({ EndpointConfigName: 'Cfg', ProductionVariants: [variant] }));
+      const variant = {
+        VariantName: 'AllTraffic',
+        ModelName: 'Abalone-Model',
+        ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 },
+      };
+      const c = await sm.send(
+        new CreateEndpointConfigCommand({ EndpointConfigName: 'Cfg', ProductionVariants: [variant] }),
+      );
       assert.equal(c.EndpointConfigArn, arn('endpoint-config', 'cfg'));
       const d = await sm.send(new DescribeEndpointConfigCommand({ EndpointConfigName: 'cfg' }));
       assert.equal(d.ProductionVariants?.[0]?.ServerlessConfig?.MaxConcurrency, 10);
@@ -264,7 +355,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         `Cannot create already existing endpoint configuration "${arn('endpoint-config', 'cfg')}".`,
       );
       await rejects(
-        sm.send(new CreateEndpointConfigCommand({ EndpointConfigName: 'c2', ProductionVariants: [{ ...variant, ModelName: 'nope' }] })),
+        sm.send(
+          new CreateEndpointConfigCommand({
+            EndpointConfigName: 'c2',
+            ProductionVariants: [{ ...variant, ModelName: 'nope' }],
+          }),
+        ),
         'ValidationException',
         `Could not find model "${arn('model', 'nope')}".`,
       );
@@ -292,21 +388,33 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         sm.send(
           new CreateEndpointConfigCommand({
             EndpointConfigName: 'c5',
-            ProductionVariants: [{ ...variant, ServerlessConfig: { MemorySizeInMB: 2048, MaxConcurrency: 2, ProvisionedConcurrency: 3 } }],
+            ProductionVariants: [
+              { ...variant, ServerlessConfig: { MemorySizeInMB: 2048, MaxConcurrency: 2, ProvisionedConcurrency: 3 } },
+            ],
           }),
         ),
         'ValidationException',
         /ProvisionedConcurrency \(3\) must be less than or equal to MaxConcurrency \(2\)/,
       );
       await rejects(
-        sm.send(new CreateEndpointConfigCommand({ EndpointConfigName: 'c6', ProductionVariants: [variant, { ...variant, VariantName: 'B' }] })),
+        sm.send(
+          new CreateEndpointConfigCommand({
+            EndpointConfigName: 'c6',
+            ProductionVariants: [variant, { ...variant, VariantName: 'B' }],
+          }),
+        ),
         'ValidationException',
         /only one production variant/,
       );
       await sm.send(new AddTagsCommand({ ResourceArn: c.EndpointConfigArn, Tags: [{ Key: 'k', Value: 'v' }] }));
-      assert.deepEqual((await sm.send(new ListTagsCommand({ ResourceArn: c.EndpointConfigArn }))).Tags, [{ Key: 'k', Value: 'v' }]);
+      assert.deepEqual((await sm.send(new ListTagsCommand({ ResourceArn: c.EndpointConfigArn }))).Tags, [
+        { Key: 'k', Value: 'v' },
+      ]);
       const list = await sm.send(new ListEndpointConfigsCommand({ NameContains: 'cf' }));
-      assert.deepEqual(list.EndpointConfigs?.map((e) => e.EndpointConfigName), ['Cfg']);
+      assert.deepEqual(
+        list.EndpointConfigs?.map((e) => e.EndpointConfigName),
+        ['Cfg'],
+      );
       await sm.send(new DeleteEndpointConfigCommand({ EndpointConfigName: 'cfg' }));
       await rejects(
         sm.send(new DescribeEndpointConfigCommand({ EndpointConfigName: 'cfg' })),

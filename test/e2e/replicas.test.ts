@@ -19,7 +19,17 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import pg from 'pg';
-import { ACCOUNT, CREDENTIALS, PG_URL, REGION, databaseArgs, spawnServer, startServer, tempDir, type TestServer } from '../support/server.js';
+import {
+  ACCOUNT,
+  CREDENTIALS,
+  PG_URL,
+  REGION,
+  databaseArgs,
+  spawnServer,
+  startServer,
+  tempDir,
+  type TestServer,
+} from '../support/server.js';
 
 const ROLE = `arn:aws:iam::${ACCOUNT}:role/sm`;
 const IMAGE = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/slipway-test-slow-echo:1`;
@@ -54,9 +64,20 @@ describe('two replicas on one PostgreSQL database', () => {
   });
 
   test('kill -9 of the replica deploying an endpoint: the other finishes it after the lease expires', async () => {
-    const s3 = new S3Client({ region: REGION, credentials: CREDENTIALS, endpoint: objects.endpoint, forcePathStyle: true });
+    const s3 = new S3Client({
+      region: REGION,
+      credentials: CREDENTIALS,
+      endpoint: objects.endpoint,
+      forcePathStyle: true,
+    });
     await s3.send(new CreateBucketCommand({ Bucket: 'replica-models' }));
-    await s3.send(new PutObjectCommand({ Bucket: 'replica-models', Key: 'm.tar.gz', Body: readFileSync('test/fixtures/onnx/model.tar.gz') }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: 'replica-models',
+        Key: 'm.tar.gz',
+        Body: readFileSync('test/fixtures/onnx/model.tar.gz'),
+      }),
+    );
     s3.destroy();
     // A container that answers /ping only after 5 s keeps the deployment in progress long enough.
     const containers = join(dirs[0]!, 'containers.json');
@@ -91,13 +112,29 @@ describe('two replicas on one PostgreSQL database', () => {
     const rtB = new SageMakerRuntimeClient({ ...common, endpoint: b.endpoint });
     const orphans: number[] = [];
     const item = async () =>
-      (await sql.query<ItemRow>(`SELECT claimed_by, attempts, state FROM ${schema}.job_items WHERE item_id LIKE '%|shared'`)).rows[0];
+      (
+        await sql.query<ItemRow>(
+          `SELECT claimed_by, attempts, state FROM ${schema}.job_items WHERE item_id LIKE '%|shared'`,
+        )
+      ).rows[0];
     try {
-      await smA.send(new CreateModelCommand({ ModelName: 'slow', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://replica-models/m.tar.gz' } }));
+      await smA.send(
+        new CreateModelCommand({
+          ModelName: 'slow',
+          ExecutionRoleArn: ROLE,
+          PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://replica-models/m.tar.gz' },
+        }),
+      );
       await smA.send(
         new CreateEndpointConfigCommand({
           EndpointConfigName: 'slow',
-          ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'slow', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 } }],
+          ProductionVariants: [
+            {
+              VariantName: 'AllTraffic',
+              ModelName: 'slow',
+              ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 },
+            },
+          ],
         }),
       );
       await smA.send(new CreateEndpointCommand({ EndpointName: 'shared', EndpointConfigName: 'slow' }));
@@ -106,22 +143,38 @@ describe('two replicas on one PostgreSQL database', () => {
       // Past one lease: replica A's heartbeat keeps its claim; B, polling all along, has not taken it.
       await sleep(LEASE_SECONDS * 1000 + 700);
       assert.deepEqual(await item(), { claimed_by: 'replica-a', attempts: 1, state: 'running' });
-      assert.equal((await smB.send(new DescribeEndpointCommand({ EndpointName: 'shared' }))).EndpointStatus, 'Creating');
+      assert.equal(
+        (await smB.send(new DescribeEndpointCommand({ EndpointName: 'shared' }))).EndpointStatus,
+        'Creating',
+      );
 
       // What kill -9 leaves behind (the container A was starting) is cleaned up at the end.
-      orphans.push(...execFileSync('ps', ['-o', 'pid=', '--ppid', String(a.child.pid)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number));
+      orphans.push(
+        ...execFileSync('ps', ['-o', 'pid=', '--ppid', String(a.child.pid)], { encoding: 'utf8' })
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number),
+      );
       a.child.kill('SIGKILL');
       assert.equal(await a.exited, 'SIGKILL');
       const killedAt = Date.now();
-      await waitUntilEndpointInService({ client: smB, maxWaitTime: 60, minDelay: 1, maxDelay: 1 }, { EndpointName: 'shared' });
+      await waitUntilEndpointInService(
+        { client: smB, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
+        { EndpointName: 'shared' },
+      );
       // B waited for the lease to run out, then deployed from the start (the container's 5 s again).
       assert.ok(Date.now() - killedAt >= 5000, `InService ${Date.now() - killedAt} ms after the kill`);
       assert.deepEqual(await item(), { claimed_by: null, attempts: 2, state: 'done' });
       const history = await sql.query<{ status: string }>(
         `SELECT status FROM ${schema}.job_transitions WHERE item_id LIKE '%|shared' ORDER BY seq`,
       );
-      assert.deepEqual(history.rows.map((r) => r.status), ['Creating', 'InService']);
-      const out = await rtB.send(new InvokeEndpointCommand({ EndpointName: 'shared', ContentType: 'text/csv', Body: Buffer.from('2,3') }));
+      assert.deepEqual(
+        history.rows.map((r) => r.status),
+        ['Creating', 'InService'],
+      );
+      const out = await rtB.send(
+        new InvokeEndpointCommand({ EndpointName: 'shared', ContentType: 'text/csv', Body: Buffer.from('2,3') }),
+      );
       assert.equal(Buffer.from(out.Body!).toString(), '2,3');
     } finally {
       smA.destroy();

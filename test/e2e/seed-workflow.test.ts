@@ -82,23 +82,41 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(described.ModelApprovalStatus, 'PendingManualApproval');
       await sm.send(new UpdateModelPackageCommand({ ModelPackageArn: packageArn, ModelApprovalStatus: 'Approved' }));
 
-      await sm.send(new CreateModelCommand({ ModelName: 'abalone-model', ExecutionRoleArn: ROLE, Containers: [{ ModelPackageName: packageArn }] }));
+      await sm.send(
+        new CreateModelCommand({
+          ModelName: 'abalone-model',
+          ExecutionRoleArn: ROLE,
+          Containers: [{ ModelPackageName: packageArn }],
+        }),
+      );
       await sm.send(
         new CreateEndpointConfigCommand({
           EndpointConfigName: 'abalone-config',
           ProductionVariants: [
-            { ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 }, ModelName: 'abalone-model', VariantName: 'AllTraffic' },
+            {
+              ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 },
+              ModelName: 'abalone-model',
+              VariantName: 'AllTraffic',
+            },
           ],
         }),
       );
       const t0 = Date.now();
-      const { EndpointArn } = await sm.send(new CreateEndpointCommand({ EndpointName: 'abalone-ep', EndpointConfigName: 'abalone-config' }));
+      const { EndpointArn } = await sm.send(
+        new CreateEndpointCommand({ EndpointName: 'abalone-ep', EndpointConfigName: 'abalone-config' }),
+      );
       assert.equal(EndpointArn, `arn:aws:sagemaker:${REGION}:${ACCOUNT}:endpoint/abalone-ep`);
       const creating = await sm.send(new DescribeEndpointCommand({ EndpointName: 'abalone-ep' }));
       // Deployment takes milliseconds here, so the first describe may already see InService.
-      assert.ok(['Creating', 'InService'].includes(creating.EndpointStatus!), `${creating.EndpointStatus}: ${creating.FailureReason}`);
+      assert.ok(
+        ['Creating', 'InService'].includes(creating.EndpointStatus!),
+        `${creating.EndpointStatus}: ${creating.FailureReason}`,
+      );
 
-      await waitUntilEndpointInService({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: 'abalone-ep' });
+      await waitUntilEndpointInService(
+        { client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+        { EndpointName: 'abalone-ep' },
+      );
       assert.ok(Date.now() - t0 < 5000, 'InService within seconds');
       const ready = await sm.send(new DescribeEndpointCommand({ EndpointName: 'abalone-ep' }));
       assert.equal(ready.EndpointStatus, 'InService');
@@ -109,18 +127,28 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       assert.equal(variant.DeployedImages?.[0]?.SpecifiedImage, IMAGE);
 
       const out = await rt.send(
-        new InvokeEndpointCommand({ EndpointName: 'abalone-ep', ContentType: 'text/csv', Body: Buffer.from(manifest.seedRow.csv) }),
+        new InvokeEndpointCommand({
+          EndpointName: 'abalone-ep',
+          ContentType: 'text/csv',
+          Body: Buffer.from(manifest.seedRow.csv),
+        }),
       );
       const body = Buffer.from(out.Body!).toString();
       // Container 1.0-1 answers comma-separated predictions with no newline.
       assert.doesNotMatch(body, /\n/);
-      assert.ok(Math.abs(Number(body) - manifest.seedRow.prediction) <= 1e-6 * Math.abs(manifest.seedRow.prediction), body);
+      assert.ok(
+        Math.abs(Number(body) - manifest.seedRow.prediction) <= 1e-6 * Math.abs(manifest.seedRow.prediction),
+        body,
+      );
       assert.equal(out.InvokedProductionVariant, 'AllTraffic');
 
       await sm.send(new DeleteModelCommand({ ModelName: 'abalone-model' }));
       await sm.send(new DeleteEndpointConfigCommand({ EndpointConfigName: 'abalone-config' }));
       await sm.send(new DeleteEndpointCommand({ EndpointName: 'abalone-ep' }));
-      await waitUntilEndpointDeleted({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: 'abalone-ep' });
+      await waitUntilEndpointDeleted(
+        { client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+        { EndpointName: 'abalone-ep' },
+      );
     });
   });
 }

@@ -27,3 +27,19 @@ export const NOTEBOOK_HYPERPARAMETERS: Readonly<Record<string, string>> = {
   min_child_weight: '6',
   subsample: '0.7',
 };
+
+/**
+ * The same rows as AWS's raw abalone-dataset.csv lays them out (the abalone pipeline's input): sex
+ * (M, F, I), seven measurements, rings last; no header.
+ */
+export function rawAbaloneCsv(rows?: number): string {
+  return abaloneCsv(rows)
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [rings, sex, ...measures] = line.split(',');
+      return [['M', 'F', 'I'][Number(sex)] ?? 'I', ...measures, rings].join(',');
+    })
+    .join('\n')
+    .concat('\n');
+}

@@ -1,5 +1,5 @@
 // A credentials file for end-to-end tests of authentication: an administrator, a read-only user
-// with one explicit deny, a graph reader, and the role the bulk loader may act as.
+// with one explicit deny, a graph reader, the role the bulk loader may act as, and an execution role.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hash } from '@smithy/hash-node';
@@ -13,6 +13,8 @@ export const UNKNOWN = { accessKeyId: 'AKIANOBODY0000000009', secretAccessKey: '
 export const ALICE_ARN = `arn:aws:iam::${ACCOUNT}:user/alice`;
 export const BOB_ARN = `arn:aws:iam::${ACCOUNT}:user/bob`;
 export const LOADER_ROLE = `arn:aws:iam::${ACCOUNT}:role/graph-loader`;
+/** The execution role models and jobs name: it exists, and alice (Action *) may pass it. */
+export const SM_ROLE = `arn:aws:iam::${ACCOUNT}:role/sm`;
 
 export function credentialsDocument(): unknown {
   return {
@@ -53,6 +55,13 @@ export function credentialsDocument(): unknown {
       },
     ],
     roles: [
+      {
+        arn: SM_ROLE,
+        policy: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: 'arn:aws:s3:::models*' }],
+        },
+      },
       {
         arn: LOADER_ROLE,
         policy: {

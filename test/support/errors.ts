@@ -10,7 +10,12 @@ export interface SdkError extends Error {
  * Awaits `p` and requires it to fail with the AWS error `name`, whose message equals `message`
  * (or matches it), sent with HTTP `status` (400: every SageMaker control-plane error).
  */
-export async function rejects(p: Promise<unknown>, name: string, message: string | RegExp, status = 400): Promise<SdkError> {
+export async function rejects(
+  p: Promise<unknown>,
+  name: string,
+  message: string | RegExp,
+  status = 400,
+): Promise<SdkError> {
   try {
     await p;
   } catch (err) {

@@ -73,16 +73,20 @@ export interface ChildServer extends TestServer {
   readonly child: ChildProcess;
   /** Resolves with the exit code (or signal name) when the process ends. */
   readonly exited: Promise<number | string>;
+  /** What it has written to stdout so far (its JSON log lines). */
+  output(): string;
 }
 
 /**
  * Runs `bin/slipway.js serve` as a child process and waits for its "listening" log line. `prefix`
- * runs it through another command (e.g. `unshare ... sh -c '...; exec "$@"'`), which must exec it.
+ * runs it through another command (e.g. `unshare ... sh -c '...; exec "$@"'`), which must exec it;
+ * `env` is added to the environment it inherits.
  */
 export async function spawnServer(
   args: string[],
   dataDir: string,
   prefix: readonly string[] = [],
+  env: Record<string, string> = {},
 ): Promise<ChildServer> {
   const serve = [
     process.execPath,
@@ -99,11 +103,15 @@ export async function spawnServer(
     ...args,
   ];
   const [command, ...rest] = [...prefix, ...serve];
-  const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  let output = '';
   const exited = new Promise<number | string>((resolve) =>
     child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
   );
   const lines = createInterface({ input: child.stdout! });
+  lines.on('line', (line) => {
+    if (output.length < 1_000_000) output += `${line}\n`;
+  });
   const ready = await new Promise<{ port: number; graphPort: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not start within 20 s')), 20_000);
     lines.on('line', (line) => {
@@ -129,6 +137,7 @@ export async function spawnServer(
     endpoint: `http://127.0.0.1:${ready.port}`,
     graphEndpoint: `http://127.0.0.1:${ready.graphPort}`,
     dataDir,
+    output: () => output,
     async close() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

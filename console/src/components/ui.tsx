@@ -69,6 +69,11 @@ const STATUS_CLASS: Record<string, string> = {
   Deleting: 'wait',
   SystemUpdating: 'wait',
   RollingBack: 'wait',
+  // Pipelines and their steps.
+  Succeeded: 'ok',
+  Executing: 'wait',
+  Starting: 'wait',
+  Stopping: 'wait',
 };
 
 export function Badge({ status }: { status?: string }) {
@@ -107,7 +112,10 @@ export interface Page<T> {
  * A list read one page at a time with the API's NextToken. The current page's token is in the URL
  * (`?page=`), so a page can be linked to and back/forward move between pages.
  */
-export function usePaged<T>(key: string, fetchPage: (token: string | undefined, signal: AbortSignal) => Promise<Page<T>>) {
+export function usePaged<T>(
+  key: string,
+  fetchPage: (token: string | undefined, signal: AbortSignal) => Promise<Page<T>>,
+) {
   const loc = useLocation();
   const token = loc.query.get('page') ?? undefined;
   const trail = useRef<{ key: string; tokens: (string | undefined)[] }>({ key, tokens: [] });

@@ -31,7 +31,7 @@ test('a wide column wraps and keeps every entity apart; 5,000 entities take mill
   }
   const t = performance.now();
   const p = layered(nodes, edges, 'c');
-  assert.ok(performance.now() - t < 1000, "linear, not quadratic");
+  assert.ok(performance.now() - t < 1000, 'linear, not quadratic');
   assert.equal(p.size, nodes.length);
   const seen = new Set([...p.values()].map((q) => `${q.x},${q.y}`));
   assert.equal(seen.size, nodes.length, 'no two entities on the same spot');

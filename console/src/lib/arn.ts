@@ -28,6 +28,10 @@ export function pageOf(arn: string): string | undefined {
       return `/endpoints/${enc(a.resource)}`;
     case 'experiment':
       return `/experiments/${enc(a.resource)}`;
+    case 'pipeline': {
+      const [name, , id] = a.resource.split('/');
+      return id ? `/pipelines/${enc(name!)}/executions/${enc(id)}` : `/pipelines/${enc(name!)}`;
+    }
     case 'training-job':
     case 'transform-job':
     case 'processing-job':
@@ -49,6 +53,7 @@ export function shortName(arnOrUri: string): string {
     return parts.length ? parts.slice(-2).join('/') : s3[1]!;
   }
   // A container image: its repository and tag.
-  if (/^[^/:]+(:\d+)?\/.+/.test(arnOrUri) && !arnOrUri.includes('://')) return arnOrUri.slice(arnOrUri.lastIndexOf('/') + 1);
+  if (/^[^/:]+(:\d+)?\/.+/.test(arnOrUri) && !arnOrUri.includes('://'))
+    return arnOrUri.slice(arnOrUri.lastIndexOf('/') + 1);
   return arnOrUri.length > 48 ? `…${arnOrUri.slice(-47)}` : arnOrUri;
 }

@@ -4,9 +4,16 @@ import { graphOf, gremlinString, plain, vertexName, withProperties } from './gra
 
 const v = (id: string, label: string) => ({
   '@type': 'g:Vertex',
-  '@value': { id, label, properties: { name: [{ '@type': 'g:VertexProperty', '@value': { id: 'p', label: 'name', value: `n-${id}` } }] } },
+  '@value': {
+    id,
+    label,
+    properties: { name: [{ '@type': 'g:VertexProperty', '@value': { id: 'p', label: 'name', value: `n-${id}` } }] },
+  },
 });
-const e = { '@type': 'g:Edge', '@value': { id: 'e1', label: 'ContributedTo', outV: 'a', inV: 'b', outVLabel: 'Artifact', inVLabel: 'Action' } };
+const e = {
+  '@type': 'g:Edge',
+  '@value': { id: 'e1', label: 'ContributedTo', outV: 'a', inV: 'b', outVLabel: 'Artifact', inVLabel: 'Action' },
+};
 
 test('typed GraphSON values become plain values', () => {
   assert.deepEqual(plain({ '@type': 'g:Map', '@value': ['count', { '@type': 'g:Int64', '@value': 3 }] }), { count: 3 });
@@ -14,7 +21,13 @@ test('typed GraphSON values become plain values', () => {
 });
 
 test('vertices and edges are found inside paths, and an edge brings its two ends', () => {
-  const path = { '@type': 'g:Path', '@value': { labels: { '@type': 'g:List', '@value': [] }, objects: { '@type': 'g:List', '@value': [v('a', 'Artifact'), e] } } };
+  const path = {
+    '@type': 'g:Path',
+    '@value': {
+      labels: { '@type': 'g:List', '@value': [] },
+      objects: { '@type': 'g:List', '@value': [v('a', 'Artifact'), e] },
+    },
+  };
   const g = graphOf([path]);
   assert.deepEqual(
     g.vertices.map((x) => [x.id, x.label]),

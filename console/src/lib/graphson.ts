@@ -25,7 +25,8 @@ const isTyped = (v: unknown): v is Typed => typeof v === 'object' && v !== null 
 export function plain(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plain);
   if (!isTyped(v)) {
-    if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+    if (typeof v === 'object' && v !== null)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
     return v;
   }
   const x = v['@value'] as never;
@@ -76,7 +77,15 @@ function vertex(x: { id: unknown; label: string; properties?: unknown }): GVerte
   return { type: 'vertex', id: String(plain(x.id)), label: x.label, properties: props(x.properties) };
 }
 
-function edge(x: { id: unknown; label: string; outV: unknown; inV: unknown; outVLabel?: string; inVLabel?: string; properties?: unknown }): GEdge & {
+function edge(x: {
+  id: unknown;
+  label: string;
+  outV: unknown;
+  inV: unknown;
+  outVLabel?: string;
+  inVLabel?: string;
+  properties?: unknown;
+}): GEdge & {
   type: 'edge';
 } {
   return {

@@ -30,10 +30,13 @@ test('built-in curves: one point per round, in round order, a gap where a metric
   ]);
   assert.equal(c.xLabel, 'round');
   assert.deepEqual(c.x, [0, 1, 2]);
-  assert.deepEqual([...c.series], [
-    ['train:rmse', [4, 3, 2]],
-    ['validation:rmse', [null, 3.5, null]],
-  ]);
+  assert.deepEqual(
+    [...c.series],
+    [
+      ['train:rmse', [4, 3, 2]],
+      ['validation:rmse', [null, 3.5, null]],
+    ],
+  );
 });
 
 test('custom images: MetricDefinitions regexes, first group, a bad regex skipped', () => {
@@ -47,10 +50,13 @@ test('custom images: MetricDefinitions regexes, first group, a bad regex skipped
   );
   assert.equal(c.xLabel, 'report');
   assert.deepEqual(c.x, [1, 2, 3]);
-  assert.deepEqual([...c.series], [
-    ['loss', [0.9, 0.7, 0.5]],
-    ['accuracy', [0.5, 0.6, null]],
-  ]);
+  assert.deepEqual(
+    [...c.series],
+    [
+      ['loss', [0.9, 0.7, 0.5]],
+      ['accuracy', [0.5, 0.6, null]],
+    ],
+  );
 });
 
 test('stored curves: rounds as stored, other metrics numbered from 1; none stored is undefined', () => {

@@ -54,7 +54,12 @@ export function metricCurves(lines: readonly string[], definitions?: readonly Me
       }
     const n = Math.max(0, ...[...values.values()].map((v) => v.length));
     const series = new Map<string, (number | null)[]>();
-    for (const [name, v] of values) if (v.length) series.set(name, Array.from({ length: n }, (_, i) => v[i] ?? null));
+    for (const [name, v] of values)
+      if (v.length)
+        series.set(
+          name,
+          Array.from({ length: n }, (_, i) => v[i] ?? null),
+        );
     return { xLabel: 'report', x: Array.from({ length: n }, (_, i) => i + 1), series };
   }
   const byRound = new Map<number, Map<string, number>>();
@@ -70,7 +75,9 @@ export function metricCurves(lines: readonly string[], definitions?: readonly Me
     }
   }
   const x = [...byRound.keys()].sort((a, b) => a - b);
-  const series = new Map<string, (number | null)[]>(names.map((n) => [n, x.map((r) => byRound.get(r)!.get(n) ?? null)]));
+  const series = new Map<string, (number | null)[]>(
+    names.map((n) => [n, x.map((r) => byRound.get(r)!.get(n) ?? null)]),
+  );
   return { xLabel: 'round', x, series };
 }
 

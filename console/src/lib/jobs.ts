@@ -32,7 +32,8 @@ export const KINDS: Record<JobKind, KindInfo> = {
   processing: info('processing', 'Processing', ['InProgress', 'Completed', 'Failed', 'Stopping', 'Stopped']),
 };
 
-export const isKind = (s: string | undefined): s is JobKind => s === 'training' || s === 'transform' || s === 'processing';
+export const isKind = (s: string | undefined): s is JobKind =>
+  s === 'training' || s === 'transform' || s === 'processing';
 
 export const ops = (k: KindInfo) => ({
   list: `List${k.word}Jobs`,
@@ -79,7 +80,13 @@ export interface LogPage {
 }
 
 /** One forward page of a stream from `token` (or its head). */
-export async function logPage(k: KindInfo, stream: string, token: string | undefined, limit: number, signal?: AbortSignal): Promise<LogPage> {
+export async function logPage(
+  k: KindInfo,
+  stream: string,
+  token: string | undefined,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<LogPage> {
   const r = await cloudWatchLogs<{ events?: LogEvent[]; nextForwardToken: string }>(
     'GetLogEvents',
     { logGroupName: k.logGroup, logStreamName: stream, startFromHead: true, nextToken: token, limit },

@@ -6,7 +6,9 @@ import { ExperimentsPage } from './experiments';
 import { GraphPage } from './graph';
 import { JobsPage } from './jobs';
 import { LineagePage } from './lineage';
+import { PipelinesPage } from './pipelines';
 import { RegistryPage } from './registry';
+import { TuningPage } from './tuning';
 
 export interface PageEntry {
   /** First path segment: /console/<path>/… */
@@ -20,6 +22,8 @@ export const PAGES: readonly PageEntry[] = [
   { path: 'registry', nav: 'Model registry', component: RegistryPage },
   { path: 'endpoints', nav: 'Endpoints', component: EndpointsPage },
   { path: 'jobs', nav: 'Jobs', component: JobsPage },
+  { path: 'pipelines', nav: 'Pipelines', component: PipelinesPage },
+  { path: 'tuning', nav: 'Tuning', component: TuningPage },
   { path: 'lineage', nav: 'Lineage', component: LineagePage },
   { path: 'experiments', nav: 'Experiments', component: ExperimentsPage },
   { path: 'graph', nav: 'Graph', component: GraphPage },

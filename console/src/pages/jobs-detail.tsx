@@ -5,7 +5,17 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { batchGetMetrics, sagemaker } from '../api/client';
 import { Chart } from '../components/chart';
-import { Badge, ErrorBox, Json, Loading, SortableTable, describeError, useAsync, useInterval, when } from '../components/ui';
+import {
+  Badge,
+  ErrorBox,
+  Json,
+  Loading,
+  SortableTable,
+  describeError,
+  useAsync,
+  useInterval,
+  when,
+} from '../components/ui';
 import { shortName } from '../lib/arn';
 import { metricCurves, type MetricDefinition, type MetricQueryResult, storedCurves } from '../lib/job-metrics';
 import { builtinAlgorithm, FINISHED, type KindInfo, type LogEvent, jobStreams, logPage, ops, wholeLog } from '../lib/jobs';
@@ -108,7 +118,9 @@ function Facts({ k, j, arn }: { k: KindInfo; j: Obj; arn: string }) {
       <dt>Ended</dt>
       <dd>
         {when(j[k.endField])}
-        {duration(j[k.startField] ?? j.CreationTime, j[k.endField]) ? <span class="muted"> ({duration(j[k.startField] ?? j.CreationTime, j[k.endField])})</span> : null}
+        {duration(j[k.startField] ?? j.CreationTime, j[k.endField]) ? (
+          <span class="muted"> ({duration(j[k.startField] ?? j.CreationTime, j[k.endField])})</span>
+        ) : null}
       </dd>
       {j.FailureReason ? (
         <>
@@ -134,12 +146,24 @@ function Facts({ k, j, arn }: { k: KindInfo; j: Obj; arn: string }) {
           <dd class="mono">{model}</dd>
         </>
       ) : null}
+      {j.TuningJobArn ? (
+        <>
+          <dt>Tuning job</dt>
+          <dd>
+            <Link to={`/tuning/${encodeURIComponent(shortName(String(j.TuningJobArn)))}`} class="tuning-link">
+              {shortName(String(j.TuningJobArn))}
+            </Link>
+          </dd>
+        </>
+      ) : null}
       <dt>Lineage</dt>
       <dd>
         <Link to={lineage} class="lineage-link">
           Show the lineage of this job
         </Link>{' '}
-        <span class="muted small">(its trial component {shortName(arn)}-aws-{k.kind}-job)</span>
+        <span class="muted small">
+          (its trial component {shortName(arn)}-aws-{k.kind}-job)
+        </span>
       </dd>
     </dl>
   );
@@ -178,7 +202,8 @@ function Transitions({ j }: { j: Obj }) {
 /** Hyperparameters, algorithm or app, inputs and outputs, resources: what the job was asked to do. */
 function Config({ k, j }: { k: KindInfo; j: Obj }) {
   const hp = Object.entries((j.HyperParameters as Record<string, string> | undefined) ?? {});
-  const image = (j.AlgorithmSpecification as Obj | undefined)?.TrainingImage ?? (j.AppSpecification as Obj | undefined)?.ImageUri;
+  const image =
+    (j.AlgorithmSpecification as Obj | undefined)?.TrainingImage ?? (j.AppSpecification as Obj | undefined)?.ImageUri;
   const sections: [string, unknown][] =
     k.kind === 'training'
       ? [
@@ -288,7 +313,11 @@ function JobLog(p: { k: KindInfo; name: string; running: boolean; training: bool
       {chosen ? null : <h2>Log</h2>}
       <ErrorBox error={streams.error} title="Could not read the job's log streams" />
       {streams.data && streams.data.length === 0 ? (
-        <p class="muted log-empty">{p.running ? 'No log lines yet: the job has not started writing.' : `The job wrote no log to ${p.k.logGroup}.`}</p>
+        <p class="muted log-empty">
+          {p.running
+            ? 'No log lines yet: the job has not started writing.'
+            : `The job wrote no log to ${p.k.logGroup}.`}
+        </p>
       ) : null}
       {streams.data && streams.data.length > 1 ? (
         <label>
@@ -401,11 +430,23 @@ function Curves({ c, error }: { c?: ReturnType<typeof metricCurves>; error?: unk
   );
   if (error) return <div class="error">Could not read the metric curves: {describeError(error)}</div>;
   if (!c) return null;
-  if (c.x.length === 0) return <p class="muted curves-empty">No metric values in the log (the built-in algorithm's evaluation lines, or the MetricDefinitions regexes).</p>;
+  if (c.x.length === 0)
+    return (
+      <p class="muted curves-empty">
+        No metric values in the log (the built-in algorithm's evaluation lines, or the MetricDefinitions regexes).
+      </p>
+    );
   return (
     <div class="curves">
       <h2>Metric curves</h2>
-      <Chart title={c.xLabel === 'round' ? 'Metrics per round' : 'Metrics as the job reported them'} unit="value" x={c.x} series={series} xLabel={c.xLabel} height={220} />
+      <Chart
+        title={c.xLabel === 'round' ? 'Metrics per round' : 'Metrics as the job reported them'}
+        unit="value"
+        x={c.x}
+        series={series}
+        xLabel={c.xLabel}
+        height={220}
+      />
     </div>
   );
 }

@@ -24,6 +24,8 @@ const artifact = action('artifact');
 const trainingJob = action('training-job');
 const transformJob = action('transform-job');
 const processingJob = action('processing-job');
+const pipeline = action('pipeline');
+const tuningJob = action('hyper-parameter-tuning-job');
 /** A member that always holds an ARN (tags, associations). */
 const arn = (m: string): Ref => ['', m];
 
@@ -50,6 +52,11 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
   DescribeContext: [context('ContextName')],
   UpdateContext: [context('ContextName')],
   DeleteContext: [context('ContextName')],
+  CreateHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  DescribeHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  StopHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  DeleteHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
+  ListTrainingJobsForHyperParameterTuningJob: [tuningJob('HyperParameterTuningJobName')],
   CreateTrainingJob: [trainingJob('TrainingJobName')],
   DescribeTrainingJob: [trainingJob('TrainingJobName')],
   StopTrainingJob: [trainingJob('TrainingJobName')],
@@ -87,6 +94,20 @@ export const SAGEMAKER_RESOURCES: Readonly<Record<string, readonly Ref[]>> = {
   DescribeTrial: [trial('TrialName')],
   UpdateTrial: [trial('TrialName')],
   DeleteTrial: [trial('TrialName')],
+  // Pipelines (issue 32): a pipeline by name (or ARN), an execution by its ARN
+  // (`pipeline/<name>/execution/<id>`); a callback token names no resource the caller can see.
+  CreatePipeline: [pipeline('PipelineName')],
+  DescribePipeline: [pipeline('PipelineName')],
+  UpdatePipeline: [pipeline('PipelineName')],
+  DeletePipeline: [pipeline('PipelineName')],
+  StartPipelineExecution: [pipeline('PipelineName')],
+  DescribePipelineExecution: [arn('PipelineExecutionArn')],
+  DescribePipelineDefinitionForExecution: [arn('PipelineExecutionArn')],
+  StopPipelineExecution: [arn('PipelineExecutionArn')],
+  RetryPipelineExecution: [arn('PipelineExecutionArn')],
+  UpdatePipelineExecution: [arn('PipelineExecutionArn')],
+  SendPipelineExecutionStepSuccess: [['pipeline', '*']],
+  SendPipelineExecutionStepFailure: [['pipeline', '*']],
   CreateTrialComponent: [trialComponent('TrialComponentName')],
   DescribeTrialComponent: [trialComponent('TrialComponentName')],
   UpdateTrialComponent: [trialComponent('TrialComponentName')],
@@ -159,3 +180,54 @@ const NAMED = new Map<string, string>(
 );
 
 export const sagemakerNamedMember = (operation: string): string | undefined => NAMED.get(operation);
+
+/**
+ * Operation → the input members naming a role SageMaker will act as, which the caller must be
+ * allowed to pass (iam:PassRole on that role, as AWS checks it): dotted member paths, `[]` for the
+ * elements of a list. Operations not served yet (tuning, pipelines) are listed so that serving them
+ * needs no change here. An operation whose role is stored rather than given (StartPipelineExecution
+ * runs as its pipeline's RoleArn) lists none: its handler asks `ctx.gate.passRole(storedRole)`.
+ * https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_passrole.html
+ * https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-roles.html#sagemaker-roles-pass-role
+ */
+export const SAGEMAKER_PASSED_ROLES: Readonly<Record<string, readonly string[]>> = {
+  CreateTrainingJob: ['RoleArn'],
+  CreateProcessingJob: ['RoleArn'],
+  CreateModel: ['ExecutionRoleArn'],
+  CreateEndpointConfig: ['ExecutionRoleArn'],
+  CreateModelPackage: ['ValidationSpecification.ValidationRole'],
+  // A transform job runs as its model's ExecutionRoleArn, passed when the model was created.
+  CreateTransformJob: [],
+  CreateHyperParameterTuningJob: ['TrainingJobDefinition.RoleArn', 'TrainingJobDefinitions[].RoleArn'],
+  CreatePipeline: ['RoleArn'],
+  UpdatePipeline: ['RoleArn'],
+  StartPipelineExecution: [],
+  CreateAutoMLJob: ['RoleArn'],
+  CreateAutoMLJobV2: ['RoleArn'],
+  CreateCompilationJob: ['RoleArn'],
+  CreateLabelingJob: ['RoleArn'],
+  CreateNotebookInstance: ['RoleArn'],
+};
+
+/** The role ARNs `input` names at `paths` (SAGEMAKER_PASSED_ROLES' form). */
+export function rolesAt(input: unknown, paths: readonly string[]): string[] {
+  const out: string[] = [];
+  const visit = (v: unknown, steps: readonly string[]): void => {
+    if (steps.length === 0) {
+      if (typeof v === 'string' && v !== '') out.push(v);
+      return;
+    }
+    if (v === null || typeof v !== 'object') return;
+    const [step, ...rest] = steps as [string, ...string[]];
+    const list = step.endsWith('[]');
+    const next = (v as Record<string, unknown>)[list ? step.slice(0, -2) : step];
+    if (list) {
+      if (Array.isArray(next)) for (const x of next) visit(x, rest);
+    } else visit(next, rest);
+  };
+  for (const p of paths) visit(input, p.split('.'));
+  return [...new Set(out)];
+}
+
+export const sagemakerPassedRoles = (operation: string, input: Record<string, unknown>): string[] =>
+  rolesAt(input, SAGEMAKER_PASSED_ROLES[operation] ?? []);

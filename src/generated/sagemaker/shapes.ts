@@ -130,6 +130,11 @@ export type AssociationEdgeType = "ContributedTo" | "AssociatedWith" | "DerivedF
 
 export const AssociationEdgeTypeValues = ["ContributedTo", "AssociatedWith", "DerivedFrom", "Produced", "SameAs"] as const;
 
+export interface AssociationInfo {
+  SourceArn: string;
+  DestinationArn: string;
+}
+
 export interface AssociationSummary {
   SourceArn?: string;
   DestinationArn?: string;
@@ -187,6 +192,10 @@ export type AthenaResultFormat = "PARQUET" | "ORC" | "AVRO" | "JSON" | "TEXTFILE
 
 export const AthenaResultFormatValues = ["PARQUET", "ORC", "AVRO", "JSON", "TEXTFILE"] as const;
 
+export interface AutoMLJobStepMetadata {
+  Arn?: string;
+}
+
 export interface AutoParameter {
   Name: string;
   ValueHint: string;
@@ -195,6 +204,14 @@ export interface AutoParameter {
 export interface AutoRollbackConfig {
   Alarms?: Alarm[];
 }
+
+export interface Autotune {
+  Mode: AutotuneMode;
+}
+
+export type AutotuneMode = "Enabled";
+
+export const AutotuneModeValues = ["Enabled"] as const;
 
 export interface BaseModel {
   HubContentName?: string;
@@ -253,6 +270,22 @@ export interface BatchTransformInput {
   ExcludeFeaturesAttribute?: string;
 }
 
+export interface BedrockCustomModelDeploymentMetadata {
+  Arn?: string;
+}
+
+export interface BedrockCustomModelMetadata {
+  Arn?: string;
+}
+
+export interface BedrockModelImportMetadata {
+  Arn?: string;
+}
+
+export interface BedrockProvisionedModelThroughputMetadata {
+  Arn?: string;
+}
+
 export interface BestObjectiveNotImproving {
   MaxNumberOfTrainingJobsNotImproving?: number;
 }
@@ -272,6 +305,16 @@ export interface BlueGreenUpdatePolicy {
 export type BooleanOperator = "And" | "Or";
 
 export const BooleanOperatorValues = ["And", "Or"] as const;
+
+export interface CacheHitResult {
+  SourcePipelineExecutionArn?: string;
+}
+
+export interface CallbackStepMetadata {
+  CallbackToken?: string;
+  SqsQueueUrl?: string;
+  OutputParameters?: OutputParameter[];
+}
 
 export type CapacityReservationPreference = "capacity-reservations-only";
 
@@ -340,6 +383,17 @@ export interface Channel {
 export interface CheckpointConfig {
   S3Uri: string;
   LocalPath?: string;
+}
+
+export interface ClarifyCheckStepMetadata {
+  CheckType?: string;
+  BaselineUsedForDriftCheckConstraints?: string;
+  CalculatedBaselineConstraints?: string;
+  ModelPackageGroupName?: string;
+  ViolationReport?: string;
+  CheckJobArn?: string;
+  SkipCheck?: boolean;
+  RegisterNewBaseline?: boolean;
 }
 
 export interface ClarifyExplainerConfig {
@@ -413,6 +467,14 @@ export const CompleteOnConvergenceValues = ["Disabled", "Enabled"] as const;
 export type CompressionType = "None" | "Gzip";
 
 export const CompressionTypeValues = ["None", "Gzip"] as const;
+
+export type ConditionOutcome = "True" | "False";
+
+export const ConditionOutcomeValues = ["True", "False"] as const;
+
+export interface ConditionStepMetadata {
+  Outcome?: ConditionOutcome;
+}
 
 export interface ConflictException {
   Message?: string;
@@ -549,6 +611,20 @@ export interface CreateExperimentResponse {
   ExperimentArn?: string;
 }
 
+export interface CreateHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+  HyperParameterTuningJobConfig: HyperParameterTuningJobConfig;
+  TrainingJobDefinition?: HyperParameterTrainingJobDefinition;
+  TrainingJobDefinitions?: HyperParameterTrainingJobDefinition[];
+  WarmStartConfig?: HyperParameterTuningJobWarmStartConfig;
+  Tags?: Tag[];
+  Autotune?: Autotune;
+}
+
+export interface CreateHyperParameterTuningJobResponse {
+  HyperParameterTuningJobArn: string;
+}
+
 export interface CreateModelInput {
   ModelName: string;
   PrimaryContainer?: ContainerDefinition;
@@ -605,6 +681,22 @@ export interface CreateModelPackageInput {
 
 export interface CreateModelPackageOutput {
   ModelPackageArn: string;
+}
+
+export interface CreatePipelineRequest {
+  PipelineName: string;
+  PipelineDisplayName?: string;
+  PipelineDefinition?: string;
+  PipelineDefinitionS3Location?: PipelineDefinitionS3Location;
+  PipelineDescription?: string;
+  ClientRequestToken: string;
+  RoleArn: string;
+  Tags?: Tag[];
+  ParallelismConfiguration?: ParallelismConfiguration;
+}
+
+export interface CreatePipelineResponse {
+  PipelineArn?: string;
 }
 
 export interface CreateProcessingJobRequest {
@@ -845,6 +937,10 @@ export interface DeleteExperimentResponse {
   ExperimentArn?: string;
 }
 
+export interface DeleteHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+}
+
 export interface DeleteModelInput {
   ModelName: string;
 }
@@ -855,6 +951,15 @@ export interface DeleteModelPackageGroupInput {
 
 export interface DeleteModelPackageInput {
   ModelPackageName: string;
+}
+
+export interface DeletePipelineRequest {
+  PipelineName: string;
+  ClientRequestToken: string;
+}
+
+export interface DeletePipelineResponse {
+  PipelineArn?: string;
 }
 
 export interface DeleteTagsInput {
@@ -1013,6 +1118,31 @@ export interface DescribeExperimentResponse {
   LastModifiedBy?: UserContext;
 }
 
+export interface DescribeHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+}
+
+export interface DescribeHyperParameterTuningJobResponse {
+  HyperParameterTuningJobName: string;
+  HyperParameterTuningJobArn: string;
+  HyperParameterTuningJobConfig: HyperParameterTuningJobConfig;
+  TrainingJobDefinition?: HyperParameterTrainingJobDefinition;
+  TrainingJobDefinitions?: HyperParameterTrainingJobDefinition[];
+  HyperParameterTuningJobStatus: HyperParameterTuningJobStatus;
+  CreationTime: Date;
+  HyperParameterTuningEndTime?: Date;
+  LastModifiedTime?: Date;
+  TrainingJobStatusCounters: TrainingJobStatusCounters;
+  ObjectiveStatusCounters: ObjectiveStatusCounters;
+  BestTrainingJob?: HyperParameterTrainingJobSummary;
+  OverallBestTrainingJob?: HyperParameterTrainingJobSummary;
+  WarmStartConfig?: HyperParameterTuningJobWarmStartConfig;
+  Autotune?: Autotune;
+  FailureReason?: string;
+  TuningJobCompletionDetails?: HyperParameterTuningJobCompletionDetails;
+  ConsumedResources?: HyperParameterTuningJobConsumedResources;
+}
+
 export interface DescribeModelInput {
   ModelName: string;
 }
@@ -1082,6 +1212,60 @@ export interface DescribeModelPackageOutput {
   ModelCard?: ModelPackageModelCard;
   ModelLifeCycle?: ModelLifeCycle;
   ManagedStorageType?: ManagedStorageType;
+}
+
+export interface DescribePipelineDefinitionForExecutionRequest {
+  PipelineExecutionArn: string;
+}
+
+export interface DescribePipelineDefinitionForExecutionResponse {
+  PipelineDefinition?: string;
+  CreationTime?: Date;
+}
+
+export interface DescribePipelineExecutionRequest {
+  PipelineExecutionArn: string;
+}
+
+export interface DescribePipelineExecutionResponse {
+  PipelineArn?: string;
+  PipelineExecutionArn?: string;
+  PipelineExecutionDisplayName?: string;
+  PipelineExecutionStatus?: PipelineExecutionStatus;
+  PipelineExecutionDescription?: string;
+  PipelineExperimentConfig?: PipelineExperimentConfig;
+  FailureReason?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedBy?: UserContext;
+  ParallelismConfiguration?: ParallelismConfiguration;
+  SelectiveExecutionConfig?: SelectiveExecutionConfig;
+  PipelineVersionId?: number;
+  MLflowConfig?: MLflowConfiguration;
+}
+
+export interface DescribePipelineRequest {
+  PipelineName: string;
+  PipelineVersionId?: number;
+}
+
+export interface DescribePipelineResponse {
+  PipelineArn?: string;
+  PipelineName?: string;
+  PipelineDisplayName?: string;
+  PipelineDefinition?: string;
+  PipelineDescription?: string;
+  RoleArn?: string;
+  PipelineStatus?: PipelineStatus;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  LastRunTime?: Date;
+  CreatedBy?: UserContext;
+  LastModifiedBy?: UserContext;
+  ParallelismConfiguration?: ParallelismConfiguration;
+  PipelineVersionDisplayName?: string;
+  PipelineVersionDescription?: string;
 }
 
 export interface DescribeProcessingJobRequest {
@@ -1292,6 +1476,13 @@ export interface DriftCheckModelQuality {
   Constraints?: MetricsSource;
 }
 
+export interface EMRStepMetadata {
+  ClusterId?: string;
+  StepId?: string;
+  StepName?: string;
+  LogFilePath?: string;
+}
+
 export interface Ec2CapacityReservation {
   Ec2CapacityReservationId?: string;
   TotalInstanceCount?: number;
@@ -1324,6 +1515,10 @@ export type EndpointConfigSortKey = "Name" | "CreationTime";
 
 export const EndpointConfigSortKeyValues = ["Name", "CreationTime"] as const;
 
+export interface EndpointConfigStepMetadata {
+  Arn?: string;
+}
+
 export interface EndpointConfigSummary {
   EndpointConfigName: string;
   EndpointConfigArn: string;
@@ -1351,6 +1546,10 @@ export const EndpointSortKeyValues = ["Name", "CreationTime", "Status"] as const
 export type EndpointStatus = "OutOfService" | "Creating" | "Updating" | "SystemUpdating" | "RollingBack" | "InService" | "Deleting" | "Failed" | "UpdateRollbackFailed";
 
 export const EndpointStatusValues = ["OutOfService", "Creating", "Updating", "SystemUpdating", "RollingBack", "InService", "Deleting", "Failed", "UpdateRollbackFailed"] as const;
+
+export interface EndpointStepMetadata {
+  Arn?: string;
+}
 
 export interface EndpointSummary {
   EndpointName: string;
@@ -1408,6 +1607,10 @@ export interface Explainability {
 
 export interface ExplainerConfig {
   ClarifyExplainerConfig?: ClarifyExplainerConfig;
+}
+
+export interface FailStepMetadata {
+  ErrorMessage?: string;
 }
 
 export interface FeatureDefinition {
@@ -1604,6 +1807,10 @@ export interface HyperParameterTuningJobSearchEntity {
   Tags?: Tag[];
 }
 
+export type HyperParameterTuningJobSortByOptions = "Name" | "Status" | "CreationTime";
+
+export const HyperParameterTuningJobSortByOptionsValues = ["Name", "Status", "CreationTime"] as const;
+
 export type HyperParameterTuningJobStatus = "Completed" | "InProgress" | "Failed" | "Stopped" | "Stopping" | "Deleting" | "DeleteFailed";
 
 export const HyperParameterTuningJobStatusValues = ["Completed", "InProgress", "Failed", "Stopped", "Stopping", "Deleting", "DeleteFailed"] as const;
@@ -1615,6 +1822,19 @@ export interface HyperParameterTuningJobStrategyConfig {
 export type HyperParameterTuningJobStrategyType = "Bayesian" | "Random" | "Hyperband" | "Grid";
 
 export const HyperParameterTuningJobStrategyTypeValues = ["Bayesian", "Random", "Hyperband", "Grid"] as const;
+
+export interface HyperParameterTuningJobSummary {
+  HyperParameterTuningJobName: string;
+  HyperParameterTuningJobArn: string;
+  HyperParameterTuningJobStatus: HyperParameterTuningJobStatus;
+  Strategy: HyperParameterTuningJobStrategyType;
+  CreationTime: Date;
+  HyperParameterTuningEndTime?: Date;
+  LastModifiedTime?: Date;
+  TrainingJobStatusCounters: TrainingJobStatusCounters;
+  ObjectiveStatusCounters: ObjectiveStatusCounters;
+  ResourceLimits?: ResourceLimits;
+}
 
 export interface HyperParameterTuningJobWarmStartConfig {
   ParentHyperParameterTuningJobs: ParentHyperParameterTuningJob[];
@@ -1653,6 +1873,10 @@ export interface ImageConfig {
 export type IncludedData = "AllData" | "MetadataOnly";
 
 export const IncludedDataValues = ["AllData", "MetadataOnly"] as const;
+
+export interface InferenceComponentMetadata {
+  Arn?: string;
+}
 
 export interface InferenceExecutionConfig {
   Mode: InferenceExecutionMode;
@@ -1747,9 +1971,18 @@ export type JobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "St
 
 export const JobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting", "DeleteFailed"] as const;
 
+export interface JobStepMetadata {
+  Arn?: string;
+}
+
 export type JoinSource = "Input" | "None";
 
 export const JoinSourceValues = ["Input", "None"] as const;
+
+export interface LambdaStepMetadata {
+  Arn?: string;
+  OutputParameters?: OutputParameter[];
+}
 
 export interface LastUpdateStatus {
   Status: LastUpdateStatusValue;
@@ -1759,6 +1992,13 @@ export interface LastUpdateStatus {
 export type LastUpdateStatusValue = "Successful" | "Failed" | "InProgress";
 
 export const LastUpdateStatusValueValues = ["Successful", "Failed", "InProgress"] as const;
+
+export interface LineageMetadata {
+  ActionArns?: Record<string, string>;
+  ArtifactArns?: Record<string, string>;
+  ContextArns?: Record<string, string>;
+  Associations?: AssociationInfo[];
+}
 
 export type LineageType = "TrialComponent" | "Artifact" | "Context" | "Action";
 
@@ -1878,6 +2118,24 @@ export interface ListExperimentsResponse {
   NextToken?: string;
 }
 
+export interface ListHyperParameterTuningJobsRequest {
+  NextToken?: string;
+  MaxResults?: number;
+  SortBy?: HyperParameterTuningJobSortByOptions;
+  SortOrder?: SortOrder;
+  NameContains?: string;
+  CreationTimeAfter?: Date;
+  CreationTimeBefore?: Date;
+  LastModifiedTimeAfter?: Date;
+  LastModifiedTimeBefore?: Date;
+  StatusEquals?: HyperParameterTuningJobStatus;
+}
+
+export interface ListHyperParameterTuningJobsResponse {
+  HyperParameterTuningJobSummaries: HyperParameterTuningJobSummary[];
+  NextToken?: string;
+}
+
 export interface ListModelPackageGroupsInput {
   CreationTimeAfter?: Date;
   CreationTimeBefore?: Date;
@@ -1927,6 +2185,59 @@ export interface ListModelsOutput {
   NextToken?: string;
 }
 
+export interface ListPipelineExecutionStepsRequest {
+  PipelineExecutionArn?: string;
+  NextToken?: string;
+  MaxResults?: number;
+  SortOrder?: SortOrder;
+}
+
+export interface ListPipelineExecutionStepsResponse {
+  PipelineExecutionSteps?: PipelineExecutionStep[];
+  NextToken?: string;
+}
+
+export interface ListPipelineExecutionsRequest {
+  PipelineName: string;
+  CreatedAfter?: Date;
+  CreatedBefore?: Date;
+  SortBy?: SortPipelineExecutionsBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListPipelineExecutionsResponse {
+  PipelineExecutionSummaries?: PipelineExecutionSummary[];
+  NextToken?: string;
+}
+
+export interface ListPipelineParametersForExecutionRequest {
+  PipelineExecutionArn: string;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListPipelineParametersForExecutionResponse {
+  PipelineParameters?: Parameter[];
+  NextToken?: string;
+}
+
+export interface ListPipelinesRequest {
+  PipelineNamePrefix?: string;
+  CreatedAfter?: Date;
+  CreatedBefore?: Date;
+  SortBy?: SortPipelinesBy;
+  SortOrder?: SortOrder;
+  NextToken?: string;
+  MaxResults?: number;
+}
+
+export interface ListPipelinesResponse {
+  PipelineSummaries?: PipelineSummary[];
+  NextToken?: string;
+}
+
 export interface ListProcessingJobsRequest {
   CreationTimeAfter?: Date;
   CreationTimeBefore?: Date;
@@ -1953,6 +2264,20 @@ export interface ListTagsInput {
 
 export interface ListTagsOutput {
   Tags?: Tag[];
+  NextToken?: string;
+}
+
+export interface ListTrainingJobsForHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+  NextToken?: string;
+  MaxResults?: number;
+  StatusEquals?: TrainingJobStatus;
+  SortBy?: TrainingJobSortByOptions;
+  SortOrder?: SortOrder;
+}
+
+export interface ListTrainingJobsForHyperParameterTuningJobResponse {
+  TrainingJobSummaries: HyperParameterTrainingJobSummary[];
   NextToken?: string;
 }
 
@@ -2025,6 +2350,11 @@ export interface ListTrialsRequest {
 export interface ListTrialsResponse {
   TrialSummaries?: TrialSummary[];
   NextToken?: string;
+}
+
+export interface MLflowConfiguration {
+  MlflowResourceArn?: string;
+  MlflowExperimentName?: string;
 }
 
 export interface ManagedConfiguration {
@@ -2383,6 +2713,10 @@ export type ModelSortKey = "Name" | "CreationTime";
 
 export const ModelSortKeyValues = ["Name", "CreationTime"] as const;
 
+export interface ModelStepMetadata {
+  Arn?: string;
+}
+
 export interface ModelSummary {
   ModelName: string;
   ModelArn: string;
@@ -2602,6 +2936,11 @@ export interface OutputDataConfig {
   CompressionType?: OutputCompressionType;
 }
 
+export interface OutputParameter {
+  Name: string;
+  Value: string;
+}
+
 export interface ParallelismConfiguration {
   MaxParallelExecutionSteps: number;
 }
@@ -2671,6 +3010,12 @@ export interface Pipeline {
   Tags?: Tag[];
 }
 
+export interface PipelineDefinitionS3Location {
+  Bucket: string;
+  ObjectKey: string;
+  VersionId?: string;
+}
+
 export interface PipelineExecution {
   PipelineArn?: string;
   PipelineExecutionArn?: string;
@@ -2694,6 +3039,55 @@ export type PipelineExecutionStatus = "Executing" | "Stopping" | "Stopped" | "Fa
 
 export const PipelineExecutionStatusValues = ["Executing", "Stopping", "Stopped", "Failed", "Succeeded"] as const;
 
+export interface PipelineExecutionStep {
+  StepName?: string;
+  StepDisplayName?: string;
+  StepDescription?: string;
+  StartTime?: Date;
+  EndTime?: Date;
+  StepStatus?: StepStatus;
+  CacheHitResult?: CacheHitResult;
+  FailureReason?: string;
+  Metadata?: PipelineExecutionStepMetadata;
+  AttemptCount?: number;
+  SelectiveExecutionResult?: SelectiveExecutionResult;
+}
+
+export interface PipelineExecutionStepMetadata {
+  TrainingJob?: TrainingJobStepMetadata;
+  ProcessingJob?: ProcessingJobStepMetadata;
+  TransformJob?: TransformJobStepMetadata;
+  TuningJob?: TuningJobStepMetaData;
+  Model?: ModelStepMetadata;
+  RegisterModel?: RegisterModelStepMetadata;
+  Condition?: ConditionStepMetadata;
+  Callback?: CallbackStepMetadata;
+  Lambda?: LambdaStepMetadata;
+  EMR?: EMRStepMetadata;
+  QualityCheck?: QualityCheckStepMetadata;
+  ClarifyCheck?: ClarifyCheckStepMetadata;
+  Fail?: FailStepMetadata;
+  AutoMLJob?: AutoMLJobStepMetadata;
+  Endpoint?: EndpointStepMetadata;
+  EndpointConfig?: EndpointConfigStepMetadata;
+  BedrockCustomModel?: BedrockCustomModelMetadata;
+  BedrockCustomModelDeployment?: BedrockCustomModelDeploymentMetadata;
+  BedrockProvisionedModelThroughput?: BedrockProvisionedModelThroughputMetadata;
+  BedrockModelImport?: BedrockModelImportMetadata;
+  InferenceComponent?: InferenceComponentMetadata;
+  Lineage?: LineageMetadata;
+  Job?: JobStepMetadata;
+}
+
+export interface PipelineExecutionSummary {
+  PipelineExecutionArn?: string;
+  StartTime?: Date;
+  PipelineExecutionStatus?: PipelineExecutionStatus;
+  PipelineExecutionDescription?: string;
+  PipelineExecutionDisplayName?: string;
+  PipelineExecutionFailureReason?: string;
+}
+
 export interface PipelineExperimentConfig {
   ExperimentName?: string;
   TrialName?: string;
@@ -2702,6 +3096,17 @@ export interface PipelineExperimentConfig {
 export type PipelineStatus = "Active" | "Deleting";
 
 export const PipelineStatusValues = ["Active", "Deleting"] as const;
+
+export interface PipelineSummary {
+  PipelineArn?: string;
+  PipelineName?: string;
+  PipelineDisplayName?: string;
+  PipelineDescription?: string;
+  RoleArn?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+  LastExecutionTime?: Date;
+}
 
 export interface PipelineVersion {
   PipelineArn?: string;
@@ -2772,6 +3177,10 @@ export interface ProcessingJob {
 export type ProcessingJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped";
 
 export const ProcessingJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
+
+export interface ProcessingJobStepMetadata {
+  Arn?: string;
+}
 
 export interface ProcessingJobSummary {
   ProcessingJobName: string;
@@ -2995,6 +3404,19 @@ export interface ProvisioningParameter {
   Value?: string;
 }
 
+export interface QualityCheckStepMetadata {
+  CheckType?: string;
+  BaselineUsedForDriftCheckStatistics?: string;
+  BaselineUsedForDriftCheckConstraints?: string;
+  CalculatedBaselineStatistics?: string;
+  CalculatedBaselineConstraints?: string;
+  ModelPackageGroupName?: string;
+  ViolationReport?: string;
+  CheckJobArn?: string;
+  SkipCheck?: boolean;
+  RegisterNewBaseline?: boolean;
+}
+
 export interface QueryFilters {
   Types?: string[];
   LineageTypes?: LineageType[];
@@ -3055,6 +3477,10 @@ export type RedshiftResultFormat = "PARQUET" | "CSV";
 
 export const RedshiftResultFormatValues = ["PARQUET", "CSV"] as const;
 
+export interface RegisterModelStepMetadata {
+  Arn?: string;
+}
+
 export type Relation = "EqualTo" | "GreaterThanOrEqualTo";
 
 export const RelationValues = ["EqualTo", "GreaterThanOrEqualTo"] as const;
@@ -3103,6 +3529,16 @@ export interface ResourceNotFound {
 export type ResourceType = "TrainingJob" | "Experiment" | "ExperimentTrial" | "ExperimentTrialComponent" | "Endpoint" | "Model" | "ModelPackage" | "ModelPackageGroup" | "Pipeline" | "PipelineExecution" | "FeatureGroup" | "FeatureMetadata" | "Image" | "ImageVersion" | "Project" | "HyperParameterTuningJob" | "ModelCard" | "PipelineVersion" | "Job";
 
 export const ResourceTypeValues = ["TrainingJob", "Experiment", "ExperimentTrial", "ExperimentTrialComponent", "Endpoint", "Model", "ModelPackage", "ModelPackageGroup", "Pipeline", "PipelineExecution", "FeatureGroup", "FeatureMetadata", "Image", "ImageVersion", "Project", "HyperParameterTuningJob", "ModelCard", "PipelineVersion", "Job"] as const;
+
+export interface RetryPipelineExecutionRequest {
+  PipelineExecutionArn: string;
+  ClientRequestToken: string;
+  ParallelismConfiguration?: ParallelismConfiguration;
+}
+
+export interface RetryPipelineExecutionResponse {
+  PipelineExecutionArn?: string;
+}
 
 export interface RetryStrategy {
   MaximumRetryAttempts: number;
@@ -3240,6 +3676,30 @@ export interface SelectiveExecutionConfig {
   SelectedSteps: SelectedStep[];
 }
 
+export interface SelectiveExecutionResult {
+  SourcePipelineExecutionArn?: string;
+}
+
+export interface SendPipelineExecutionStepFailureRequest {
+  CallbackToken: string;
+  FailureReason?: string;
+  ClientRequestToken?: string;
+}
+
+export interface SendPipelineExecutionStepFailureResponse {
+  PipelineExecutionArn?: string;
+}
+
+export interface SendPipelineExecutionStepSuccessRequest {
+  CallbackToken: string;
+  OutputParameters?: OutputParameter[];
+  ClientRequestToken?: string;
+}
+
+export interface SendPipelineExecutionStepSuccessResponse {
+  PipelineExecutionArn?: string;
+}
+
 export interface ServerlessJobConfig {
   BaseModelArn: string;
   AcceptEula?: boolean;
@@ -3307,6 +3767,14 @@ export type SortOrder = "Ascending" | "Descending";
 
 export const SortOrderValues = ["Ascending", "Descending"] as const;
 
+export type SortPipelineExecutionsBy = "CreationTime" | "PipelineExecutionArn";
+
+export const SortPipelineExecutionsByValues = ["CreationTime", "PipelineExecutionArn"] as const;
+
+export type SortPipelinesBy = "Name" | "CreationTime";
+
+export const SortPipelinesByValues = ["Name", "CreationTime"] as const;
+
 export type SortTrialComponentsBy = "Name" | "CreationTime";
 
 export const SortTrialComponentsByValues = ["Name", "CreationTime"] as const;
@@ -3329,6 +3797,39 @@ export interface SourceAlgorithmSpecification {
 export type SplitType = "None" | "Line" | "RecordIO" | "TFRecord";
 
 export const SplitTypeValues = ["None", "Line", "RecordIO", "TFRecord"] as const;
+
+export interface StartPipelineExecutionRequest {
+  PipelineName: string;
+  PipelineExecutionDisplayName?: string;
+  PipelineParameters?: Parameter[];
+  PipelineExecutionDescription?: string;
+  ClientRequestToken: string;
+  ParallelismConfiguration?: ParallelismConfiguration;
+  SelectiveExecutionConfig?: SelectiveExecutionConfig;
+  PipelineVersionId?: number;
+  MlflowExperimentName?: string;
+}
+
+export interface StartPipelineExecutionResponse {
+  PipelineExecutionArn?: string;
+}
+
+export type StepStatus = "Starting" | "Executing" | "Stopping" | "Stopped" | "Failed" | "Succeeded";
+
+export const StepStatusValues = ["Starting", "Executing", "Stopping", "Stopped", "Failed", "Succeeded"] as const;
+
+export interface StopHyperParameterTuningJobRequest {
+  HyperParameterTuningJobName: string;
+}
+
+export interface StopPipelineExecutionRequest {
+  PipelineExecutionArn: string;
+  ClientRequestToken: string;
+}
+
+export interface StopPipelineExecutionResponse {
+  PipelineExecutionArn?: string;
+}
 
 export interface StopProcessingJobRequest {
   ProcessingJobName: string;
@@ -3447,6 +3948,10 @@ export type TrainingJobEarlyStoppingType = "Off" | "Auto";
 
 export const TrainingJobEarlyStoppingTypeValues = ["Off", "Auto"] as const;
 
+export type TrainingJobSortByOptions = "Name" | "CreationTime" | "Status" | "FinalObjectiveMetricValue";
+
+export const TrainingJobSortByOptionsValues = ["Name", "CreationTime", "Status", "FinalObjectiveMetricValue"] as const;
+
 export type TrainingJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped" | "Deleting";
 
 export const TrainingJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting"] as const;
@@ -3457,6 +3962,10 @@ export interface TrainingJobStatusCounters {
   RetryableError?: number;
   NonRetryableError?: number;
   Stopped?: number;
+}
+
+export interface TrainingJobStepMetadata {
+  Arn?: string;
 }
 
 export interface TrainingJobSummary {
@@ -3539,6 +4048,10 @@ export interface TransformJobDefinition {
 export type TransformJobStatus = "InProgress" | "Completed" | "Failed" | "Stopping" | "Stopped";
 
 export const TransformJobStatusValues = ["InProgress", "Completed", "Failed", "Stopping", "Stopped"] as const;
+
+export interface TransformJobStepMetadata {
+  Arn?: string;
+}
 
 export interface TransformJobSummary {
   TransformJobName: string;
@@ -3702,6 +4215,10 @@ export interface TuningJobCompletionCriteria {
   ConvergenceDetected?: ConvergenceDetected;
 }
 
+export interface TuningJobStepMetaData {
+  Arn?: string;
+}
+
 export interface UpdateActionRequest {
   ActionName: string;
   Description?: string;
@@ -3785,6 +4302,32 @@ export interface UpdateModelPackageInput {
 
 export interface UpdateModelPackageOutput {
   ModelPackageArn: string;
+}
+
+export interface UpdatePipelineExecutionRequest {
+  PipelineExecutionArn: string;
+  PipelineExecutionDescription?: string;
+  PipelineExecutionDisplayName?: string;
+  ParallelismConfiguration?: ParallelismConfiguration;
+}
+
+export interface UpdatePipelineExecutionResponse {
+  PipelineExecutionArn?: string;
+}
+
+export interface UpdatePipelineRequest {
+  PipelineName: string;
+  PipelineDisplayName?: string;
+  PipelineDefinition?: string;
+  PipelineDefinitionS3Location?: PipelineDefinitionS3Location;
+  PipelineDescription?: string;
+  RoleArn?: string;
+  ParallelismConfiguration?: ParallelismConfiguration;
+}
+
+export interface UpdatePipelineResponse {
+  PipelineArn?: string;
+  PipelineVersionId?: number;
 }
 
 export interface UpdateTrialComponentRequest {

@@ -3,6 +3,7 @@
 // https://tinkerpop.apache.org/docs/3.7.2/dev/io/#graphson-3d0 (g:Bytecode, g:P, g:T, ...)
 import { MalformedQueryException } from '../../generated/neptunedata/errors.js';
 import { type Arg, combinePred, makePred, Pred, type Step, Traversal } from './steps.js';
+import { MAX_NESTING, nestingError } from './limits.js';
 import { GMap, Num, Token, type Value } from './values.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -17,8 +18,24 @@ const ENUM_TYPES: Record<string, Token['type']> = {
   'g:Cardinality': 'Cardinality',
 };
 
-/** One GraphSON v3 value (typed or plain JSON) → an argument. */
+let depth = 0;
+
+/** One GraphSON v3 value (typed or plain JSON) → an argument. Nesting is bounded (MAX_NESTING). */
 export function readArg(j: Json): Arg {
+  if (j === null || typeof j !== 'object') return readValue(j);
+  // JSON.parse builds any depth without recursion; reading it back must not overflow the stack.
+  if (++depth > MAX_NESTING) {
+    depth = 0;
+    throw nestingError();
+  }
+  try {
+    return readValue(j);
+  } finally {
+    depth = Math.max(0, depth - 1);
+  }
+}
+
+function readValue(j: Json): Arg {
   if (j === null || typeof j === 'string' || typeof j === 'boolean') return j;
   if (typeof j === 'number') {
     // Untyped JSON numbers (the JS driver writes plain numbers): integers as Int32/Int64.

@@ -1,7 +1,8 @@
 // GraphBinary 1.0 (application/vnd.graphbinary-v1.0, the gremlin drivers' default serializer):
 // request messages → requestId, op and args (bytecode as steps), results → response messages.
 // https://tinkerpop.apache.org/docs/3.7.2/dev/io/#graphbinary
-import { MalformedQueryException } from '../../generated/neptunedata/errors.js';
+import { MalformedQueryException, QueryLimitException } from '../../generated/neptunedata/errors.js';
+import { MAX_NESTING, nestingError } from './limits.js';
 import { type Arg, combinePred, makePred, Pred, type Step, Traversal } from './steps.js';
 import { Edge, GMap, Num, Path, Property, Token, type Value, Vertex, VertexProperty } from './values.js';
 
@@ -66,8 +67,14 @@ export class BinaryBytecode extends Traversal {
   }
 }
 
+/** Most values the BulkSets of one request may expand to. */
+const MAX_BULK = 1_000_000;
+
 class Reader {
   #at = 0;
+  #depth = 0;
+  /** Values a BulkSet has expanded to so far: its counts are the client's to choose. */
+  #expanded = 0;
   constructor(private readonly b: Buffer) {}
 
   need(n: number): void {
@@ -104,12 +111,17 @@ class Reader {
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   }
 
-  /** A fully qualified value: {type_code}{value_flag}{value}. */
+  /** A fully qualified value: {type_code}{value_flag}{value}. Nesting is bounded (MAX_NESTING). */
   any(): Arg {
     const type = this.byte();
     const flag = this.byte();
     if (flag === 0x01) return null;
-    return this.bare(type);
+    if (++this.#depth > MAX_NESTING) throw nestingError();
+    try {
+      return this.bare(type);
+    } finally {
+      this.#depth--;
+    }
   }
 
   list(): Arg[] {
@@ -191,6 +203,9 @@ class Reader {
         for (let i = 0; i < n; i++) {
           const v = this.any();
           const bulk = this.long();
+          this.#expanded += Math.max(0, bulk);
+          if (this.#expanded > MAX_BULK)
+            throw new QueryLimitException(`A BulkSet in the request expands to more than ${MAX_BULK} values.`);
           for (let j = 0; j < bulk; j++) out.push(v);
         }
         return out;

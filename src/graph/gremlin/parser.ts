@@ -4,6 +4,7 @@
 // https://tinkerpop.apache.org/docs/3.7.2/reference/#gremlin-variants (Groovy syntax)
 import { MalformedQueryException } from '../../generated/neptunedata/errors.js';
 import { type Arg, combinePred, makePred, P_OPS, Pred, type Step, TEXTP_OPS, Traversal } from './steps.js';
+import { MAX_NESTING, nestingError } from './limits.js';
 import { Num, Token, type Value } from './values.js';
 
 type Tok =
@@ -154,8 +155,6 @@ function lex(src: string): Tok[] {
   return out;
 }
 
-/** Nesting bound: a hostile query cannot exhaust the stack. */
-const MAX_DEPTH = 64;
 
 class Parser {
   #i = 0;
@@ -257,7 +256,8 @@ class Parser {
   }
 
   arg(): Arg {
-    if (++this.#depth > MAX_DEPTH) fail(this.src, this.peek().at, `the query nests deeper than ${MAX_DEPTH} levels`);
+    // Nesting bound: a hostile query cannot exhaust the stack.
+    if (++this.#depth > MAX_NESTING) throw nestingError();
     try {
       return this.argInner();
     } finally {

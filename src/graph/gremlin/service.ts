@@ -8,6 +8,7 @@ import type { Database } from '../../storage/db/types.js';
 import { type Bytecode, readBytecode } from './bytecode.js';
 import { BinaryBytecode } from './graphbinary.js';
 import { checkSteps, DEFAULT_LIMITS, type EngineLimits, GremlinEngine, queryEffects } from './engine.js';
+import { checkQuerySize } from './limits.js';
 import { parseGremlin } from './parser.js';
 import type { Step } from './steps.js';
 import { GMap, Num, type Value } from './values.js';
@@ -99,6 +100,7 @@ export class GremlinService {
       statements = [b.steps];
     }
     if (statements.some((s) => s.length === 0)) throw new MalformedQueryException('The traversal has no steps');
+    checkQuerySize(statements);
     checkSteps(statements);
     // A query may shorten its budget, never extend the server's.
     const budget = Math.min(timeoutMs && timeoutMs > 0 ? timeoutMs : this.limits.timeoutMs, this.limits.timeoutMs);

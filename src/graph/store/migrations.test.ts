@@ -8,7 +8,9 @@ test('0002 turns a graph.db made by 0001 into a rowid edge table, keeping every 
   const db = await openDatabase({ fileName: ':memory:', migrations: GRAPH_MIGRATIONS.slice(0, 1) });
   try {
     await db.run("INSERT INTO graph_vertices (id) VALUES ('a'), ('b')");
-    await db.run("INSERT INTO graph_edges (id, label, from_id, to_id) VALUES ('e2', 'x', 'b', 'a'), ('e1', 'x', 'a', 'b')");
+    await db.run(
+      "INSERT INTO graph_edges (id, label, from_id, to_id) VALUES ('e2', 'x', 'b', 'a'), ('e1', 'x', 'a', 'b')",
+    );
     await migrate(db, GRAPH_MIGRATIONS);
     const reader = new GraphReader(db);
     assert.equal((await reader.counts()).edges, 2);

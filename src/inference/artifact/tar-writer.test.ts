@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { test } from 'node:test';
 import { readTarGz } from './tar.js';
-import { packDirectory } from './tar-writer.js';
+import { packDirectory, packFiles } from './tar-writer.js';
 
 test('a packed model directory reads back with our reader and with GNU tar', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'slipway-pack-'));
@@ -33,4 +33,24 @@ test('a packed model directory reads back with our reader and with GNU tar', asy
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('files packed from memory read back as a packed directory of them does', async () => {
+  const bytes = Uint8Array.from([9, 8, 7, 0, 255]);
+  const long = `${'m'.repeat(110)}.bin`;
+  const gz = await packFiles([
+    { name: 'xgboost-model', bytes },
+    { name: long, bytes: new Uint8Array(0) },
+  ]);
+  const files = (await readTarGz(gz)).filter((e) => e.type === 'file');
+  assert.deepEqual(
+    files.map((e) => [e.path, e.size]),
+    [
+      [long, 0],
+      ['xgboost-model', 5],
+    ],
+  );
+  assert.deepEqual([...files[1]!.data!], [...bytes]);
+  const listed = execFileSync('tar', ['-tzf', '-'], { input: gz }).toString().trim().split('\n');
+  assert.deepEqual(listed, [long, 'xgboost-model']);
 });

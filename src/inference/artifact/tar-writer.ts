@@ -6,7 +6,8 @@ import { createReadStream } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { createGzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { createGzip, gzip } from 'node:zlib';
 
 const BLOCK = 512;
 
@@ -79,4 +80,24 @@ async function* tarStream(dir: string): AsyncGenerator<Buffer> {
 /** The directory's contents as a tar.gz stream. */
 export function packDirectory(dir: string): Readable {
   return Readable.from(tarStream(dir)).pipe(createGzip());
+}
+
+/** Files held in memory (a training job's model file) as the bytes of a tar.gz, as packDirectory packs them. */
+export async function packFiles(
+  files: readonly { name: string; bytes: Uint8Array }[],
+  mtime = Date.now(),
+): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for (const f of [...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (Buffer.byteLength(f.name) > 100) parts.push(...paxPath(f.name, mtime));
+    parts.push(
+      header(Buffer.byteLength(f.name) > 100 ? f.name.slice(0, 99) : f.name, f.bytes.length, 0o644, mtime, '0'),
+    );
+    parts.push(
+      Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength),
+      Buffer.alloc(padding(f.bytes.length)),
+    );
+  }
+  parts.push(Buffer.alloc(BLOCK * 2));
+  return promisify(gzip)(Buffer.concat(parts));
 }

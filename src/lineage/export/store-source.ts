@@ -6,6 +6,7 @@ import type { EntityKind } from '../entities.js';
 import type { Queryable } from '../../storage/db/types.js';
 import { type LineageEntityRow, LineageEntityRepository } from '../../storage/repositories/lineage-entities.js';
 import type { LineageNode, LineageSource, NodeKind } from './model.js';
+import { renderedStore, type StoreExportOptions } from './store-export.js';
 
 const KINDS: Record<NodeKind, EntityKind> = {
   artifact: 'artifact',
@@ -55,10 +56,21 @@ export function nodeOf(kind: NodeKind, row: LineageEntityRow): LineageNode {
   }
 }
 
-export function storeLineageSource(q: Queryable, partition: Partition, pageSize = 5000): LineageSource {
+/**
+ * `sqliteFile`: the SQLite database q reads, for the export on several threads (store-export.ts);
+ * without it (PostgreSQL, a database in memory) pages are read here.
+ */
+export function storeLineageSource(
+  q: Queryable,
+  partition: Partition,
+  options: { pageSize?: number; sqliteFile?: string } & StoreExportOptions = {},
+): LineageSource {
   const entities = new LineageEntityRepository();
   const { accountId, region } = partition;
+  const pageSize = options.pageSize ?? 5000;
+  const file = options.sqliteFile;
   return {
+    rendered: file === undefined ? undefined : (format) => renderedStore(file, partition, format, options),
     async *nodes(kind) {
       if (q.dialect === 'postgres') {
         for await (const rows of entities.iterate(q, partition, [KINDS[kind]], pageSize))

@@ -77,9 +77,15 @@ describe('AWS JSON 1.1', () => {
   });
 
   test('service errors keep their type; anything else is InternalFailure without internals', async () => {
-    const missing = await protocol.handle(req('SageMaker.DescribeModelPackageGroup', '{"ModelPackageGroupName":"missing"}'), ctx);
+    const missing = await protocol.handle(
+      req('SageMaker.DescribeModelPackageGroup', '{"ModelPackageGroupName":"missing"}'),
+      ctx,
+    );
     assert.deepEqual(json(missing.body), { __type: 'ValidationException', message: 'not here' });
-    const boom = await protocol.handle(req('SageMaker.DescribeModelPackageGroup', '{"ModelPackageGroupName":"boom"}'), ctx);
+    const boom = await protocol.handle(
+      req('SageMaker.DescribeModelPackageGroup', '{"ModelPackageGroupName":"boom"}'),
+      ctx,
+    );
     assert.equal(boom.status, 500);
     assert.equal(json(boom.body).__type, 'InternalFailure');
     assert.doesNotMatch(String(boom.body), /secret internals/);

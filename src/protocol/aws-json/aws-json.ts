@@ -55,7 +55,9 @@ export class AwsJsonProtocol {
       const target = headerValue(req.headers, 'x-amz-target') ?? '';
       const entry = this.byTarget.get(target);
       if (!entry || req.method !== 'POST') {
-        throw new UnknownOperationException(`Operation ${target.slice(target.indexOf('.') + 1) || '(none)'} is not supported.`);
+        throw new UnknownOperationException(
+          `Operation ${target.slice(target.indexOf('.') + 1) || '(none)'} is not supported.`,
+        );
       }
       let raw: unknown = {};
       if (req.body.length > 0) {

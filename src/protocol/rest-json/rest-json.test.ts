@@ -21,9 +21,17 @@ const protocol = new RestJsonProtocol(model, {
   async invokeEndpoint(input: InvokeEndpointInput) {
     seen = input;
     if (input.EndpointName === 'fails') {
-      throw new ModelError('Received client error (400) from primary', { OriginalStatusCode: 400, OriginalMessage: 'bad row' });
+      throw new ModelError('Received client error (400) from primary', {
+        OriginalStatusCode: 400,
+        OriginalMessage: 'bad row',
+      });
     }
-    return { Body: Buffer.from('4.2\n'), ContentType: 'text/csv', InvokedProductionVariant: 'AllTraffic', CustomAttributes: input.CustomAttributes };
+    return {
+      Body: Buffer.from('4.2\n'),
+      ContentType: 'text/csv',
+      InvokedProductionVariant: 'AllTraffic',
+      CustomAttributes: input.CustomAttributes,
+    };
   },
 });
 
@@ -34,7 +42,11 @@ function req(path: string, headers: Record<string, string>, body: string): WireR
 describe('REST-JSON', () => {
   test('binds the path label, headers and the raw payload; writes header members and the raw body', async () => {
     const r = await protocol.handle(
-      req('/endpoints/my%2Dep/invocations', { 'content-type': 'text/csv', accept: 'text/csv', 'x-amzn-sagemaker-custom-attributes': 'trace=1' }, '1,2,3'),
+      req(
+        '/endpoints/my%2Dep/invocations',
+        { 'content-type': 'text/csv', accept: 'text/csv', 'x-amzn-sagemaker-custom-attributes': 'trace=1' },
+        '1,2,3',
+      ),
       ctx,
     );
     assert.equal(r.status, 200);
@@ -62,7 +74,10 @@ describe('REST-JSON', () => {
   test('constraints from the model apply to bound members', async () => {
     const r = await protocol.handle(req(`/endpoints/${'e'.repeat(64)}/invocations`, {}, 'x'), ctx);
     assert.equal(r.status, 400);
-    assert.match(JSON.parse(String(r.body)).message, /at 'endpointName' failed to satisfy constraint: Member must have length less than or equal to 63/);
+    assert.match(
+      JSON.parse(String(r.body)).message,
+      /at 'endpointName' failed to satisfy constraint: Member must have length less than or equal to 63/,
+    );
   });
 
   test('routes only what the model declares', () => {

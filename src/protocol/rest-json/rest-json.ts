@@ -40,7 +40,12 @@ function bindingsOf(model: ServiceModel, shapeName: string | null): Binding[] {
         : name === shape!.payload
           ? 'payload'
           : 'body';
-    return { name, target: model.shapes[m.shape]!, location, wireName: location === 'header' ? wireName.toLowerCase() : wireName };
+    return {
+      name,
+      target: model.shapes[m.shape]!,
+      location,
+      wireName: location === 'header' ? wireName.toLowerCase() : wireName,
+    };
   });
 }
 
@@ -175,7 +180,6 @@ export class RestJsonProtocol {
     }
     return input;
   }
-
 }
 
 function writeOutput(route: Route, output: Record<string, unknown>): WireResponse {

@@ -94,9 +94,7 @@ export type DigestRequest =
   | { t: 'update'; id: number; data: ArrayBuffer }
   | { t: 'finish'; id: number }
   | { t: 'abort'; id: number };
-export type DigestReply =
-  | { t: 'ack'; id: number; bytes: number }
-  | { t: 'done'; id: number; digests: BodyDigests };
+export type DigestReply = { t: 'ack'; id: number; bytes: number } | { t: 'done'; id: number; digests: BodyDigests };
 
 interface Body {
   ack(bytes: number): void;
@@ -233,4 +231,3 @@ class OffloadedDigester implements Digester {
     this.thread.post({ t: 'abort', id: this.id });
   }
 }
-

@@ -122,7 +122,9 @@ describe('validation against the SageMaker model', () => {
   test('a hostile 100 KB value is checked in linear time', () => {
     const t0 = performance.now();
     for (let i = 0; i < 10; i++) {
-      message(() => validateInput(model, 'DescribeModelPackageGroupInput', { ModelPackageGroupName: `${'a-'.repeat(50_000)}-!` }));
+      message(() =>
+        validateInput(model, 'DescribeModelPackageGroupInput', { ModelPackageGroupName: `${'a-'.repeat(50_000)}-!` }),
+      );
     }
     assert.ok(performance.now() - t0 < 1000, 'ten 100 KB values took over a second');
   });

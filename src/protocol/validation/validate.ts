@@ -94,14 +94,19 @@ function rulesBroken(shape: ShapeMeta, v: unknown): string[] {
   else if (v instanceof Uint8Array) size = v.length;
   else if (v !== null && typeof v === 'object' && shape.type === 'map') size = Object.keys(v).length;
   if (size !== undefined) {
-    if (shape.min !== undefined && size < shape.min) rules.push(`Member must have length greater than or equal to ${shape.min}`);
-    if (shape.max !== undefined && size > shape.max) rules.push(`Member must have length less than or equal to ${shape.max}`);
+    if (shape.min !== undefined && size < shape.min)
+      rules.push(`Member must have length greater than or equal to ${shape.min}`);
+    if (shape.max !== undefined && size > shape.max)
+      rules.push(`Member must have length less than or equal to ${shape.max}`);
   } else if (typeof v === 'number') {
-    if (shape.min !== undefined && v < shape.min) rules.push(`Member must have value greater than or equal to ${shape.min}`);
-    if (shape.max !== undefined && v > shape.max) rules.push(`Member must have value less than or equal to ${shape.max}`);
+    if (shape.min !== undefined && v < shape.min)
+      rules.push(`Member must have value greater than or equal to ${shape.min}`);
+    if (shape.max !== undefined && v > shape.max)
+      rules.push(`Member must have value less than or equal to ${shape.max}`);
   }
   if (typeof v === 'string') {
-    if (shape.enum && !shape.enum.includes(v)) rules.push(`Member must satisfy enum value set: [${shape.enum.join(', ')}]`);
+    if (shape.enum && !shape.enum.includes(v))
+      rules.push(`Member must satisfy enum value set: [${shape.enum.join(', ')}]`);
     if (shape.pattern !== undefined && !patternOf(shape).matches(v)) {
       rules.push(`Member must satisfy regular expression pattern: ${shape.pattern}`);
     }
@@ -179,7 +184,8 @@ function coerce(
         for (const r of rulesBroken(valueShape, typedValue)) valueRules.add(r);
         out[k] = typedValue;
       }
-      if (keyRules.size) constraintError(errors, path, shape, v, `Map keys must satisfy constraint: [${[...keyRules].join(', ')}]`);
+      if (keyRules.size)
+        constraintError(errors, path, shape, v, `Map keys must satisfy constraint: [${[...keyRules].join(', ')}]`);
       if (valueRules.size) {
         constraintError(errors, path, shape, v, `Map value must satisfy constraint: [${[...valueRules].join(', ')}]`);
       }
@@ -190,7 +196,8 @@ function coerce(
       return v;
     case 'integer':
     case 'long':
-      if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(path, shape.type === 'long' ? 'a Long' : 'an Integer', v);
+      if (typeof v !== 'number' || !Number.isInteger(v))
+        throw typeError(path, shape.type === 'long' ? 'a Long' : 'an Integer', v);
       return v;
     case 'float':
     case 'double':

@@ -10,6 +10,7 @@ import { ModelPackageGroupRepository } from '../../storage/repositories/model-pa
 import { ResourceTable, type ResourceRow } from '../../storage/repositories/resource-table.js';
 import { SearchIndexRepository } from '../../storage/repositories/search-index.js';
 import { TagRepository } from '../../storage/repositories/tags.js';
+import { TuningChildRepository } from '../../storage/repositories/tuning-children.js';
 
 export interface ServiceDeps {
   readonly db: Database;
@@ -21,7 +22,11 @@ export interface ServiceDeps {
 
 /** What the registry and hosting tell lineage tracking (see src/lineage/). */
 export interface LineageHooks {
-  modelPackageGroupCreated(tx: Queryable, p: Partition, g: { name: string; arn: string; createdAt: number }): Promise<void>;
+  modelPackageGroupCreated(
+    tx: Queryable,
+    p: Partition,
+    g: { name: string; arn: string; createdAt: number },
+  ): Promise<void>;
   modelPackageCreated(
     tx: Queryable,
     p: Partition,
@@ -32,7 +37,15 @@ export interface LineageHooks {
   endpointDeployed(
     tx: Queryable,
     p: Partition,
-    e: { name: string; arn: string; modelPackageArns: string[]; containers: Array<{ image: string; modelDataUrl?: string }>; at: number },
+    e: {
+      name: string;
+      arn: string;
+      modelPackageArns: string[];
+      containers: Array<{ image: string; modelDataUrl?: string }>;
+      /** CreationTime of the endpoint: an endpoint created again under its old name is a new incarnation. */
+      createdAt: number;
+      at: number;
+    },
   ): Promise<void>;
 }
 
@@ -41,6 +54,12 @@ export interface ModelPackageRow extends ResourceRow {
   readonly version: number | null;
   readonly approval: string;
   readonly package_type: 'Versioned' | 'Unversioned';
+  readonly client_token: string | null;
+}
+
+/** A pipeline execution's row: its pipeline and the ClientRequestToken that started it (issue 32). */
+export interface PipelineExecutionRow extends ResourceRow {
+  readonly pipeline_key: string;
   readonly client_token: string | null;
 }
 
@@ -54,6 +73,10 @@ export interface Repositories {
   readonly trainingJobs: ResourceTable;
   readonly transformJobs: ResourceTable;
   readonly processingJobs: ResourceTable;
+  readonly pipelines: ResourceTable;
+  readonly pipelineExecutions: ResourceTable<PipelineExecutionRow>;
+  readonly tuningJobs: ResourceTable;
+  readonly tuningChildren: TuningChildRepository;
   readonly lineageEntities: LineageEntityRepository;
   readonly lineageAssociations: LineageAssociationRepository;
   readonly lineageTrialMembers: LineageTrialMemberRepository;
@@ -78,6 +101,10 @@ export function createRepositories(): Repositories {
     trainingJobs: new ResourceTable('training_jobs'),
     transformJobs: new ResourceTable('transform_jobs'),
     processingJobs: new ResourceTable('processing_jobs'),
+    pipelines: new ResourceTable('pipelines'),
+    pipelineExecutions: new ResourceTable<PipelineExecutionRow>('pipeline_executions', ['pipeline_key', 'client_token']),
+    tuningJobs: new ResourceTable('tuning_jobs'),
+    tuningChildren: new TuningChildRepository(),
     lineageEntities: new LineageEntityRepository(),
     lineageAssociations: new LineageAssociationRepository(),
     lineageTrialMembers: new LineageTrialMemberRepository(),

@@ -42,7 +42,10 @@ export async function listPage<R extends ResourceRow>(
   const last = page[page.length - 1];
   return {
     rows: page,
-    NextToken: rows.length > limit && last ? tokens.encode(scope, [table.sortValue(last, options.sortBy), last.name_key]) : undefined,
+    NextToken:
+      rows.length > limit && last
+        ? tokens.encode(scope, [table.sortValue(last, options.sortBy), last.name_key])
+        : undefined,
   };
 }
 

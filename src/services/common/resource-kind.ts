@@ -60,7 +60,11 @@ export interface PageRequest {
 
 type Tags = readonly { Key: string; Value: string }[] | undefined;
 
-/** CreatedBy / LastModifiedBy: Slipway has no Studio user profiles to name. */
+/**
+ * CreatedBy / LastModifiedBy of lineage entities, experiments and the like: SageMaker names a Studio
+ * user profile there and nothing else (IamIdentity is recorded for model packages and groups only,
+ * see user-context.ts); Slipway has no Studio user profiles to name.
+ */
 export const NO_USER = {};
 
 export function toDate(ms: number | undefined | null): Date | undefined {
@@ -150,7 +154,7 @@ export class ResourceKind<Doc, Row extends DocRow, D extends Draft, Query> {
       doc: Doc,
       row: Row,
       tx: Queryable,
-    // biome-ignore lint/suspicious/noConfusingVoidType: a mutator that changes only the document returns nothing
+      // biome-ignore lint/suspicious/noConfusingVoidType: a mutator that changes only the document returns nothing
     ) => void | Record<string, SqlValue> | Promise<void | Record<string, SqlValue>>,
   ): Promise<Row> {
     return this.deps.db.transaction(async (tx) => {

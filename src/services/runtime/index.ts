@@ -27,7 +27,9 @@ export function createRuntimeHandlers(deployments: EndpointDeployments): SageMak
       }
       const live = await deployments.serving(ctx, state);
       if (!live || live.variants.length === 0) {
-        throw new ModelNotReadyException(`Endpoint ${input.EndpointName} of account ${ctx.accountId} is not ready to serve.`);
+        throw new ModelNotReadyException(
+          `Endpoint ${input.EndpointName} of account ${ctx.accountId} is not ready to serve.`,
+        );
       }
       let variant = live.variants[0]!;
       if (input.TargetVariant) {

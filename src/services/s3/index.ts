@@ -124,6 +124,7 @@ export class S3Api implements RawProtocolHandler {
       const xmlReq = { method: req.method ?? 'GET', path, query, headers: req.headers };
       const { op, labels } = this.protocol.match(xmlReq);
       opName = op.name;
+      if (ctx.record) ctx.record.operation = op.name;
       const input = this.protocol.bindInput(op, xmlReq, labels);
       const gate = ctx.gate;
       if (gate) {
@@ -144,7 +145,13 @@ export class S3Api implements RawProtocolHandler {
         if (gate && op.name === 'DeleteObjects') {
           const objects = (value as { Objects?: Array<{ Key?: string }> } | undefined)?.Objects ?? [];
           // DEVIATION(aws): S3 reports a denied key in the result's Errors; Slipway refuses the whole request.
-          gate.action('s3:DeleteObject', deleteObjectsResources(String(input.Bucket), objects.map((o) => String(o.Key))));
+          gate.action(
+            's3:DeleteObject',
+            deleteObjectsResources(
+              String(input.Bucket),
+              objects.map((o) => String(o.Key)),
+            ),
+          );
         }
         if (op.name === 'DeleteObjects' && req.headers['content-md5'] === undefined && !hasChecksum(req)) {
           throw new S3Error('InvalidRequest', 'Missing required header for this request: Content-MD5');
@@ -173,6 +180,7 @@ export class S3Api implements RawProtocolHandler {
       }
     } catch (err) {
       const e = err instanceof ServiceError ? err : internal(err, ctx, opName);
+      if (ctx.record) ctx.record.errorCode = e.code;
       response = xmlError(e, ctx.requestId, hostId, head);
       // The body was not (fully) read: closing is cheaper than draining up to 5 GiB we will not keep.
       if (!req.complete && !head) response.headers.connection = 'close';

@@ -26,7 +26,9 @@ export const endpointConfigNotFound = (p: Partition, name: string) =>
 function checkVariants(variants: readonly ProductionVariant[]): void {
   const serverless = variants.filter((v) => v.ServerlessConfig);
   if (serverless.length > 0 && variants.length > 1) {
-    throw new ValidationException('An endpoint configuration with a serverless variant can have only one production variant.');
+    throw new ValidationException(
+      'An endpoint configuration with a serverless variant can have only one production variant.',
+    );
   }
   const names = new Set<string>();
   for (const v of variants) {
@@ -60,7 +62,10 @@ function checkVariants(variants: readonly ProductionVariant[]): void {
 export function endpointConfigHandlers(deps: ServiceDeps) {
   const { db, repos, tokens } = deps;
   return {
-    async createEndpointConfig(input: CreateEndpointConfigInput, ctx: RequestContext): Promise<CreateEndpointConfigOutput> {
+    async createEndpointConfig(
+      input: CreateEndpointConfigInput,
+      ctx: RequestContext,
+    ): Promise<CreateEndpointConfigOutput> {
       const { EndpointConfigName, Tags, ...doc } = input;
       const arn = sagemakerArn(ctx, 'endpoint-config', EndpointConfigName);
       checkVariants(doc.ProductionVariants);
@@ -101,7 +106,10 @@ export function endpointConfigHandlers(deps: ServiceDeps) {
       };
     },
 
-    async listEndpointConfigs(input: ListEndpointConfigsInput, ctx: RequestContext): Promise<ListEndpointConfigsOutput> {
+    async listEndpointConfigs(
+      input: ListEndpointConfigsInput,
+      ctx: RequestContext,
+    ): Promise<ListEndpointConfigsOutput> {
       const page = await listPage(db, tokens, ctx, repos.endpointConfigs, input, {
         sortBy: sortKey(input.SortBy, 'created'),
         descending: input.SortOrder !== 'Ascending',

@@ -1,8 +1,13 @@
 // Brings endpoints through their lifecycle in the background, as a kind of the job runner
 // (src/jobs): Creating → InService | Failed, Updating → InService (new config, or old config with
 // FailureReason), Deleting → gone; the runner resumes what was in progress after a restart (on
-// whichever replica claims it). Each replica keeps its own deployed variants for invokes.
+// whichever replica claims it). Each replica keeps its own deployed variants for invokes, and keeps
+// them coherent with the database: a deployment finished on another replica is served here from the
+// next invocation that sees it (rows are trusted for ROW_TTL_MS), and every RECONCILE_MS the
+// variants of endpoints deleted or redeployed elsewhere are stopped here, their warm workers and
+// concurrency with them.
 // https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_DescribeEndpoint.html
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { sagemakerArn, type Partition } from '../../domain/arn.js';
 import type { DeploymentConfig, ProductionVariantServerlessConfig } from '../../generated/sagemaker/shapes.js';
@@ -34,6 +39,11 @@ export interface EndpointDoc {
   FailureReason?: string;
   /** While Updating: the configuration being deployed. */
   PendingConfigName?: string;
+  /**
+   * Names the deployment the endpoint serves (written when one succeeds): a replica serving another
+   * id redeploys. Internal, never in Describe's answer.
+   */
+  DeploymentId?: string;
   PendingSince?: number;
   LastDeploymentConfig?: DeploymentConfig;
 }
@@ -56,6 +66,8 @@ export interface LiveEndpoint {
   readonly asOf: number;
   /** The variants' instance counts and serverless configurations it was deployed with (capacityKey). */
   readonly capacity: string;
+  /** The row's DeploymentId when this replica deployed it. */
+  readonly deploymentId: string | undefined;
 }
 
 /** What a variant runs with beyond its model: instance count or serverless configuration. */
@@ -98,8 +110,24 @@ export interface EndpointState {
  */
 const ROW_TTL_MS = 1000;
 
+/** How often a replica stops what it serves of endpoints deleted or redeployed since. */
+const RECONCILE_MS = 3000;
+
 /** Each serverless endpoint's FailureReason is at most 1024 characters. */
 const reason = (s: string) => (s.length > 1024 ? `${s.slice(0, 1021)}...` : s);
+
+/**
+ * Whether what a replica deployed is what the endpoint row says it serves: the same DeploymentId
+ * (rows from before it existed: the same configuration, or nothing changed since).
+ */
+function current(have: LiveEndpoint, row: ResourceRow, doc: EndpointDoc): boolean {
+  // Every successful deployment (a new configuration or new capacities) writes a new DeploymentId.
+  if (doc.DeploymentId !== undefined) return have.deploymentId === doc.DeploymentId;
+  return (
+    have.asOf >= row.last_modified_at ||
+    (have.configName === doc.EndpointConfigName && have.capacity === capacityKey(currentCapacities(doc.ProductionVariants)))
+  );
+}
 
 /** Desired variant summaries for a configuration, before anything is deployed. */
 export function desiredVariants(config: EndpointConfigDoc, status: string, at: number): StoredVariant[] {
@@ -129,6 +157,8 @@ export class EndpointDeployments {
   private readonly loading = new Map<string, Promise<LiveEndpoint | undefined>>();
   private readonly rows = new Map<string, { state: EndpointState | undefined; at: number }>();
   private readonly kind: JobKind<EndpointWork>;
+  private reconciler: NodeJS.Timeout | undefined;
+  private reconciling: Promise<void> | undefined;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -214,17 +244,10 @@ export class EndpointDeployments {
   async serving(p: Partition, { row, doc }: EndpointState): Promise<LiveEndpoint | undefined> {
     const key = this.key(p, row.name_key);
     const have = this.live.get(key);
-    // What this replica deployed is current unless the row changed since (e.g. on another replica).
-    const current = currentCapacities(doc.ProductionVariants);
-    if (
-      have &&
-      (have.asOf >= row.last_modified_at ||
-        (have.configName === doc.EndpointConfigName && have.capacity === capacityKey(current)))
-    )
-      return have;
+    if (have && current(have, row, doc)) return have;
     let pending = this.loading.get(key);
     if (!pending) {
-      pending = this.deployConfig(p, doc.EndpointConfigName, row.name, row.last_modified_at, current)
+      pending = this.deployConfig(p, doc.EndpointConfigName, row.name, row.last_modified_at, doc.DeploymentId, currentCapacities(doc.ProductionVariants))
         .then((live) => {
           const old = this.live.get(key);
           this.live.set(key, live);
@@ -241,8 +264,62 @@ export class EndpointDeployments {
     return pending;
   }
 
+  /** Starts the periodic reconciliation with the database. */
+  start(): void {
+    this.reconciler ??= setInterval(() => {
+      this.reconciling ??= this.reconcile()
+        .then(() => undefined)
+        .catch((err) => this.log.warn({ err }, 'could not reconcile served endpoints with the database'))
+        .finally(() => {
+          this.reconciling = undefined;
+        });
+    }, RECONCILE_MS);
+    this.reconciler.unref();
+  }
+
+  /**
+   * Stops what this replica serves of endpoints that were deleted, or redeployed by another replica
+   * (the next invocation deploys the current one): their warm workers and held concurrency go.
+   */
+  async reconcile(): Promise<number> {
+    const byPartition = new Map<string, { p: Partition; keys: string[] }>();
+    for (const key of this.live.keys()) {
+      const [accountId, region, nameKey] = key.split('|') as [string, string, string];
+      const pk = `${accountId}|${region}`;
+      let e = byPartition.get(pk);
+      if (!e) {
+        e = { p: { accountId, region }, keys: [] };
+        byPartition.set(pk, e);
+      }
+      e.keys.push(nameKey);
+    }
+    let stopped = 0;
+    for (const { p, keys } of byPartition.values()) {
+      const rows = new Map((await this.deps.repos.endpoints.getMany(this.deps.db, p, keys)).map((r) => [r.name_key, r]));
+      for (const nameKey of keys) {
+        const key = this.key(p, nameKey);
+        const have = this.live.get(key);
+        if (!have || this.loading.has(key)) continue;
+        const row = rows.get(nameKey);
+        // In a transition: the replica running it decides (and the next reconciliation sees the end).
+        if (row?.status === 'Creating' || row?.status === 'Deleting') continue;
+        if (row && (row.status === 'InService' || row.status === 'Updating') && current(have, row, JSON.parse(row.doc) as EndpointDoc))
+          continue;
+        // Deleted, failed, or serving a deployment other than this one.
+        this.live.delete(key);
+        this.rows.delete(key);
+        stopped++;
+        void this.stopAll(have);
+      }
+    }
+    if (stopped > 0) this.log.info({ endpoints: stopped }, 'stopped variants of endpoints changed or deleted elsewhere');
+    return stopped;
+  }
+
   /** Stops every variant this replica serves; close the runner first so no deployment is in flight. */
   async close(): Promise<void> {
+    if (this.reconciler) clearInterval(this.reconciler);
+    await this.reconciling;
     await Promise.all([...this.live.values()].map((l) => this.stopAll(l)));
     this.live.clear();
   }
@@ -263,6 +340,7 @@ export class EndpointDeployments {
     configName: string,
     endpointName: string,
     asOf: number,
+    deploymentId: string | undefined,
     capacities?: ReadonlyMap<string, Capacity>,
     reuse?: LiveEndpoint,
   ): Promise<LiveEndpoint> {
@@ -307,7 +385,18 @@ export class EndpointDeployments {
           endpointName,
           variantName: v.VariantName,
           partition: { accountId: p.accountId, region: p.region },
-          containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl, environment: c.environment })),
+          // MaxConcurrency and ProvisionedConcurrency are the endpoint's, whichever replica serves it;
+          // serverless endpoints also share the account's serverless concurrency.
+          scope: {
+            key: `${p.accountId}|${p.region}|${endpointName.toLowerCase()}|${v.VariantName}`,
+            account: v.ServerlessConfig ? `${p.accountId}|${p.region}` : undefined,
+          },
+          containers: containers.map((c) => ({
+            image: c.image,
+            modelDataUrl: c.modelDataUrl,
+            environment: c.environment,
+            networkIsolation: c.networkIsolation,
+          })),
           serverless: s
             ? { memorySizeInMB: s.MemorySizeInMB, maxConcurrency: s.MaxConcurrency, provisionedConcurrency: s.ProvisionedConcurrency }
             : // DEVIATION(aws): instance-based variants run on the same worker pool as serverless
@@ -333,6 +422,7 @@ export class EndpointDeployments {
       variants,
       asOf,
       capacity: capacityKey(new Map(planned.map(({ v, capacity }) => [v.VariantName, capacity]))),
+      deploymentId,
     };
   }
 
@@ -371,8 +461,8 @@ export class EndpointDeployments {
     let failure: string | undefined;
     try {
       live = capacityUpdate
-        ? await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER, desiredCapacities(doc), previous)
-        : await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER);
+        ? await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER, randomUUID(), desiredCapacities(doc), previous)
+        : await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER, randomUUID());
     } catch (err) {
       if (!(err instanceof DeploymentError)) this.log.error({ err, endpoint: row.name }, 'deployment error');
       failure = reason(err instanceof DeploymentError ? err.message : `Internal error while deploying: ${(err as Error).message}`);
@@ -403,6 +493,7 @@ export class EndpointDeployments {
         status = 'InService';
         next = {
           EndpointConfigName: live.configName,
+          DeploymentId: live.deploymentId,
           LastDeploymentConfig: doc.LastDeploymentConfig,
           ProductionVariants: live.config.ProductionVariants.map((v, i) => ({
             VariantName: v.VariantName,

@@ -70,7 +70,14 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
   const { db, repos, tokens } = deps;
 
   /** Lineage of a deployment, in the transaction of the call that asks for it (Create/UpdateEndpoint). */
-  const recordDeployment = async (tx: Queryable, ctx: RequestContext, name: string, arn: string, config: EndpointConfigDoc) => {
+  const recordDeployment = async (
+    tx: Queryable,
+    ctx: RequestContext,
+    name: string,
+    arn: string,
+    createdAt: number,
+    config: EndpointConfigDoc,
+  ) => {
     if (!deps.lineage) return;
     const containers: ResolvedContainer[] = [];
     for (const v of config.ProductionVariants) {
@@ -81,6 +88,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
       arn,
       modelPackageArns: [...new Set(containers.flatMap((c) => (c.modelPackageArn ? [c.modelPackageArn] : [])))],
       containers: containers.map((c) => ({ image: c.image, modelDataUrl: c.modelDataUrl })),
+      createdAt,
       at: ctx.receivedAt,
     });
   };
@@ -115,7 +123,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
           last_modified_at: ctx.receivedAt,
         });
         if (input.Tags?.length) await repos.tags.put(tx, arn, input.Tags);
-        await recordDeployment(tx, ctx, input.EndpointName, arn, config.doc);
+        await recordDeployment(tx, ctx, input.EndpointName, arn, ctx.receivedAt, config.doc);
         await deployments.submit(tx, ctx, nameKey, 'Creating');
       });
       deployments.schedule(ctx, nameKey);
@@ -176,7 +184,7 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
           doc: JSON.stringify(next),
           last_modified_at: ctx.receivedAt,
         });
-        await recordDeployment(tx, ctx, row.name, row.arn, config.doc);
+        await recordDeployment(tx, ctx, row.name, row.arn, row.created_at, config.doc);
         await deployments.submit(tx, ctx, nameKey, 'Updating');
       });
       deployments.schedule(ctx, nameKey);

@@ -1,4 +1,5 @@
 // The SageMaker control plane: every served operation, composed from one module per resource.
+import { sagemakerArn } from '../../domain/arn.js';
 import type { SageMakerHandlers } from '../../generated/sagemaker/handlers.js';
 import type { ServiceDeps } from '../common/deps.js';
 import type { EndpointDeployments } from './endpoint-deployments.js';
@@ -19,9 +20,13 @@ import { searchHandlers } from './search/search.js';
 import { tagHandlers, type ResourceExists } from './tags.js';
 import { trialComponentHandlers } from './trial-components.js';
 import { processingJobHandlers } from './processing-jobs.js';
+import { pipelineExecutionHandlers } from './pipeline-executions.js';
+import { type PipelineService, pipelineHandlers } from './pipelines.js';
 import type { JobService } from './table-jobs.js';
 import { trainingJobHandlers } from './training-jobs.js';
 import { transformJobHandlers } from './transform-jobs.js';
+import type { Tuning } from '../../tuning/tuning.js';
+import { tuningJobHandlers } from './tuning-jobs.js';
 import { trialHandlers } from './trials.js';
 
 export function createSageMakerHandlers(
@@ -29,6 +34,8 @@ export function createSageMakerHandlers(
   deployments: EndpointDeployments,
   training: JobService,
   batch: { readonly transform: JobService; readonly processing: JobService },
+  pipelines: PipelineService,
+  tuning: Tuning,
 ): SageMakerHandlers {
   const { repos } = deps;
   // Resource types AddTags/ListTags/DeleteTags accept, and how to tell that one exists.
@@ -41,6 +48,15 @@ export function createSageMakerHandlers(
     ['training-job', async (q, p, name) => (await repos.trainingJobs.get(q, p, name.toLowerCase()))?.arn],
     ['transform-job', async (q, p, name) => (await repos.transformJobs.get(q, p, name.toLowerCase()))?.arn],
     ['processing-job', async (q, p, name) => (await repos.processingJobs.get(q, p, name.toLowerCase()))?.arn],
+    // A pipeline (`pipeline/<name>`) or one of its executions (`pipeline/<name>/execution/<id>`).
+    [
+      'pipeline',
+      async (q, p, resource) =>
+        resource.includes('/')
+          ? (await repos.pipelineExecutions.getByArn(q, p, sagemakerArn(p, 'pipeline', resource)))?.arn
+          : (await repos.pipelines.get(q, p, resource.toLowerCase()))?.arn,
+    ],
+    ['hyper-parameter-tuning-job', async (q, p, name) => (await repos.tuningJobs.get(q, p, name.toLowerCase()))?.arn],
     ...lineageTaggable(deps),
   ]);
   return {
@@ -61,6 +77,9 @@ export function createSageMakerHandlers(
     ...trainingJobHandlers(deps, training),
     ...transformJobHandlers(deps, batch.transform),
     ...processingJobHandlers(deps, batch.processing),
+    ...pipelineHandlers(deps, pipelines),
+    ...pipelineExecutionHandlers(deps, pipelines),
+    ...tuningJobHandlers(deps, tuning),
     ...tagHandlers(deps, taggable),
     search: searchHandlers(deps).search,
   };

@@ -17,6 +17,7 @@ import { ValidationException } from '../../protocol/common-errors.js';
 import { UniqueViolationError } from '../../storage/db/types.js';
 import type { ModelPackageGroupRow } from '../../storage/repositories/model-package-groups.js';
 import type { ServiceDeps } from '../common/deps.js';
+import { callerUserContext } from '../common/user-context.js';
 
 const RESOURCE = 'model-package-group';
 
@@ -64,7 +65,7 @@ export function modelPackageGroupHandlers(deps: ServiceDeps) {
             description: input.ModelPackageGroupDescription ?? null,
             // Creation is synchronous here, so the group is usable as soon as the call returns.
             status: 'Completed',
-            created_by: '{}',
+            created_by: JSON.stringify(callerUserContext(ctx)),
             created_at: ctx.receivedAt,
           });
           if (input.Tags?.length) await repos.tags.put(tx, arn, input.Tags);

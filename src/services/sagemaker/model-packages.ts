@@ -18,12 +18,14 @@ import type {
   ModelPackageSummary,
   UpdateModelPackageInput,
   UpdateModelPackageOutput,
+  UserContext,
 } from '../../generated/sagemaker/shapes.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import type { RequestContext } from '../../protocol/context.js';
 import type { Queryable } from '../../storage/db/types.js';
 import type { ModelPackageRow, ServiceDeps } from '../common/deps.js';
 import { listPage, sortKey } from '../common/listing.js';
+import { callerUserContext } from '../common/user-context.js';
 
 const RESOURCE = 'model-package';
 
@@ -34,7 +36,12 @@ export const versionKey = (group: string, version: number) => `${group.toLowerCa
 type PackageDoc = Omit<
   CreateModelPackageInput,
   'ModelPackageName' | 'ModelPackageGroupName' | 'Tags' | 'ClientToken' | 'ModelApprovalStatus'
-> & { ApprovalDescription?: string };
+> & {
+  ApprovalDescription?: string;
+  /** Who created the package and who last changed it (the approver, for an approval). */
+  CreatedBy?: UserContext;
+  LastModifiedBy?: UserContext;
+};
 
 function notFound(p: Partition, nameOrArn: string): ValidationException {
   const arn = nameOrArn.startsWith('arn:') ? nameOrArn : sagemakerArn(p, RESOURCE, nameOrArn);
@@ -95,9 +102,10 @@ export function modelPackageDocument(row: ModelPackageRow): DescribeModelPackage
     ModelPackageStatus: row.status as DescribeModelPackageOutput['ModelPackageStatus'],
     ModelPackageStatusDetails: { ValidationStatuses: [], ImageScanStatuses: [] },
     ModelApprovalStatus: versioned ? (row.approval as ModelApprovalStatus) : undefined,
-    CreatedBy: {},
+    // Packages made before Slipway recorded callers have none.
+    CreatedBy: doc.CreatedBy ?? {},
     LastModifiedTime: new Date(row.last_modified_at),
-    LastModifiedBy: {},
+    LastModifiedBy: doc.LastModifiedBy ?? doc.CreatedBy ?? {},
   };
 }
 
@@ -118,7 +126,9 @@ export function modelPackageHandlers(deps: ServiceDeps) {
         );
       }
       if (!input.ModelPackageName && !input.ModelPackageGroupName) throw new ValidationException('Missing ARN.');
-      const { ModelPackageName, ModelPackageGroupName, Tags, ClientToken, ModelApprovalStatus, ...doc } = input;
+      const { ModelPackageName, ModelPackageGroupName, Tags, ClientToken, ModelApprovalStatus, ...fields } = input;
+      const caller = callerUserContext(ctx);
+      const doc: PackageDoc = { ...fields, CreatedBy: caller, LastModifiedBy: caller };
       return db.transaction(async (tx) => {
         if (ClientToken) {
           // Idempotency: the same token returns the package it created the first time.
@@ -237,6 +247,7 @@ export function modelPackageHandlers(deps: ServiceDeps) {
         if (input.ModelCard) doc.ModelCard = input.ModelCard;
         if (input.ModelLifeCycle) doc.ModelLifeCycle = input.ModelLifeCycle;
         if (input.ModelPackageRegistrationType) doc.ModelPackageRegistrationType = input.ModelPackageRegistrationType;
+        doc.LastModifiedBy = callerUserContext(ctx);
         await repos.modelPackages.update(tx, ctx, row.name_key, {
           approval,
           doc: JSON.stringify(doc),

@@ -29,6 +29,8 @@ export interface ResolvedContainer {
   readonly modelDataUrl?: string;
   readonly environment: Record<string, string>;
   readonly modelPackageArn?: string;
+  /** The model's EnableNetworkIsolation. */
+  readonly networkIsolation: boolean;
 }
 
 /** The containers of a model, with ModelPackageName references replaced by the package's containers. */
@@ -49,10 +51,16 @@ export async function resolveModelContainers(deps: ServiceDeps, q: Queryable, p:
           modelDataUrl: pc.ModelDataUrl,
           environment: { ...(pc.Environment ?? {}), ...(c.Environment ?? {}) },
           modelPackageArn: pkg.arn,
+          networkIsolation: doc.EnableNetworkIsolation === true,
         });
       }
     } else {
-      out.push({ image: c.Image!, modelDataUrl: c.ModelDataUrl, environment: { ...(c.Environment ?? {}) } });
+      out.push({
+        image: c.Image!,
+        modelDataUrl: c.ModelDataUrl,
+        environment: { ...(c.Environment ?? {}) },
+        networkIsolation: doc.EnableNetworkIsolation === true,
+      });
     }
   }
   return { row, containers: out };

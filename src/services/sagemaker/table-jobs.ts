@@ -11,6 +11,7 @@ import { type JobStarted, JobLineageError, recordJobProgress, recordJobStarted }
 import type { RequestContext } from '../../protocol/context.js';
 import { ValidationException } from '../../protocol/common-errors.js';
 import { parseS3Uri } from '../../storage/blobs/blob-store.js';
+import type { Queryable } from '../../storage/db/types.js';
 import type { ResourceTable } from '../../storage/repositories/resource-table.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { tableKind } from '../common/table-kind.js';
@@ -26,6 +27,12 @@ export function parseS3OrFail(uri: string, what: string): void {
   } catch {
     throw new ValidationException(`The S3 URI of ${what} is not valid: ${uri}`);
   }
+}
+
+/** Writes committed with a new job: `prepare` before its lineage is recorded, `within` after its work item. */
+export interface JobCreateHooks {
+  prepare?(tx: Queryable, arn: string): Promise<void>;
+  within?(tx: Queryable, arn: string): Promise<void>;
 }
 
 /** What differs between the job kinds sharing these handlers. */
@@ -57,6 +64,30 @@ export function tableJobs<Doc>(deps: ServiceDeps, table: ResourceTable, service:
         `Job name must be unique within an AWS account and region, and a job with this name already exists (${arn})`,
       ),
   });
+  /** Stop's writes inside tx (call the runner's wake() once it commits). */
+  const stopIn = async (tx: Queryable, ctx: RequestContext, name: string): Promise<void> => {
+    const row = await kind.get(tx, ctx, name, true);
+    if (row.status !== 'InProgress') {
+      throw new ValidationException(
+        `The request was rejected because the ${label.toLowerCase()} is in status ${row.status}.`,
+      );
+    }
+    let doc: string | undefined;
+    if (o.onStop) {
+      const d = kind.doc(row);
+      o.onStop(d, ctx.receivedAt);
+      doc = JSON.stringify(d);
+    }
+    await kind.store.save(tx, ctx, row, {
+      ...(doc === undefined ? {} : { doc }),
+      status: 'Stopping',
+      last_modified_at: ctx.receivedAt,
+    });
+    await recordJobProgress(tx, ctx, { kind: lineage, jobArn: row.arn, at: ctx.receivedAt, status: 'Stopping' });
+    await service.runner.recordTransition(tx, service.kind.name, row.arn, 'Stopping');
+    // A job still queued ends here (its kind writes Stopped); a running one sees its signal abort.
+    await service.runner.requestStop(service.kind.name, row.arn, tx);
+  };
   return {
     kind,
     async create(
@@ -66,6 +97,8 @@ export function tableJobs<Doc>(deps: ServiceDeps, table: ResourceTable, service:
       tags: Tag[] | undefined,
       maxRuntimeSeconds: number | undefined,
       lineageStart: Omit<JobStarted, 'kind' | 'jobName' | 'jobArn' | 'at'>,
+      /** More writes to commit with the job (a tuning job's record of its child): before its lineage, and after. */
+      extra?: JobCreateHooks,
     ): Promise<string> {
       const arn = sagemakerArn(ctx, arnType, name);
       const work: TableWork = {
@@ -76,6 +109,7 @@ export function tableJobs<Doc>(deps: ServiceDeps, table: ResourceTable, service:
       };
       try {
         await kind.create(ctx, { arn, name, status: 'InProgress' }, doc, tags, async (tx) => {
+          if (extra?.prepare) await extra.prepare(tx, arn);
           await recordJobStarted(tx, ctx, {
             ...lineageStart,
             kind: lineage,
@@ -84,6 +118,7 @@ export function tableJobs<Doc>(deps: ServiceDeps, table: ResourceTable, service:
             at: ctx.receivedAt,
           });
           await service.runner.submit(service.kind, arn, work, { tx, status: 'InProgress', message: 'Starting' });
+          if (extra?.within) await extra.within(tx, arn);
         });
       } catch (e) {
         if (e instanceof JobLineageError) throw new ResourceNotFound(e.message);
@@ -93,30 +128,9 @@ export function tableJobs<Doc>(deps: ServiceDeps, table: ResourceTable, service:
       return arn;
     },
     async stop(ctx: RequestContext, name: string): Promise<void> {
-      await deps.db.transaction(async (tx) => {
-        const row = await kind.get(tx, ctx, name, true);
-        if (row.status !== 'InProgress') {
-          throw new ValidationException(
-            `The request was rejected because the ${label.toLowerCase()} is in status ${row.status}.`,
-          );
-        }
-        let doc: string | undefined;
-        if (o.onStop) {
-          const d = kind.doc(row);
-          o.onStop(d, ctx.receivedAt);
-          doc = JSON.stringify(d);
-        }
-        await kind.store.save(tx, ctx, row, {
-          ...(doc === undefined ? {} : { doc }),
-          status: 'Stopping',
-          last_modified_at: ctx.receivedAt,
-        });
-        await recordJobProgress(tx, ctx, { kind: lineage, jobArn: row.arn, at: ctx.receivedAt, status: 'Stopping' });
-        await service.runner.recordTransition(tx, service.kind.name, row.arn, 'Stopping');
-        // A job still queued ends here (its kind writes Stopped); a running one sees its signal abort.
-        await service.runner.requestStop(service.kind.name, row.arn, tx);
-      });
+      await deps.db.transaction((tx) => stopIn(tx, ctx, name));
       service.runner.wake();
     },
+    stopIn,
   };
 }

@@ -28,7 +28,8 @@ export function tagHandlers({ db, repos, tokens }: ServiceDeps, taggable: Readon
   /** Resolves the ARN to a resource of the caller that exists; tags are kept under its canonical ARN. */
   const mustExist = async (q: Queryable, ctx: RequestContext, arn: string): Promise<string> => {
     const a = parseArn(arn);
-    const find = a && a.accountId === ctx.accountId && a.region === ctx.region ? taggable.get(a.resourceType) : undefined;
+    const find =
+      a && a.accountId === ctx.accountId && a.region === ctx.region ? taggable.get(a.resourceType) : undefined;
     const canonical = a && find ? await find(q, ctx, a.resource) : undefined;
     if (!canonical) throw new ValidationException(`Resource ${arn} does not exist or cannot be tagged.`);
     return canonical;
@@ -43,7 +44,11 @@ export function tagHandlers({ db, repos, tokens }: ServiceDeps, taggable: Readon
       }
       await db.transaction(async (tx) => {
         const arn = await mustExist(tx, ctx, input.ResourceArn);
-        const added = await repos.tags.newKeys(tx, arn, input.Tags.map((t) => t.Key));
+        const added = await repos.tags.newKeys(
+          tx,
+          arn,
+          input.Tags.map((t) => t.Key),
+        );
         if ((await repos.tags.count(tx, arn)) + added.length > MAX_TAGS) {
           throw new ValidationException(`Resource ${input.ResourceArn} cannot have more than ${MAX_TAGS} tags.`);
         }

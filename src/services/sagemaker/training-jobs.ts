@@ -18,14 +18,15 @@ import { parseContainerVersion } from '../../inference/runtimes/xgboost/serving.
 import { advance, type TrainingJobDoc, trialParameters } from '../../training/training-doc.js';
 import { builtinMetricDefinitions } from '../../training/xgboost/metric-definitions.js';
 import type { ServiceDeps } from '../common/deps.js';
-import { type JobService, parseS3OrFail, tableJobs } from './table-jobs.js';
+import { type JobCreateHooks, type JobService, parseS3OrFail, tableJobs } from './table-jobs.js';
 import { toDate } from '../common/resource-kind.js';
 import { tableQuery } from '../common/table-kind.js';
 
 const seconds = (from?: number, to?: number) =>
   from !== undefined && to !== undefined ? Math.max(1, Math.round((to - from) / 1000)) : undefined;
 
-function validate(input: CreateTrainingJobRequest): void {
+/** CreateTrainingJob's checks beyond the model's constraints. */
+export function validateTrainingJob(input: CreateTrainingJobRequest): void {
   const spec = input.AlgorithmSpecification;
   if (!spec) throw new ValidationException('AlgorithmSpecification is required.');
   if (spec.AlgorithmName && !spec.TrainingImage) {
@@ -61,6 +62,9 @@ export function trainingJobDocument(row: ResourceRow): DescribeTrainingJobRespon
     TrainingJobStatus: row.status as DescribeTrainingJobResponse['TrainingJobStatus'],
     SecondaryStatus: d.SecondaryStatus as DescribeTrainingJobResponse['SecondaryStatus'],
     ModelArtifacts: d.ModelArtifacts ?? { S3ModelArtifacts: undefined as unknown as string },
+    // SageMaker answers KmsKeyId "" when none was given; the Python SDK's Estimator.attach (and so
+    // HyperparameterTuner.deploy) reads it unconditionally.
+    OutputDataConfig: { KmsKeyId: '', ...d.OutputDataConfig },
     StoppingCondition: d.StoppingCondition ?? { MaxRuntimeInSeconds: 86_400 },
     CreationTime: new Date(row.created_at),
     LastModifiedTime: new Date(row.last_modified_at),
@@ -78,7 +82,17 @@ export function trainingJobDocument(row: ResourceRow): DescribeTrainingJobRespon
   };
 }
 
-export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
+/** What a training job created by another resource (a tuning job's child) carries besides its request. */
+export interface TrainingJobExtras extends JobCreateHooks {
+  /** DescribeTrainingJob's TuningJobArn. */
+  readonly tuningJobArn?: string;
+}
+
+/**
+ * Training jobs as other parts of Slipway create and stop them (a tuning job's children): the same
+ * checks, rows, lineage and work item as CreateTrainingJob, in one transaction with the caller's writes.
+ */
+export function trainingJobService(deps: ServiceDeps, training: JobService) {
   const table = tableJobs<TrainingJobDoc>(deps, deps.repos.trainingJobs, training, {
     label: 'Training job',
     arnType: 'training-job',
@@ -91,13 +105,22 @@ export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
       ),
     onStop: (doc, at) => advance(doc, 'Stopping', 'Stopping the training job', at),
   });
-  const jobs = table.kind;
-
   return {
-    async createTrainingJob(input: CreateTrainingJobRequest, ctx: RequestContext): Promise<CreateTrainingJobResponse> {
-      validate(input);
+    table,
+    kind: table.kind,
+    async create(
+      ctx: RequestContext,
+      input: CreateTrainingJobRequest,
+      extras: TrainingJobExtras = {},
+    ): Promise<string> {
+      validateTrainingJob(input);
       const { TrainingJobName: name, Tags, ...given } = input;
-      const doc: TrainingJobDoc = { ...given, SecondaryStatus: 'Starting', SecondaryStatusTransitions: [] };
+      const doc: TrainingJobDoc = {
+        ...(extras.tuningJobArn ? { TuningJobArn: extras.tuningJobArn } : {}),
+        ...given,
+        SecondaryStatus: 'Starting',
+        SecondaryStatusTransitions: [],
+      };
       // A built-in algorithm's job carries the algorithm's own metric definitions, as SageMaker fills
       // them (not a script-mode job, which names its entry point in sagemaker_program).
       const spec = given.AlgorithmSpecification!;
@@ -107,22 +130,51 @@ export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
         doc.AlgorithmSpecification = { ...spec, MetricDefinitions: builtinMetricDefinitions() };
       }
       advance(doc, 'Starting', 'Launching requested ML instances', ctx.receivedAt);
-      const arn = await table.create(ctx, name, doc, Tags, input.StoppingCondition?.MaxRuntimeInSeconds, {
-        parameters: trialParameters(doc),
-        inputs: {
-          ...Object.fromEntries(
-            (input.InputDataConfig ?? []).flatMap((c) =>
-              c.DataSource.S3DataSource
-                ? [[c.ChannelName, { uri: c.DataSource.S3DataSource.S3Uri, type: 'DataSet', mediaType: c.ContentType }]]
-                : [],
+      return table.create(
+        ctx,
+        name,
+        doc,
+        Tags,
+        input.StoppingCondition?.MaxRuntimeInSeconds,
+        {
+          parameters: trialParameters(doc),
+          inputs: {
+            ...Object.fromEntries(
+              (input.InputDataConfig ?? []).flatMap((c) =>
+                c.DataSource.S3DataSource
+                  ? [
+                      [
+                        c.ChannelName,
+                        { uri: c.DataSource.S3DataSource.S3Uri, type: 'DataSet', mediaType: c.ContentType },
+                      ],
+                    ]
+                  : [],
+              ),
             ),
-          ),
-          'SageMaker.ImageUri': { uri: input.AlgorithmSpecification!.TrainingImage!, type: 'Image' },
+            'SageMaker.ImageUri': { uri: input.AlgorithmSpecification!.TrainingImage!, type: 'Image' },
+          },
+          experiment: input.ExperimentConfig,
         },
-        experiment: input.ExperimentConfig,
-      });
-      return { TrainingJobArn: arn };
+        extras,
+      );
     },
+  };
+}
+
+export type TrainingJobService = ReturnType<typeof trainingJobService>;
+
+export function trainingJobHandlers(deps: ServiceDeps, training: JobService) {
+  const service = trainingJobService(deps, training);
+  const { table } = service;
+  const jobs = table.kind;
+
+  return {
+    createTrainingJob: async (
+      input: CreateTrainingJobRequest,
+      ctx: RequestContext,
+    ): Promise<CreateTrainingJobResponse> => ({
+      TrainingJobArn: await service.create(ctx, input),
+    }),
 
     async describeTrainingJob(
       input: DescribeTrainingJobRequest,

@@ -32,7 +32,15 @@ import type { StoredMetricSummary } from '../../lineage/job-recorder.js';
 import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
 import type { ServiceDeps } from '../common/deps.js';
 import { audit } from '../common/resource-kind.js';
-import { entityKind, type EntityKindHandle, entityQuery, mergeMap, NO_USER, parseDoc, toDate } from './lineage-common.js';
+import {
+  entityKind,
+  type EntityKindHandle,
+  entityQuery,
+  mergeMap,
+  NO_USER,
+  parseDoc,
+  toDate,
+} from './lineage-common.js';
 
 /** Limits of the model's TrialComponentParameters and TrialComponentArtifacts maps. */
 const MAX_PARAMETERS = 300;

@@ -15,7 +15,7 @@ import {
   unlinkSync,
   writev,
 } from 'node:fs';
-import { mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -265,6 +265,29 @@ export class FileStore {
     const out: string[] = [];
     for (const f of await readdir(this.blobs)) if (BLOB_ID.test(f) && !this.unfinished.has(f)) out.push(f);
     return out;
+  }
+
+  /**
+   * Blob files last written before `before` (ms since epoch), with their sizes: garbage collection's
+   * candidates. Files this process is creating, pooling or writing are never among them.
+   */
+  async olderThan(before: number): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    const names = (await readdir(this.blobs)).filter((f) => BLOB_ID.test(f) && !this.unfinished.has(f));
+    for (let i = 0; i < names.length; i += 256) {
+      await Promise.all(
+        names.slice(i, i + 256).map(async (id) => {
+          const s = await stat(join(this.blobs, id)).catch(() => undefined);
+          if (s && s.mtimeMs < before && !this.unfinished.has(id)) out.set(id, s.size);
+        }),
+      );
+    }
+    return out;
+  }
+
+  /** Whether this process is writing (or pooling) the blob right now. */
+  isUnfinished(id: string): boolean {
+    return this.unfinished.has(id);
   }
 
   /** Blobs being written, and files left in the old temporary directory (a finished or failed write leaves none). */

@@ -1,7 +1,9 @@
 // Opens object storage for the server: the embedded store under <data-dir>/s3, or a real S3 when
 // --s3-endpoint is given (then the embedded store is not opened at all).
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import type { Database } from '../db/types.js';
+import { BlobCollector, type BlobGcOptions } from './blob-gc.js';
 import type { BlobStore } from './blob-store.js';
 import { EmbeddedBlobStore } from './embedded-blob-store.js';
 import { LocalObjectStore } from './object-store.js';
@@ -16,6 +18,8 @@ export interface BlobStorage {
   readonly objects?: LocalObjectStore;
   /** The external endpoint, when there is one. */
   readonly endpoint?: string;
+  /** Orphan blob collection and multipart upload expiry of the embedded store (start() it once serving). */
+  readonly collector?: BlobCollector;
   close(): void;
 }
 
@@ -25,6 +29,8 @@ export interface BlobStorageOptions {
   readonly s3Endpoint: string | undefined;
   readonly accountId: string;
   readonly region: string;
+  /** Storage hygiene of the embedded store; absent: none. */
+  readonly gc?: Omit<BlobGcOptions, 'log'> & { readonly log: Logger };
 }
 
 export async function openBlobStorage(o: BlobStorageOptions): Promise<BlobStorage> {
@@ -36,6 +42,7 @@ export async function openBlobStorage(o: BlobStorageOptions): Promise<BlobStorag
   return {
     blobs: new EmbeddedBlobStore(objects, { accountId: o.accountId, region: o.region }),
     objects,
+    collector: o.gc ? new BlobCollector(objects, o.gc) : undefined,
     close: () => objects.files.close(),
   };
 }

@@ -56,6 +56,18 @@ for (const d of DIALECTS) {
       assert.equal(db.dialect, d.name);
     });
 
+    it('reports its size on disk, and it grows with what is written', async () => {
+      const before = (await db.sizes!()).databaseBytes;
+      assert.ok(before > 0);
+      await db.transaction(async (tx) => {
+        for (let i = 0; i < 200; i++)
+          await tx.run('INSERT INTO things (id, name) VALUES (?, ?)', [`s${i}`, 'y'.repeat(2000) + i]);
+      });
+      const after = await db.sizes!();
+      // SQLite's rows sit in the WAL until a checkpoint: the two together grew.
+      assert.ok(after.databaseBytes + (after.walBytes ?? 0) > before + 200_000, JSON.stringify({ before, after }));
+    });
+
     it('all / get / run', async () => {
       assert.deepEqual(await db.run('INSERT INTO things (id, name, n) VALUES (?, ?, ?)', ['a', 'alpha', 1]), {
         changes: 1,
@@ -425,6 +437,40 @@ describe('sqlite checkpoints', () => {
         while (statSync(file).size < 8_000_000 && Date.now() < deadline) await sleep(50);
         assert.ok(statSync(file).size >= 8_000_000, 'the checkpoint thread copied the pages');
         assert.equal((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM things'))!.n, 2000);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sqlite WAL after a burst', () => {
+  it('is truncated once writes pause, and sizes() reports the files', async () => {
+    const { mkdtempSync, rmSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'slipway-wal-'));
+    try {
+      const db = await openDatabase({ dataDir: dir, migrations: MIGRATIONS });
+      try {
+        const wal = join(dir, 'slipway.db-wal');
+        const big = 'x'.repeat(4000);
+        for (let i = 0; i < 3; i++) {
+          await db.transaction(async (tx) => {
+            for (let j = 0; j < 500; j++)
+              await tx.run('INSERT INTO things (id, name) VALUES (?, ?)', [`${i}-${j}`, `${i}-${j}-${big}`]);
+          });
+        }
+        const sizes = await db.sizes!();
+        assert.ok(sizes.walBytes! > 6_000_000, `WAL after the burst: ${sizes.walBytes}`);
+        assert.equal(sizes.databaseBytes, statSync(join(dir, 'slipway.db')).size);
+        // Writes pause: within a few seconds the WAL's space is given back.
+        const deadline = Date.now() + 8000;
+        while (statSync(wal).size > 0 && Date.now() < deadline) await sleep(100);
+        assert.equal(statSync(wal).size, 0, 'the WAL was truncated');
+        assert.equal((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM things'))!.n, 1500);
       } finally {
         await db.close();
       }

@@ -6,7 +6,15 @@ import { LruCache } from './lru-cache.js';
 import { MIGRATION_LOCK_KEY } from './migrate.js';
 import { rewritePlaceholders } from './placeholders.js';
 import { assertNotInTransaction, runTransaction } from './transaction-scope.js';
-import { type Database, type Queryable, type Row, type SqlValue, UniqueViolationError } from './types.js';
+import {
+  type Database,
+  type DatabaseSession,
+  type DatabaseSizes,
+  type Queryable,
+  type Row,
+  type SqlValue,
+  UniqueViolationError,
+} from './types.js';
 
 export interface PostgresOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -136,7 +144,30 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   pool.on('error', (err) => {
     process.emitWarning(`PostgreSQL idle client error: ${err.message}`, 'SlipwayDatabaseWarning');
   });
-  return new PostgresDatabase(pool, options.statementCacheSize ?? 500);
+  const session = async (): Promise<DatabaseSession> => {
+    const client = new pg.Client({ connectionString, options: startupOptions, types: typeParsers, connectionTimeoutMillis: 10_000 });
+    await client.connect();
+    let ended = false;
+    const lost: Array<(err: Error) => void> = [];
+    const fail = (err: Error) => {
+      if (ended) return;
+      ended = true;
+      for (const l of lost) l(err);
+    };
+    client.on('error', fail);
+    client.on('end', () => fail(new Error('the PostgreSQL session ended')));
+    return {
+      query: async <T extends Row>(sql: string, params?: readonly unknown[]) =>
+        (await client.query(sql, params ? [...params] : [])).rows as T[],
+      onNotification: (listener) => client.on('notification', (n) => listener(n.channel, n.payload ?? '')),
+      onLost: (listener) => void lost.push(listener),
+      end: async () => {
+        ended = true;
+        await client.end().catch(() => {});
+      },
+    };
+  };
+  return new PostgresDatabase(pool, options.statementCacheSize ?? 500, session, poolSize);
 }
 
 /**
@@ -181,7 +212,12 @@ class PostgresDatabase implements Database {
   readonly #inFlight = new Set<Promise<unknown>>();
   #closing: Promise<void> | undefined;
 
-  constructor(pool: pg.Pool, cacheSize: number) {
+  constructor(
+    pool: pg.Pool,
+    cacheSize: number,
+    readonly openSession: () => Promise<DatabaseSession>,
+    readonly poolSize: number,
+  ) {
     this.#pool = pool;
     this.#rewrites = new LruCache(cacheSize);
     this.#autocommit = new PgQueryable(pool, this.#rewrites);
@@ -248,6 +284,31 @@ class PostgresDatabase implements Database {
       } finally {
         client.release(broken);
       }
+    });
+  }
+
+  poolStats() {
+    const p = this.#pool;
+    return { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount, max: this.poolSize };
+  }
+
+  sizes(): Promise<DatabaseSizes> {
+    return this.#track('sizes', async () => {
+      // Tables (with their indexes and TOAST) of this schema: what Slipway keeps here.
+      const { rows } = await this.#pool.query<{ bytes: number }>(
+        `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::int8 AS bytes FROM pg_class c
+           JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')`,
+      );
+      let walBytes: number | undefined;
+      try {
+        // The cluster's WAL, for a role allowed to read it (superuser or pg_monitor).
+        walBytes = Number(
+          (await this.#pool.query('SELECT COALESCE(SUM(size), 0)::int8 AS b FROM pg_ls_waldir()')).rows[0].b,
+        );
+      } catch {
+        walBytes = undefined;
+      }
+      return { databaseBytes: Number(rows[0]?.bytes ?? 0), walBytes };
     });
   }
 

@@ -21,7 +21,14 @@ import { GroupSync } from '../group-sync.js';
 import { AsyncMutex } from './async-mutex.js';
 import { LruCache } from './lru-cache.js';
 import { assertNotInTransaction, runTransaction } from './transaction-scope.js';
-import { type Database, type Queryable, type Row, type SqlValue, UniqueViolationError } from './types.js';
+import {
+  type Database,
+  type DatabaseSizes,
+  type Queryable,
+  type Row,
+  type SqlValue,
+  UniqueViolationError,
+} from './types.js';
 
 type Connection = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
@@ -158,6 +165,8 @@ function configure(
   if (o.wal) raw.pragma('journal_mode = WAL');
   // FULL's syncs are done by WalSync, off the event loop (see the top of this file).
   raw.pragma('synchronous = NORMAL');
+  // A burst of writes (a job's log) must not leave a WAL of its size behind once checkpointed.
+  if (o.wal) raw.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
   raw.pragma('foreign_keys = ON');
   // SQLite's LIKE ignores ASCII case by default, PostgreSQL's does not: make both case-sensitive
   // so repository SQL behaves the same (use LOWER(x) LIKE LOWER(?) for case-insensitive matching).
@@ -208,7 +217,8 @@ class WalSync {
   }
 }
 
-function walBytes(path: string): number {
+/** Size of a file, 0 when it does not exist (the WAL between connections). */
+function fileBytes(path: string): number {
   try {
     return statSync(path).size;
   } catch {
@@ -221,6 +231,12 @@ const START_AT_WAL_BYTES = 4 * 1024 * 1024;
 
 /** Least time between two checkpoints; the WAL holds what is written in between. */
 const CHECKPOINT_INTERVAL_MS = 1000;
+
+/** A WAL reset after a checkpoint is cut back to this size (PRAGMA journal_size_limit). */
+export const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
+/** Writes paused this long: the WAL file is truncated (its space given back) if it grew. */
+const IDLE_TRUNCATE_MS = 2000;
 
 /**
  * Checkpoints one database file from a worker thread (checkpoint-worker.ts), on request after
@@ -235,14 +251,26 @@ class Checkpointer {
   #pending = false;
   #last = Date.now();
   #stopped = false;
+  /** When the last write asked for a checkpoint, and the timer that looks for a pause after it. */
+  #lastWrite = 0;
+  #idle: NodeJS.Timeout | undefined;
+  #truncate = false;
+  #truncating = false;
 
   constructor(
     private readonly path: string,
     private readonly onFailure: () => void,
   ) {}
 
+  /** After a write. */
   request(): void {
     if (this.#stopped) return;
+    this.#lastWrite = Date.now();
+    this.#idle ??= setTimeout(() => this.#onIdle(), IDLE_TRUNCATE_MS).unref();
+    this.#schedule();
+  }
+
+  #schedule(): void {
     this.#pending = true;
     if (this.#running || this.#timer) return;
     this.#timer = setTimeout(
@@ -255,24 +283,45 @@ class Checkpointer {
     this.#timer.unref();
   }
 
+  /** Writes paused: a WAL that grew past the first checkpoint's threshold is truncated. */
+  #onIdle(): void {
+    this.#idle = undefined;
+    if (this.#stopped) return;
+    const quiet = Date.now() - this.#lastWrite;
+    if (quiet < IDLE_TRUNCATE_MS) {
+      this.#idle = setTimeout(() => this.#onIdle(), IDLE_TRUNCATE_MS - quiet).unref();
+      return;
+    }
+    if (fileBytes(`${this.path}-wal`) < START_AT_WAL_BYTES) return;
+    this.#truncate = true;
+    this.#pending = true;
+    if (!this.#running && !this.#timer) this.#run();
+  }
+
   #run(): void {
     if (this.#stopped) return;
     this.#pending = false;
     // The thread (≈ 9 MB) starts once the WAL holds as much as SQLite's own 1000-page threshold:
     // a server that has only run its migrations, or a process that only reads (lineage export),
     // never starts one.
-    if (!this.#worker && walBytes(`${this.path}-wal`) < START_AT_WAL_BYTES) {
+    if (!this.#worker && fileBytes(`${this.path}-wal`) < START_AT_WAL_BYTES) {
       this.#last = Date.now();
       return;
     }
     this.#running = true;
     if (!this.#worker) {
-      const w = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path: this.path } });
+      const w = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
+        workerData: { path: this.path, journalSizeLimit: JOURNAL_SIZE_LIMIT },
+      });
       w.unref();
       w.on('message', () => {
         this.#running = false;
         this.#last = Date.now();
-        if (this.#pending) this.request();
+        if (this.#pending) this.#schedule();
+        // A truncation a reader held off is tried again at the next pause.
+        else if (this.#truncating && fileBytes(`${this.path}-wal`) >= START_AT_WAL_BYTES)
+          this.#idle ??= setTimeout(() => this.#onIdle(), IDLE_TRUNCATE_MS).unref();
+        this.#truncating = false;
       });
       w.on('error', () => this.#fail());
       w.on('exit', () => {
@@ -280,7 +329,9 @@ class Checkpointer {
       });
       this.#worker = w;
     }
-    this.#worker.postMessage('checkpoint');
+    this.#truncating = this.#truncate;
+    this.#worker.postMessage(this.#truncate ? 'truncate' : 'checkpoint');
+    this.#truncate = false;
   }
 
   #fail(): void {
@@ -294,6 +345,7 @@ class Checkpointer {
   async close(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#idle);
     const w = this.#worker;
     this.#worker = undefined;
     if (!w) return;
@@ -449,6 +501,11 @@ class SqliteDatabase implements Database {
       this.#checkpointer?.request();
     }
     return result;
+  }
+
+  async sizes(): Promise<DatabaseSizes> {
+    if (this.#path === undefined) return { databaseBytes: 0, walBytes: 0 };
+    return { databaseBytes: fileBytes(this.#path), walBytes: fileBytes(`${this.#path}-wal`) };
   }
 
   close(): Promise<void> {

@@ -32,6 +32,34 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Closes every connection; pending transactions finish first. */
   close(): Promise<void>;
+  /**
+   * Bytes on disk: SQLite's database file and its WAL; PostgreSQL's tables and indexes of this
+   * schema, and the cluster's WAL when the role may read it (pg_ls_waldir). For /metrics.
+   */
+  sizes?(): Promise<DatabaseSizes>;
+  /**
+   * PostgreSQL only: a dedicated connection outside the pool, for what lives as long as a session
+   * (LISTEN/NOTIFY, session advisory locks). Its owner ends it.
+   */
+  openSession?(): Promise<DatabaseSession>;
+  /** PostgreSQL only: the pool's connections now. */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
+}
+
+export interface DatabaseSizes {
+  readonly databaseBytes: number;
+  readonly walBytes?: number;
+}
+
+/** One connection of its own (see Database.openSession). */
+export interface DatabaseSession {
+  /** Runs one statement ($1.. placeholders, the session's own numbering) and returns its rows. */
+  query<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** NOTIFY payloads of channels this session LISTENs to. */
+  onNotification(listener: (channel: string, payload: string) => void): void;
+  /** Called once if the connection breaks (not after end()). */
+  onLost(listener: (err: Error) => void): void;
+  end(): Promise<void>;
 }
 
 /** Error thrown for a unique-constraint violation, whatever the dialect. */

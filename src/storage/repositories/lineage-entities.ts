@@ -99,6 +99,21 @@ export class LineageEntityRepository {
     );
   }
 
+  /** The newest entity of a kind and type with this sourceKey(), if any (the same index, read backwards). */
+  async getNewestBySource(
+    q: Queryable,
+    p: Partition,
+    kind: EntityKind,
+    key: string,
+    entityType: string,
+  ): Promise<LineageEntityRow | undefined> {
+    return q.get<LineageEntityRow & Record<string, unknown>>(
+      `SELECT ${COLUMNS} FROM lineage_entities WHERE account_id = ? AND region = ? AND kind = ? AND source_key = ? AND entity_type = ?
+       ORDER BY source_key DESC, entity_type DESC, created_at DESC, arn DESC LIMIT 1`,
+      [p.accountId, p.region, kind, key, entityType],
+    );
+  }
+
   /** Entities by ARN, in batches (QueryLineage vertices). Unknown ARNs are simply absent. */
   async getMany(q: Queryable, p: Partition, arns: readonly string[]): Promise<LineageEntityRow[]> {
     const out: LineageEntityRow[] = [];

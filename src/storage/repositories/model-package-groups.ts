@@ -34,7 +34,17 @@ export class ModelPackageGroupRepository {
   async insert(q: Queryable, p: Partition, row: ModelPackageGroupRow): Promise<void> {
     await q.run(
       `INSERT INTO model_package_groups (account_id, region, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [p.accountId, p.region, row.name_key, row.name, row.arn, row.description, row.status, row.created_by, row.created_at],
+      [
+        p.accountId,
+        p.region,
+        row.name_key,
+        row.name,
+        row.arn,
+        row.description,
+        row.status,
+        row.created_by,
+        row.created_at,
+      ],
     );
   }
 

@@ -44,7 +44,10 @@ for (const d of DIALECTS) {
             const last = page[page.length - 1]!;
             after = [table.sortValue(last, sortBy), last.name_key];
           }
-          assert.deepEqual(seen, all.map((r) => r.name));
+          assert.deepEqual(
+            seen,
+            all.map((r) => r.name),
+          );
           // Bytewise order of the lower-cased names, identical on both dialects.
           if (sortBy === 'name') {
             const sorted = [...names].sort((x, y) => (x.toLowerCase() < y.toLowerCase() ? -1 : 1));

@@ -20,6 +20,8 @@ export type SortKey = 'name' | 'created' | 'status';
 
 export interface ListQuery {
   readonly nameContains?: string;
+  /** Names starting with this (any case). */
+  readonly namePrefix?: string;
   readonly createdAfter?: number;
   readonly createdBefore?: number;
   readonly modifiedAfter?: number;
@@ -62,6 +64,21 @@ export class ResourceTable<Row extends ResourceRow = ResourceRow> {
       `SELECT ${this.columns} FROM ${this.table} WHERE account_id = ? AND region = ? AND name_key = ?${lock && q.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
       [p.accountId, p.region, nameKey],
     );
+  }
+
+  /** Rows of these names (absent ones are left out), up to 500 names per query. */
+  async getMany(q: Queryable, p: Partition, nameKeys: readonly string[]): Promise<Row[]> {
+    const out: Row[] = [];
+    for (let i = 0; i < nameKeys.length; i += 500) {
+      const chunk = nameKeys.slice(i, i + 500);
+      out.push(
+        ...(await q.all<Row & Record<string, unknown>>(
+          `SELECT ${this.columns} FROM ${this.table} WHERE account_id = ? AND region = ? AND name_key IN (${chunk.map(() => '?').join(', ')})`,
+          [p.accountId, p.region, ...chunk],
+        )),
+      );
+    }
+    return out;
   }
 
   async getByArn(q: Queryable, p: Partition, arn: string): Promise<Row | undefined> {
@@ -116,6 +133,7 @@ export class ResourceTable<Row extends ResourceRow = ResourceRow> {
       params.push(...v);
     };
     if (query.nameContains !== undefined) add(`name_key LIKE ? ${LIKE_ESCAPE}`, `%${escapeLike(query.nameContains.toLowerCase())}%`);
+    if (query.namePrefix !== undefined) add(`name_key LIKE ? ${LIKE_ESCAPE}`, `${escapeLike(query.namePrefix.toLowerCase())}%`);
     if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter);
     if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore);
     if (query.modifiedAfter !== undefined) add('last_modified_at > ?', query.modifiedAfter);

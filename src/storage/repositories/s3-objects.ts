@@ -128,6 +128,28 @@ export class S3ObjectRepository {
     return previous;
   }
 
+  /**
+   * The blob ids of a page of objects in (bucket, key) order after `after` (garbage collection reads
+   * every object this way, a page at a time); `next` is where the following page starts.
+   */
+  async blobIdsPage(
+    q: Queryable,
+    after: { bucket: string; key: string } | undefined,
+    limit: number,
+  ): Promise<{ ids: string[]; next?: { bucket: string; key: string } }> {
+    const rows = await q.all<{ bucket: string; object_key: string; segments: string }>(
+      after
+        ? `SELECT bucket, object_key, segments FROM s3_objects WHERE bucket > ? OR (bucket = ? AND object_key > ?)
+           ORDER BY bucket, object_key LIMIT ?`
+        : `SELECT bucket, object_key, segments FROM s3_objects ORDER BY bucket, object_key LIMIT ?`,
+      after ? [after.bucket, after.bucket, after.key, limit] : [limit],
+    );
+    const ids: string[] = [];
+    for (const r of rows) for (const [id] of JSON.parse(r.segments) as Segment[]) ids.push(id);
+    const last = rows[rows.length - 1];
+    return { ids, next: rows.length === limit && last ? { bucket: last.bucket, key: last.object_key } : undefined };
+  }
+
   async anyIn(q: Queryable, bucket: string): Promise<boolean> {
     return (await q.get(`SELECT 1 AS one FROM s3_objects WHERE bucket = ? LIMIT 1`, [bucket])) !== undefined;
   }

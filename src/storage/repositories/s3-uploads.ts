@@ -122,6 +122,20 @@ export class S3UploadRepository {
     return undefined;
   }
 
+  /** The blob ids of every part of every open upload (garbage collection keeps them). */
+  async partBlobIds(q: Queryable): Promise<string[]> {
+    return (await q.all<{ blob_id: string }>(`SELECT blob_id FROM s3_parts`)).map((r) => r.blob_id);
+  }
+
+  /** Ids of uploads initiated before `before` (ms), oldest first: AbortIncompleteMultipartUpload's candidates. */
+  async initiatedBefore(q: Queryable, before: number, limit: number): Promise<string[]> {
+    const rows = await q.all<{ upload_id: string }>(
+      `SELECT upload_id FROM s3_uploads WHERE initiated < ? ORDER BY initiated LIMIT ?`,
+      [before, limit],
+    );
+    return rows.map((r) => r.upload_id);
+  }
+
   /** Parts in part-number order, after `after`. */
   async parts(q: Queryable, uploadId: string, opts: { after?: number; limit?: number } = {}): Promise<PartRow[]> {
     const rows = await q.all<RawPart & Record<string, unknown>>(

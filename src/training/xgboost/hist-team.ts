@@ -335,6 +335,19 @@ function takeSpareArena(wasm: boolean): SpareArena | undefined {
 // its workers as it keeps itself warm for the next job.
 const idle = new IdleWorkers(ENTRY, 16);
 
+/**
+ * `n` of the histogram threads for other work between teams (parse-threads.ts): idle ones first.
+ * Each must be given back with `returnWorkers` once its work is done (or terminated).
+ */
+export function borrowWorkers(n: number): Worker[] {
+  return Array.from({ length: n }, () => idle.take());
+}
+
+/** Threads borrowed with borrowWorkers, idle again. */
+export function returnWorkers(workers: readonly Worker[]): void {
+  for (const w of workers) idle.give(w);
+}
+
 /** Starts `n` histogram threads ahead of a team that will use them (the trainer's warm-up). */
 export function prestartWorkers(n: number): Promise<void> {
   return idle.prestart(n);

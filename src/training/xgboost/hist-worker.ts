@@ -1,8 +1,10 @@
 // A worker thread of hist/approx teams (./hist-team.ts): receives a team's setup, then waits for
 // each task generation, does its part of the task (./hist-tasks.ts) and acknowledges it; an Exit
-// task ends its service of that team, and the thread waits for the next team.
+// task ends its service of that team, and the thread waits for the next team. Between teams it
+// parses blocks of a channel's text for the training to come (./parse-threads.ts).
 
 import { parentPort } from 'node:worker_threads';
+import { type BlockSpec, parseBlock, resultBuffers } from './input/blocks.js';
 import { jsKernels, wasmKernels } from './hist-kernels.js';
 import { runTask, Task, type TeamThread } from './hist-tasks.js';
 import { barrier, C, PAGE, SPIN_MS, type WorkerSetup } from './hist-team.js';
@@ -72,8 +74,26 @@ function serve(setup: WorkerSetup): void {
   }
 }
 
-parentPort?.on('message', (m: { setup?: WorkerSetup }) => {
+/** A block to parse: its spec, the buffer that holds it (transferred) and its bounds. */
+export interface ParseMessage {
+  parse: { id: number; spec: BlockSpec; buf: Uint8Array; start: number; end: number };
+}
+
+parentPort?.on('message', (m: { setup?: WorkerSetup } & Partial<ParseMessage>) => {
   if (m.setup !== undefined) serve(m.setup);
+  else if (m.parse !== undefined) {
+    const { id, spec, buf, start, end } = m.parse;
+    let result: ReturnType<typeof parseBlock>;
+    try {
+      result = parseBlock(spec, buf, start, end);
+    } catch (e) {
+      parentPort?.postMessage({ parsed: id, failure: e instanceof Error ? e.message : String(e), buf }, [
+        buf.buffer as ArrayBuffer,
+      ]);
+      return;
+    }
+    parentPort?.postMessage({ parsed: id, result, buf }, [...resultBuffers(result), buf.buffer as ArrayBuffer]);
+  }
 });
 // Loaded: IdleWorkers.prestart waits for this (a team's own listener ignores it).
 parentPort?.postMessage({ ready: true });

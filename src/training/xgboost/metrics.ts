@@ -34,6 +34,16 @@ function ewise(name: string, row: (y: number, p: number) => number, final: (e: n
 
 const mean = (e: number, w: number) => (w === 0 ? e : e / w);
 
+function rmse(preds: Float32Array, labels: Float32Array): number {
+  let es = 0;
+  const n = labels.length;
+  for (let i = 0; i < n; i++) {
+    const d = f(labels[i] - preds[i]);
+    es += f(d * d);
+  }
+  return n === 0 ? Math.sqrt(es) : Math.sqrt(es / n);
+}
+
 /** log Γ(x) (Lanczos, g=7), for poisson-nloglik's LogGamma(y + 1). */
 function lgamma(x: number): number {
   const c = [
@@ -151,12 +161,22 @@ export function makeMetric(spec: string, hints: { huberSlope: number }): Metric 
   const base = at < 0 ? spec : spec.slice(0, at);
   const arg = at < 0 ? undefined : spec.slice(at + 1);
   switch (base) {
-    case 'rmse':
-      return ewise(
+    case 'rmse': {
+      const general = ewise(
         'rmse',
         (y, p) => f(f(y - p) * f(y - p)),
         (e, w) => (w === 0 ? Math.sqrt(e) : Math.sqrt(e / w)),
       );
+      return {
+        ...general,
+        // every round of the default objective: the same float residues and double sums as the
+        // general loop (a weight of 1 changes no residue; the weights sum to the row count)
+        eval(preds, labels, weights, groups) {
+          if (weights) return general.eval(preds, labels, weights, groups);
+          return rmse(preds, labels);
+        },
+      };
+    }
     case 'mae':
       return ewise('mae', (y, p) => Math.abs(f(y - p)), mean);
     case 'logloss':

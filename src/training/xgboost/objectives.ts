@@ -33,6 +33,8 @@ export interface ObjectiveImpl {
   ): void;
   /** EvalTransform: margins → what the metrics see (in place on a copy) */
   evalTransform(preds: Float32Array): void;
+  /** evalTransform leaves every value as it is: the metrics may read the margins themselves */
+  readonly evalIdentity?: boolean;
   /** the "objective" object of the JSON model */
   json(): Record<string, unknown>;
 }
@@ -95,6 +97,7 @@ function regLoss(
     evalTransform(preds) {
       for (let i = 0; i < preds.length; i++) preds[i] = transform(preds[i]);
     },
+    evalIdentity: transform === ident,
     json: () => ({ name, reg_loss_param: { scale_pos_weight: paramFloat(spw) } }),
   };
 }

@@ -173,6 +173,7 @@ export async function train(
     const evalMargins = evals.map((e) =>
       e.data === dtrain ? trainMargins : new Float32Array(e.data.numRows * k).fill(baseMargin),
     );
+    const evalPreds: Float32Array[] = [];
     const grad = rows?.grad ?? new Float32Array(n * k);
     const hess = rows?.hess ?? new Float32Array(n * k);
     const gGrad = new Float32Array(team ? 0 : n);
@@ -249,8 +250,14 @@ export async function train(
         const margins = evalMargins[i];
         if (margins !== trainMargins)
           predictInto(trees.slice(trees.length - k), treeGroups.slice(trees.length - k), e.data, margins, k);
-        const preds = Float32Array.from(margins);
-        obj.evalTransform(preds);
+        // the metrics read the margins themselves when the transform changes nothing; else a copy
+        // (one per set, kept between rounds) transformed
+        let preds = margins;
+        if (!obj.evalIdentity) {
+          preds = evalPreds[i] ??= new Float32Array(margins.length);
+          preds.set(margins);
+          obj.evalTransform(preds);
+        }
         for (const m of metrics) {
           // the learner prints with 17 fixed digits; Python parses that text
           const value = Number(m.eval(preds, e.data.labels, e.data.weights, k).toFixed(17));

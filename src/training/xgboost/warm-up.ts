@@ -18,8 +18,40 @@ import { availableParallelism } from 'node:os';
 import { validateHyperparameters } from './hyperparameters/index.js';
 import { prestartWorkers } from './hist-team.js';
 import { BUILD_BLOCK } from './hist-tasks.js';
+import { readChannel } from './input/index.js';
+import { parseThreads } from './parse-threads.js';
 import { train } from './train.js';
 import type { DMatrix } from './types.js';
+
+/**
+ * A job's channel reading: CSV and libsvm text parsed here and, in blocks, on the histogram
+ * threads, so each has compiled the parsers before a job's megabytes arrive.
+ */
+async function warmUpReading(threads: number): Promise<void> {
+  const csv: string[] = [];
+  const libsvm: string[] = [];
+  for (let r = 0; r < 3000; r++) {
+    const cells = Array.from({ length: 12 }, (_, c) => ((((r * 31 + c * 17) % 997) - 498) / 97).toFixed(6));
+    csv.push(`${r % 5},${cells.join(',')}`);
+    libsvm.push(`${r % 5} ${cells.map((v, c) => `${c}:${v}`).join(' ')}`);
+  }
+  const file = (text: string) => ({
+    name: 'warm-up',
+    open: async () =>
+      (async function* () {
+        yield new TextEncoder().encode(`${text}\n`);
+      })(),
+  });
+  const pool = threads > 1 ? parseThreads(threads) : undefined;
+  try {
+    for (const threadsOf of [undefined, pool]) {
+      await readChannel([file(csv.join('\n'))], { contentType: 'text/csv', threads: threadsOf, blockBytes: 16384 });
+      await readChannel([file(libsvm.join('\n'))], { contentType: 'libsvm', threads: threadsOf, blockBytes: 16384 });
+    }
+  } finally {
+    pool?.close();
+  }
+}
 
 export async function warmUpTrainer(): Promise<void> {
   // 4.5 blocks: the root's smaller child has two or more blocks
@@ -64,9 +96,11 @@ export async function warmUpTrainer(): Promise<void> {
   await single('exact', sparse);
   await single('hist', sparse);
   // the threads up first: a thread the training started would still be booting while the main
-  // thread did the whole sketch and binning, and a job's first sketch would then run cold there
+  // thread did the whole sketch and binning, and a job's first sketch would then run cold there;
+  // as many as a job parses its channels on
   const threads = availableParallelism();
-  await prestartWorkers(threads - 1);
+  await prestartWorkers(threads);
+  await warmUpReading(threads);
   const hist = (rounds: number) => ({
     ...validateHyperparameters({ num_round: String(rounds), max_depth: '6', tree_method: 'hist' }).params,
     nthread: threads,

@@ -110,6 +110,13 @@ export const op = {
   end: [0x0b] as Bytes,
   br: (depth: number): Bytes => [0x0c, depth],
   brIf: (depth: number): Bytes => [0x0d, depth],
+  // the CSV reader's kernel (input/csv-kernel.ts)
+  eqz: [0x45] as Bytes,
+  gtU: [0x4b] as Bytes,
+  f32store: (offset = 0): Bytes => [0x38, 2, ...uleb(offset)],
+  f32neg: [0x8c] as Bytes,
+  f64div: [0xa3] as Bytes,
+  f64convertI32U: [0xb8] as Bytes,
 };
 
 /**

@@ -10,7 +10,36 @@ import { foldModulators } from './modulators.js';
 import { stepImpl } from './registry.js';
 import { rootScan } from './source-steps.js';
 import type { ByMod, Compiler } from './step-api.js';
-import { once, type Pipe, type Trav } from './traverser.js';
+import { type Batch, once, type Pipe, type Trav } from './traverser.js';
+
+/**
+ * Steps between two stack breaks. A pipe pulls from the one before it, so a chain of n steps
+ * nests n generator calls on one stack: past a few thousand, V8's stack overflows. Every SEGMENT
+ * steps the pull crosses a microtask (see `decouple`), which starts on an empty stack, so the depth
+ * stays bounded however long the traversal (QueryLimitException still bounds its length).
+ */
+const SEGMENT = 128;
+
+/** `input`, pulled from a fresh stack: each next() of the pipe below runs in its own microtask. */
+async function* decouple(input: AsyncIterable<Batch>): AsyncIterable<Batch> {
+  const it = input[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    for (;;) {
+      const r = await new Promise<IteratorResult<Batch>>((resolve, reject) =>
+        queueMicrotask(() => it.next().then(resolve, reject)),
+      );
+      if (r.done) {
+        done = true;
+        return;
+      }
+      yield r.value;
+    }
+  } finally {
+    // The consumer stopped early (limit(), an error): let the steps below clean up too.
+    if (!done) await it.return?.();
+  }
+}
 
 export class TraversalCompiler implements Compiler {
   constructor(readonly ctx: QueryContext) {}
@@ -25,7 +54,14 @@ export class TraversalCompiler implements Compiler {
       i = scan.next;
     }
     for (; i < ops.length; i++) pipes.push(stepImpl(ops[i]!.name)(this, ops[i]!, i === 0 && root));
-    return (input, scope) => pipes.reduce((it, p) => p(it, scope), input);
+    return (input, scope) => {
+      let it = input;
+      for (let k = 0; k < pipes.length; k++) {
+        if (k > 0 && k % SEGMENT === 0) it = decouple(it);
+        it = pipes[k]!(it, scope);
+      }
+      return it;
+    };
   }
 
   async runChild(pipe: Pipe, starts: readonly Trav[]): Promise<Trav[][]> {

@@ -8,7 +8,8 @@
 //         "cwd": "containers/my-model",          // relative to this file; default: its directory
 //         "env": { "WORKERS": "1" },             // added to the container's Environment
 //         "startupTimeoutSeconds": 180,          // GET /ping must answer 200 within this (default 180)
-//         "appendServe": true                    // set false to run `command` exactly as given
+//         "appendServe": true,                   // set false to run `command` exactly as given
+//         "binds": ["/root/.pyenv/versions/3.11.7"]  // more directories the sandbox shows read-only
 //       },
 //       "*/my-onnx-image:*": { "runtime": "onnx" }  // an image configured as ONNX (no command)
 //     }
@@ -18,7 +19,7 @@
 // and among globs the longest key wins.
 
 import { readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 
 export interface ContainerEntry {
   readonly pattern: string;
@@ -28,6 +29,8 @@ export interface ContainerEntry {
   readonly env: Readonly<Record<string, string>>;
   readonly startupTimeoutMs: number | undefined;
   readonly appendServe: boolean;
+  /** Directories the sandbox shows read-only besides cwd and the command's own (an interpreter's tree). */
+  readonly binds: readonly string[];
 }
 
 export interface ContainersFile {
@@ -70,6 +73,9 @@ export function parseContainersFile(path: string, text: string): ContainersFile 
       !Object.values(env as object).every((v) => typeof v === 'string')
     )
       fail(`entry "${pattern}": env must map names to strings`);
+    const binds = e.binds ?? [];
+    if (!Array.isArray(binds) || !binds.every((b) => typeof b === 'string' && isAbsolute(b)))
+      fail(`entry "${pattern}": binds must be a list of absolute directory paths`);
     const t = e.startupTimeoutSeconds;
     if (t !== undefined && (typeof t !== 'number' || !(t > 0)))
       fail(`entry "${pattern}": startupTimeoutSeconds must be a positive number`);
@@ -81,9 +87,28 @@ export function parseContainersFile(path: string, text: string): ContainersFile 
       env: env as Record<string, string>,
       startupTimeoutMs: typeof t === 'number' ? t * 1000 : undefined,
       appendServe: e.appendServe !== false,
+      binds: binds as string[],
     });
   }
   return { path, entries };
+}
+
+/**
+ * The host directories an entry's program lives in, which its sandbox shows read-only at the same
+ * paths: its cwd, the directory of each absolute path its command names (`/opt/m/bin/serve`,
+ * `node /srv/model/server.js`), and its `binds`.
+ */
+export function entryCodeDirs(entry: ContainerEntry): string[] {
+  const dirs = [entry.cwd];
+  for (const arg of entry.command) {
+    if (!isAbsolute(arg)) continue;
+    try {
+      dirs.push(statSync(arg).isDirectory() ? arg : dirname(arg));
+    } catch {
+      // not a path on this host (an option value): nothing to show
+    }
+  }
+  return [...dirs, ...entry.binds];
 }
 
 function globMatch(pattern: string, s: string): boolean {

@@ -2,49 +2,31 @@
 // speaks SageMaker's container contract — how custom containers run on a machine with no Docker.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/your-algorithms-inference-code.html
 //
-// The command is started as `<command...> serve` in its cwd with this environment, and nothing else
-// from Slipway's own environment but PATH, HOME, LANG and TMPDIR:
+// The command is started as `<command...> serve` in its cwd, in the sandbox (src/sandbox: its own
+// user, network and PID namespaces, the seccomp filter, the file system the containers file's
+// entry needs), with the sandbox's PATH, HOME and LANG and:
 //   the container's Environment, then the entry's env, then
-//   SAGEMAKER_BIND_TO_PORT  the port to listen on (127.0.0.1), instead of 8080
-//   SM_MODEL_DIR            the unpacked model directory, instead of /opt/ml/model
+//   SAGEMAKER_BIND_TO_PORT  8080, the port inside its network namespace, published on the host's
+//                           127.0.0.1 at a free port Slipway connects to
+//   SM_MODEL_DIR            /opt/ml/model, the unpacked model (read-only)
 //   SAGEMAKER_MODEL_DIR     the same (some inference toolkits read this name)
-// Memory: MemorySizeInMB bounds the resident memory of the process and its descendants, read from
-// /proc/<pid>/status every `memoryPollMs` (default 100 ms); going over kills the process group.
-// A watchdog rather than `prlimit --as`: address-space limits break runtimes that reserve large
-// virtual ranges (V8, the JVM, Go) long before they use real memory.
+// Without a sandbox (an anonymous server without bwrap) it runs as a plain process listening on
+// 127.0.0.1 at that free port, with SM_MODEL_DIR the model's directory on the host.
+// Memory: MemorySizeInMB is the sandbox's memory cgroup limit (the OOM killer ends the server; the
+// instance is replaced). Without a cgroup, the resident memory of the process tree is read from
+// /proc every `memoryPollMs` (default 100 ms) and going over kills it: a watchdog rather than
+// `prlimit --as`, whose address-space limit breaks runtimes that reserve large virtual ranges.
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { hostCaps, serverLimits } from '../../../sandbox/limits.js';
+import { type Sandbox, type SandboxedServer, startUnsandboxedServer } from '../../../sandbox/sandbox.js';
 import { DeploymentError } from '../../engine.js';
 import type { Instance, Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
 import { ContainerFailure } from '../../failure.js';
+import { entryCodeDirs } from './containers-file.js';
 import { freePort, HttpContainer } from './http-container.js';
 
-const KEPT_ENV = ['PATH', 'HOME', 'LANG', 'TMPDIR'];
 const STDERR_TAIL = 2048;
-
-/** Process groups still running, killed when Slipway exits so that no model outlives it. */
-const live = new Set<number>();
-let exitHook = false;
-function track(pid: number): void {
-  live.add(pid);
-  if (!exitHook) {
-    exitHook = true;
-    process.once('exit', () => {
-      for (const p of live) killGroup(p, 'SIGKILL');
-    });
-  }
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {}
-  }
-}
 
 /** Resident set size of a process and all its descendants, in bytes (Linux /proc). */
 export function treeRss(pid: number): number {
@@ -69,9 +51,33 @@ export function treeRss(pid: number): number {
 
 export interface ProcessRuntimeSettings {
   readonly memoryPollMs: number;
+  /** Where the command runs (src/sandbox); without one, as a plain process. */
+  readonly sandbox?: Sandbox;
+}
+
+/** Servers still running, stopped when Slipway exits so that no model outlives it. */
+const live = new Set<SandboxedServer>();
+let exitHook = false;
+function track(server: SandboxedServer): void {
+  live.add(server);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const s of live) s.stop(false);
+    });
+  }
+}
+
+/** A plain process, for an engine built without a sandbox (tests of the engine, benches). */
+function unsandboxed(): Pick<Sandbox, 'startServer' | 'host'> {
+  return {
+    host: hostCaps(),
+    startServer: (spec, port) => startUnsandboxedServer(spec, port),
+  };
 }
 
 export function processProvider(settings: ProcessRuntimeSettings): RuntimeProvider {
+  const sandbox = settings.sandbox ?? unsandboxed();
   return {
     name: 'process',
     select(ctx: RuntimeContext): Runtime | undefined {
@@ -81,27 +87,34 @@ export function processProvider(settings: ProcessRuntimeSettings): RuntimeProvid
         throw new DeploymentError(`The containers file gives no command for image "${ctx.container.image}".`);
       const startupTimeoutMs = entry.startupTimeoutMs ?? ctx.startupTimeoutMs;
       const limitBytes = ctx.memoryMB * 1024 * 1024;
+      const network = ctx.container.networkIsolation ? 'none' : 'outbound';
+      const refused = settings.sandbox?.refusal(network, true);
+      if (refused) throw new DeploymentError(refused);
       return {
         kind: 'process',
         resolvedImage: ctx.container.image,
         async start(): Promise<Instance> {
-          const port = await freePort();
-          const env: Record<string, string> = {};
-          for (const k of KEPT_ENV) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-          Object.assign(env, ctx.container.environment, entry.env, {
-            SAGEMAKER_BIND_TO_PORT: String(port),
-            SM_MODEL_DIR: ctx.artifact.dir,
-            SAGEMAKER_MODEL_DIR: ctx.artifact.dir,
-          });
-          const argv = entry.appendServe ? [...entry.command.slice(1), 'serve'] : entry.command.slice(1);
-          let child: ChildProcess;
+          const hostPort = await freePort();
+          let server: SandboxedServer;
           try {
-            child = spawn(entry.command[0]!, argv, {
-              cwd: entry.cwd,
-              env,
-              detached: true,
-              stdio: ['ignore', 'pipe', 'pipe'],
-            });
+            server = await sandbox.startServer(
+              {
+                argv: entry.appendServe ? [...entry.command, 'serve'] : [...entry.command],
+                cwd: entry.cwd,
+                code: entryCodeDirs(entry),
+                network,
+                limits: serverLimits(ctx.memoryMB, sandbox.host),
+                modelDir: ctx.artifact.dir,
+                env: ({ modelDir, port }) => ({
+                  ...ctx.container.environment,
+                  ...entry.env,
+                  SAGEMAKER_BIND_TO_PORT: String(port),
+                  SM_MODEL_DIR: modelDir,
+                  SAGEMAKER_MODEL_DIR: modelDir,
+                }),
+              },
+              hostPort,
+            );
           } catch (e) {
             throw new ContainerFailure(
               'startup',
@@ -110,54 +123,34 @@ export function processProvider(settings: ProcessRuntimeSettings): RuntimeProvid
             );
           }
           let stderr = '';
-          child.stdout?.resume();
-          child.stderr?.setEncoding('utf8');
-          child.stderr?.on('data', (s: string) => {
+          server.onStderr((s) => {
             stderr = (stderr + s).slice(-STDERR_TAIL);
           });
-          let stopTimer: NodeJS.Timeout | undefined;
-          const container = new HttpContainer('127.0.0.1', port, {
-            stop(graceful) {
-              if (child.pid === undefined) return;
-              if (!graceful) {
-                killGroup(child.pid, 'SIGKILL');
-                return;
-              }
-              killGroup(child.pid, 'SIGTERM');
-              stopTimer = setTimeout(() => child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), 2000);
-              stopTimer.unref();
-            },
-          });
-          if (child.pid !== undefined) track(child.pid);
-          const watchdog = setInterval(() => {
-            if (child.pid === undefined || container.dead) return;
-            const rss = treeRss(child.pid);
-            if (rss > limitBytes) {
-              container.dying('memory');
-              killGroup(child.pid, 'SIGKILL');
-            }
-          }, settings.memoryPollMs);
-          watchdog.unref();
-          let ended = false;
-          const onEnd = (message: string): void => {
-            if (ended) return;
-            ended = true;
-            clearInterval(watchdog);
-            if (stopTimer) clearTimeout(stopTimer);
-            if (child.pid !== undefined) {
-              killGroup(child.pid, 'SIGKILL'); // descendants the command left behind
-              live.delete(child.pid);
-            }
-            container.exited(message);
-          };
-          child.on('error', (e) => onEnd(`The container command could not start: ${e.message}`));
-          child.on('exit', (code, signal) => {
+          const container = new HttpContainer(server.host, server.port, { stop: (graceful) => server.stop(graceful) });
+          track(server);
+          // Without a memory cgroup, the resident memory of the tree is watched instead.
+          const watchdog = server.memoryBounded
+            ? undefined
+            : setInterval(() => {
+                if (server.pid === undefined || container.dead) return;
+                if (treeRss(server.pid) > limitBytes) {
+                  container.dying('memory');
+                  server.stop(false);
+                }
+              }, settings.memoryPollMs);
+          watchdog?.unref();
+          void server.exited.then((exit) => {
+            if (watchdog) clearInterval(watchdog);
+            live.delete(server);
+            if (exit.oomKilled) container.dying('memory');
             const tail = stderr.trim().split('\n').slice(-5).join(' | ');
-            const how = code !== null ? `exited with code ${code}` : `was killed by ${signal}`;
-            onEnd(
-              container.dyingKind === 'memory'
-                ? `The container exceeded its memory limit (MemorySizeInMB=${ctx.memoryMB}) and was restarted.`
-                : `The container ${how}${tail ? `: ${tail}` : ''}.`,
+            const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
+            container.exited(
+              exit.startError
+                ? exit.startError
+                : container.dyingKind === 'memory'
+                  ? `The container exceeded its memory limit (MemorySizeInMB=${ctx.memoryMB}) and was restarted.`
+                  : `The container ${how}${tail ? `: ${tail}` : ''}.`,
             );
           });
           await container.waitReady(startupTimeoutMs);

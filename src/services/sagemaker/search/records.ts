@@ -14,14 +14,21 @@ export const INDEX_BATCH = 200;
 const SOURCE_DETAIL = new Set(['TrainingJob', 'ProcessingJob', 'TransformJob']);
 
 export class SearchRecords {
-  private readonly byArnType: ReadonlyMap<string, SearchableType>;
+  private readonly byArnType: ReadonlyMap<string, SearchableType[]>;
   private draining: Promise<void> | undefined;
 
   constructor(
     private readonly deps: ServiceDeps,
     readonly types: readonly SearchableType[],
   ) {
-    this.byArnType = new Map(types.map((t) => [t.arnType, t]));
+    const byArnType = new Map<string, SearchableType[]>();
+    for (const t of types) byArnType.set(t.arnType, [...(byArnType.get(t.arnType) ?? []), t]);
+    this.byArnType = byArnType;
+  }
+
+  /** The type of a resource ARN (types sharing a resource type, pipelines and their executions, tell theirs apart). */
+  private typeOf(a: { resourceType: string; resource: string } | undefined): SearchableType | undefined {
+    return a ? this.byArnType.get(a.resourceType)?.find((t) => t.owns?.(a.resource) ?? true) : undefined;
   }
 
   /** The records of those of `arns` (all of `type`, in partition `p`) that exist, by ARN. */
@@ -49,7 +56,7 @@ export class SearchRecords {
     for (const doc of docs.values()) {
       const source = (doc.Source as { SourceArn?: string } | undefined)?.SourceArn;
       const a = source ? parseArn(source) : undefined;
-      const job = a ? this.byArnType.get(a.resourceType) : undefined;
+      const job = this.typeOf(a);
       if (!source || !job || !SOURCE_DETAIL.has(job.record)) continue;
       const record = (await this.load(q, p, job, [source])).get(source);
       doc.SourceDetail = { SourceArn: source, ...(record ? { [job.record]: record } : {}) };
@@ -92,9 +99,9 @@ export class SearchRecords {
     const groups = new Map<string, { p: Partition; type: SearchableType; arns: string[] }>();
     for (const arn of arns) {
       const a = parseArn(arn);
-      const type = a ? this.byArnType.get(a.resourceType) : undefined;
+      const type = this.typeOf(a);
       if (!a || !type) continue;
-      const key = `${a.accountId}|${a.region}|${type.arnType}`;
+      const key = `${a.accountId}|${a.region}|${type.resource}`;
       const g = groups.get(key) ?? { p: { accountId: a.accountId, region: a.region }, type, arns: [] };
       g.arns.push(arn);
       groups.set(key, g);

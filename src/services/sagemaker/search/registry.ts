@@ -13,8 +13,11 @@ import { experimentDocument } from '../experiments.js';
 import { modelPackageDocument } from '../model-packages.js';
 import { modelPackageGroupDocument } from '../model-package-groups.js';
 import { processingJobDocument } from '../processing-jobs.js';
+import { pipelineExecutionDocument } from '../pipeline-executions.js';
+import { pipelineDocument } from '../pipelines.js';
 import { trainingJobDocument } from '../training-jobs.js';
 import { transformJobDocument } from '../transform-jobs.js';
+import { tuningJobDocument } from '../tuning-jobs.js';
 import { trialComponentDocument } from '../trial-components.js';
 import { trialDocument } from '../trials.js';
 
@@ -26,6 +29,8 @@ export interface SearchableType {
   readonly record: keyof SearchRecord | 'TransformJob' | 'ProcessingJob';
   /** The resource type in its ARNs (`arn:...:<arnType>/<name>`). */
   readonly arnType: string;
+  /** Whether an ARN's resource part is this type's, when types share an arnType (pipelines and their executions). */
+  readonly owns?: (resource: string) => boolean;
   /** Describe-shaped documents of those of `arns` that exist, by ARN (all ARNs of this type and partition). */
   load(q: Queryable, p: Partition, arns: readonly string[]): Promise<Map<string, Doc>>;
   /** Trial components: the trials and experiments they belong to. */
@@ -123,6 +128,13 @@ export function searchableTypes(deps: ServiceDeps): SearchableType[] {
       (q, p, arn) => repos.trainingJobs.get(q, p, nameOf(arn).toLowerCase()),
       trainingJobDocument,
     ),
+    eachType(
+      'HyperParameterTuningJob',
+      'HyperParameterTuningJob',
+      'hyper-parameter-tuning-job',
+      (q, p, arn) => repos.tuningJobs.get(q, p, nameOf(arn).toLowerCase()),
+      (row) => tuningJobDocument(row),
+    ),
     // Read only for a trial component's SourceDetail (the Search API has no such Resource).
     eachType(
       'TransformJob',
@@ -138,5 +150,26 @@ export function searchableTypes(deps: ServiceDeps): SearchableType[] {
       (q, p, arn) => repos.processingJobs.get(q, p, nameOf(arn).toLowerCase()),
       processingJobDocument,
     ),
+    // Pipelines (`pipeline/<name>`) and their executions (`pipeline/<name>/execution/<id>`).
+    {
+      ...eachType(
+        'Pipeline',
+        'Pipeline',
+        'pipeline',
+        (q, p, arn) => repos.pipelines.get(q, p, nameOf(arn).toLowerCase()),
+        pipelineDocument,
+      ),
+      owns: (resource) => !resource.includes('/'),
+    },
+    {
+      ...eachType(
+        'PipelineExecution',
+        'PipelineExecution',
+        'pipeline',
+        (q, p, arn) => repos.pipelineExecutions.getByArn(q, p, arn),
+        pipelineExecutionDocument,
+      ),
+      owns: (resource) => resource.includes('/execution/'),
+    },
   ];
 }

@@ -13,7 +13,9 @@
 
 import { parseDmlcFloat } from './dmlc-float.js';
 import { TrainingInputError } from './errors.js';
-import type { DenseBuilder } from './matrix-builder.js';
+import type { BlockError } from './blocks.js';
+import { csvKernel } from './csv-kernel.js';
+import type { DenseRows } from './matrix-builder.js';
 
 const PREFERRED = [',', '\t', ';', ' ', ':'];
 
@@ -66,79 +68,179 @@ export function csvDelimiterFor(firstLine: string, file: string): number {
 const describeCell = (buf: Uint8Array, start: number, end: number): string =>
   JSON.stringify(new TextDecoder().decode(buf.subarray(start, Math.min(end, start + 40))));
 
-/** Parses CSV lines of one channel into a DenseBuilder. */
-export class CsvRowParser {
-  private row = new Float32Array(64);
-  private readonly collapse: boolean;
-  constructor(
-    private readonly out: DenseBuilder,
-    private readonly delimiter: number,
-    private readonly weights: boolean,
-  ) {
-    this.collapse = delimiter === 0x20 || delimiter === 0x09;
-  }
+const fround = Math.fround;
+/** exact doubles 10^0 .. 10^15 */
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
-  /** Parse buf[start, end) (no line terminator); `line` is 1-based within `file`. */
-  parseLine(buf: Uint8Array, start: number, end: number, file: string, line: number): void {
-    const fail = (what: string): never => {
-      throw new TrainingInputError(`${file}, line ${line}: ${what}`, file, line);
-    };
-    let label = 0;
-    let weight: number | undefined;
-    let width = 0; // features up to the last non-empty cell
-    let column = 0;
-    let cellStart = start;
-    const d = this.delimiter;
-    for (let i = start; i <= end; i++) {
-      if (i < end && buf[i] !== d) continue;
-      const v = parseDmlcFloat(buf, cellStart, i);
-      const empty = v === undefined && isBlank(buf, cellStart, i);
-      if (empty && this.collapse) {
-        cellStart = i + 1;
-        continue;
-      }
-      if (v === undefined && !empty) {
-        const cell = describeCell(buf, cellStart, i);
-        if (column === 0 && line === 1) {
-          fail(
-            `the label ${cell} is not a number; a header row? The SageMaker XGBoost algorithm reads CSV without a header, label in the first column`,
-          );
-        }
-        fail(`column ${column + 1} holds ${cell}, which is not a number (empty cells and "nan" are missing values)`);
-      }
-      if (v === Infinity || v === -Infinity) {
-        fail(`column ${column + 1} is infinite; xgboost refuses infinite values (Input data contains \`inf\`)`);
-      }
-      if (column === 0) {
-        if (empty || Number.isNaN(v)) fail('the label (first column) is missing');
-        label = v as number;
-      } else if (this.weights && column === 1) {
-        if (empty || Number.isNaN(v)) fail('the instance weight (second column, csv_weights=1) is missing');
-        if ((v as number) < 0) fail(`the instance weight ${v} is negative`);
-        weight = v;
-      } else {
-        const f = column - (this.weights ? 2 : 1);
-        if (f >= this.row.length) this.growRow(f + 1);
-        this.row[f] = empty ? Number.NaN : (v as number);
-        if (!empty) width = f + 1;
-      }
-      column++;
-      cellStart = i + 1;
-    }
-    if (this.weights && column < 2) fail('csv_weights=1 needs the weight in the second column; the row has one column');
-    this.out.addRow(this.row, width, label, weight);
-  }
-
-  private growRow(min: number): void {
-    let n = this.row.length * 2;
-    while (n < min) n *= 2;
-    const next = new Float32Array(n);
-    next.set(this.row);
-    this.row = next;
-  }
-}
+const failed = (line: number, what: string): { lines: number; error: BlockError } => ({
+  lines: line,
+  error: { line, what },
+});
 
 function isBlank(buf: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (buf[i] !== 0x20 && buf[i] !== 0x09) return false;
   return true;
+}
+
+/**
+ * Parses the CSV lines of buf[start, end) (whole lines: `end` is a line's end) into `out`.
+ * `fileStart`: the first line is the file's first (a header row is named as such). Returns the
+ * number of lines, or the first malformed line's error (its line counted from 1 in this block), or
+ * `wider` when a row is wider than `out` can be.
+ *
+ * Runs of whole lines of usual cells (sign, at most 15 integer and 15 fraction digits, no exponent),
+ * as many as the matrix is wide, are read by the WebAssembly kernel (csv-kernel.ts); a line it
+ * stops at is read here, its usual cells in the same pass that finds their end, with dmlc-core's
+ * arithmetic (dmlc-float.ts), anything else through parseDmlcFloat and the checks below.
+ */
+export function parseCsvLines(
+  out: DenseRows,
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  delimiter: number,
+  weights: boolean,
+  fileStart: boolean,
+): { lines: number; error?: BlockError; wider?: boolean } {
+  const collapse = delimiter === 0x20 || delimiter === 0x09;
+  const skip = weights ? 2 : 1;
+  // the kernel reads rows without weights; it is worth its copy of the block from a few lines on
+  const kernel = weights || delimiter === 0 || end - start < 4096 ? null : csvKernel();
+  kernel?.load(buf, start, end);
+  /** lines to read here before the kernel is tried again (after it read none) */
+  let here = 0;
+  let line = 0;
+  let p = start;
+  while (p < end) {
+    if (kernel && here === 0 && out.width > 0) {
+      const r = kernel.rows(p - start, end - start, out.width, delimiter);
+      if (r.rows > 0) {
+        out.appendRows(kernel.cells(r.rows, out.width), kernel.labels(r.rows, out.width), r.rows);
+        line += r.rows;
+        p = start + r.pos;
+        continue;
+      }
+      here = 16;
+    }
+    if (here > 0) here--;
+    line++;
+    let e = buf.indexOf(0x0a, p);
+    if (e < 0 || e > end) e = end;
+    const next = e + 1;
+    if (e > p && buf[e - 1] === 0x0d) e--;
+    if (isBlank(buf, p, e)) {
+      p = next;
+      continue;
+    }
+    out.beginRow();
+    let cells = out.cells;
+    let width = out.width;
+    let base = out.numRows * width;
+    let label = 0;
+    let weight: number | undefined;
+    let filled = 0; // features written (present or missing) from the row's start
+    let column = 0;
+    let i = p;
+    for (;;) {
+      const cs = i;
+      let v = 0;
+      let fast = false;
+      let empty = false;
+      // the usual cell, read as its end is found
+      if (i < e) {
+        let c = buf[i];
+        let neg = false;
+        if (c === 0x2d) {
+          neg = true;
+          c = buf[++i];
+        } else if (c === 0x2b) c = buf[++i];
+        const is = i;
+        let n = 0;
+        while (i < e && c >= 0x30 && c <= 0x39) {
+          n = n * 10 + (c - 0x30);
+          c = buf[++i];
+        }
+        const intDigits = i - is;
+        let fracDigits = 0;
+        let m = 0;
+        if (i < e && c === 0x2e) {
+          c = buf[++i];
+          const fs = i;
+          while (i < e && c >= 0x30 && c <= 0x39) {
+            m = m * 10 + (c - 0x30);
+            c = buf[++i];
+          }
+          fracDigits = i - fs;
+        }
+        if ((i === e || c === delimiter) && intDigits <= 15 && fracDigits <= 15 && intDigits + fracDigits > 0) {
+          v = fround(n);
+          if (fracDigits > 0) v = fround(v + fround(m / POW10[fracDigits]));
+          if (neg) v = -v;
+          fast = true;
+        }
+      }
+      if (!fast) {
+        i = cs;
+        while (i < e && buf[i] !== delimiter) i++;
+        const parsed = parseDmlcFloat(buf, cs, i);
+        empty = parsed === undefined && isBlank(buf, cs, i);
+        if (empty && collapse) {
+          if (i >= e) break;
+          i++;
+          continue;
+        }
+        if (parsed === undefined && !empty) {
+          const cell = describeCell(buf, cs, i);
+          if (column === 0 && line === 1 && fileStart) {
+            return failed(
+              line,
+              `the label ${cell} is not a number; a header row? The SageMaker XGBoost algorithm reads CSV without a header, label in the first column`,
+            );
+          }
+          return failed(
+            line,
+            `column ${column + 1} holds ${cell}, which is not a number (empty cells and "nan" are missing values)`,
+          );
+        }
+        if (parsed === Infinity || parsed === -Infinity) {
+          return failed(
+            line,
+            `column ${column + 1} is infinite; xgboost refuses infinite values (Input data contains \`inf\`)`,
+          );
+        }
+        v = empty ? Number.NaN : (parsed as number);
+      }
+      if (column === 0) {
+        if (empty || Number.isNaN(v)) return failed(line, 'the label (first column) is missing');
+        label = v;
+      } else if (column === 1 && weights) {
+        if (empty || Number.isNaN(v))
+          return failed(line, 'the instance weight (second column, csv_weights=1) is missing');
+        if (v < 0) return failed(line, `the instance weight ${v} is negative`);
+        weight = v;
+      } else {
+        const f = column - skip;
+        if (f >= width && !empty) {
+          // a wider row: the rows so far, this one included, re-laid out (a window cannot: the
+          // block is read again where the matrix is)
+          if (!out.widen(f + 1, true)) return { lines: line, wider: true };
+          cells = out.cells;
+          width = out.width;
+          base = out.numRows * width;
+        }
+        if (f < width) {
+          cells[base + f] = v;
+          filled = f + 1;
+        }
+      }
+      column++;
+      if (i >= e) break;
+      i++; // the delimiter
+    }
+    if (weights && column < 2)
+      return failed(line, 'csv_weights=1 needs the weight in the second column; the row has one column');
+    out.endRow(filled, label, weight);
+    p = next;
+  }
+  return { lines: line };
 }

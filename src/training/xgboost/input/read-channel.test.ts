@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { parseThreads } from '../parse-threads.js';
 import type { DMatrix } from '../types.js';
+import { parseDmlcFloat } from './dmlc-float.js';
 import { TrainingInputError } from './errors.js';
 import { type ChannelFile, type ReadChannelOptions, readChannel } from './read-channel.js';
 
@@ -259,5 +261,128 @@ describe('channels', () => {
       Array.from(m.data.subarray(m.data.length - 5)).map((v) => (Number.isNaN(v) ? null : v)),
       [0.25, null, 3.5, null, -7],
     );
+  });
+});
+
+describe('blocks parsed on threads', () => {
+  // Tiny blocks, so a fixture spans many, parsed on two histogram threads straight into the matrix.
+  const threads = parseThreads(2);
+  after(() => threads.close());
+  const onThreads = { threads, blockBytes: 64 };
+
+  test('every fixture gives the same matrix as one thread reading it', async () => {
+    for (const name of readdirSync(INPUT)) {
+      const dir = join(INPUT, name);
+      const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
+      const files = () => expected.files.map((f: string) => file(f, new Uint8Array(readFileSync(join(dir, f))), 5));
+      const options = { contentType: expected.contentType, csvWeights: expected.csvWeights };
+      const one = await readChannel(files(), options);
+      const many = await readChannel(files(), { ...options, ...onThreads });
+      assert.equal(many.numCols, one.numCols, name);
+      assert.deepEqual(rowsOf(many), rowsOf(one), name);
+      assert.deepEqual(Array.from(many.labels), Array.from(one.labels), name);
+      assert.deepEqual(many.weights && Array.from(many.weights), one.weights && Array.from(one.weights), name);
+    }
+  });
+
+  test('rows wider than the blocks before them, blank lines and CRLF keep their places', async () => {
+    const lines: string[] = [];
+    for (let r = 0; r < 400; r++) {
+      const width = r < 100 ? 2 : r < 300 ? 2 + (r % 3) : 6;
+      lines.push(
+        r % 37 === 5
+          ? ''
+          : `${r},${Array.from({ length: width }, (_, c) => (c === 1 && r % 5 === 0 ? '' : `${r}.${c}`)).join(',')}${r % 7 === 0 ? '\r' : ''}`,
+      );
+    }
+    const text = lines.join('\n');
+    const one = await readChannel([file('w.csv', text)], { contentType: 'csv' });
+    const many = await readChannel([file('w.csv', text, 13)], { contentType: 'csv', ...onThreads });
+    assert.equal(one.numCols, 6);
+    assert.equal(many.numRows, one.numRows);
+    assert.deepEqual(rowsOf(many), rowsOf(one));
+    assert.deepEqual(Array.from(many.labels), Array.from(one.labels));
+  });
+
+  test('the first error in the channel is reported, wherever the threads met errors', async () => {
+    const good = Array.from({ length: 300 }, (_, r) => `${r % 2},${r},${r / 4}`);
+    const bad = [...good];
+    bad[250] = '1,2,x';
+    bad[120] = '1,oops,3';
+    await rejects(
+      [file('a.csv', good.join('\n')), file('b.csv', bad.join('\n'))],
+      { contentType: 'csv', ...onThreads },
+      /b\.csv, line 121: column 2 holds "oops"/,
+      ['b.csv', 121],
+    );
+    // a later file that cannot be sniffed fails only after the earlier files' rows
+    await rejects(
+      [file('a.csv', bad.join('\n')), file('b.csv', '\n1,2\n')],
+      { contentType: 'csv', ...onThreads },
+      /a\.csv, line 121/,
+    );
+    const weighted = Array.from({ length: 300 }, (_, r) => `${r % 2}:0.5 0:${r} 3:${r / 4}`);
+    weighted[200] = '1 0:1';
+    await rejects(
+      [file('w.libsvm', weighted.join('\n'))],
+      { contentType: 'libsvm', ...onThreads },
+      /w\.libsvm, line 201: this row has no instance weight but earlier rows have one/,
+      ['w.libsvm', 201],
+    );
+    const unweighted = weighted.map((l, i) => (i < 150 ? l.replace(':0.5', '') : l));
+    await rejects(
+      [file('w.libsvm', unweighted.join('\n'))],
+      { contentType: 'libsvm', ...onThreads },
+      /w\.libsvm, line 151: this row has an instance weight but earlier rows have none/,
+    );
+  });
+});
+
+describe('the WebAssembly kernel for plain rows', () => {
+  test('reads what parseDmlcFloat reads, and leaves every other line to the reader', async () => {
+    let s = 99;
+    const rnd = () => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+    const digitsOf = (n: number) => Array.from({ length: n }, () => Math.floor(rnd() * 10)).join('');
+    const cell = (): string => {
+      const r = rnd();
+      if (r < 0.7)
+        return `${rnd() < 0.3 ? '-' : ''}${digitsOf(1 + Math.floor(rnd() * 3))}.${digitsOf(Math.floor(rnd() * 8))}`;
+      if (r < 0.75) return `${digitsOf(14 + Math.floor(rnd() * 4))}.${digitsOf(14 + Math.floor(rnd() * 4))}`;
+      if (r < 0.78) return `+.${digitsOf(3)}`;
+      if (r < 0.8) return `${digitsOf(2)}.`;
+      if (r < 0.83) return `${digitsOf(1)}.${digitsOf(2)}e${rnd() < 0.5 ? '-' : ''}${digitsOf(1)}`;
+      if (r < 0.85) return '';
+      if (r < 0.87) return 'nan';
+      if (r < 0.89) return ` ${digitsOf(2)}`;
+      return digitsOf(1 + Math.floor(rnd() * 6));
+    };
+    const lines: string[] = [];
+    const expected: (number | null)[][] = [];
+    const labels: number[] = [];
+    const enc = new TextEncoder();
+    const num = (t: string) => parseDmlcFloat(enc.encode(t), 0, enc.encode(t).length);
+    for (let r = 0; r < 4000; r++) {
+      const cells = Array.from({ length: 6 }, cell);
+      const label = `${digitsOf(1)}.${digitsOf(3)}`;
+      lines.push(`${label},${cells.join(',')}${rnd() < 0.05 ? '\r' : ''}`);
+      labels.push(num(label) as number);
+      expected.push(
+        cells.map((c) => {
+          const v = c.trim() === '' ? undefined : num(c);
+          return v === undefined || Number.isNaN(v) ? null : v;
+        }),
+      );
+    }
+    const text = lines.join('\n');
+    for (const options of [{}, { blockBytes: 8192 }, { threads: parseThreads(2), blockBytes: 8192 }]) {
+      const m = await readChannel([file('k.csv', text, 1000)], { contentType: 'csv', ...options });
+      options.threads?.close();
+      assert.equal(m.numCols, 6);
+      assert.deepEqual(Array.from(m.labels), labels);
+      assert.deepEqual(rowsOf(m), expected);
+    }
   });
 });

@@ -1,20 +1,24 @@
 // Reads one training channel (an ordered list of files) into the trainer's DMatrix, streaming: each
-// file is read chunk by chunk (gunzipped when it is gzip), split into lines across chunk
-// boundaries and parsed straight into float32 rows; the text is never held whole.
+// file is read chunk by chunk (gunzipped when it is gzip) and cut into blocks of whole lines; each
+// block is parsed straight into float32 rows, here or, given ParseThreads, on the job's other
+// threads while this one reads on (blocks.ts); the text is never held whole.
 //
 // What is accepted and refused follows the SageMaker XGBoost container (data_utils.py,
 // algorithm_mode/train.py): the ContentType rules, the CSV delimiter sniffed on the first line of
 // the first file (and every CSV file's first line must give one), "No data in ... channel", "Got
 // input data without labels", and xgboost's rule that a validation matrix may not have more
-// features than the training matrix (it may have fewer: the rest are missing).
+// features than the training matrix (it may have fewer: the rest are missing). Errors name the
+// file and line; with blocks parsed on several threads, the first in the channel's order is the
+// one reported, as when one thread reads it all.
 
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { DMatrix } from '../types.js';
+import type { BlockResult, BlockSpec, ParseThreads } from './blocks.js';
 import { inputFormatOf } from './content-type.js';
-import { CsvRowParser, csvDelimiterFor, sniffDelimiter } from './csv.js';
+import { csvDelimiterFor, parseCsvLines, sniffDelimiter } from './csv.js';
 import { TrainingInputError } from './errors.js';
-import { LibsvmRowParser } from './libsvm.js';
+import { parseLibsvmLines, weightMismatch } from './libsvm.js';
 import { DenseBuilder, SparseBuilder } from './matrix-builder.js';
 
 /** One object of the channel (an S3 object, a local file ...), opened on demand. */
@@ -34,47 +38,201 @@ export interface ReadChannelOptions {
   channel?: string;
   /** the training matrix's column count, when reading the validation channel */
   trainColumns?: number;
+  /** threads that parse blocks while this one reads (default: parse here) */
+  threads?: ParseThreads;
+  /** the size of a block (tests make it small) */
+  blockBytes?: number;
 }
 
 const NO_LABELS =
   'Got input data without labels. Please check the input data set. If training job is running on multiple instances, please switch to using single instance if number of records in the data set is less than number of workers (16 * number of instance) in the cluster.';
 
-interface LineSink {
-  line(buf: Uint8Array, start: number, end: number, lineNo: number): void;
+/** 1 MiB of text: ~30,000 rows of 28 features; small enough that the last blocks balance the threads */
+const BLOCK_BYTES = 1 << 20;
+
+/** A block on a parsing thread, in the channel's order. */
+interface Queued {
+  file: string;
+  spec: BlockSpec;
+  start: number;
+  end: number;
+  /** the result, and the block's buffer back */
+  done: Promise<{ result: BlockResult; buf: Uint8Array }>;
+}
+
+/** Lines in buf[start, end): its line feeds, and a last line without one. */
+function countLines(buf: Uint8Array, start: number, end: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(0x0a, start); i >= 0 && i < end; i = buf.indexOf(0x0a, i + 1)) n++;
+  return end > start && buf[end - 1] !== 0x0a ? n + 1 : n;
 }
 
 /** Read a channel's files, in the order given, into one matrix. Throws TrainingInputError. */
 export async function readChannel(files: readonly ChannelFile[], options: ReadChannelOptions = {}): Promise<DMatrix> {
   const format = inputFormatOf(options.contentType);
   const channel = options.channel ?? 'train';
-  const dense = format === 'csv' ? new DenseBuilder() : undefined;
-  const sparse = format === 'libsvm' ? new SparseBuilder() : undefined;
-  const libsvm = sparse ? new LibsvmRowParser(sparse) : undefined;
-  let csv: CsvRowParser | undefined;
-  let totalBytes = 0;
+  const csv = format === 'csv';
+  const dense = csv ? new DenseBuilder() : undefined;
+  const sparse = csv ? undefined : new SparseBuilder();
+  const weights = options.csvWeights === true;
+  const threads = options.threads !== undefined && options.threads.size > 0 ? options.threads : undefined;
+  const blockBytes = Math.max(16, options.blockBytes ?? BLOCK_BYTES);
+  let delimiter: number | undefined;
+  /** libsvm: whether the channel's rows carry weights (its first row decides) */
+  let weighted: boolean | undefined;
+  /** blocks on the threads, in the channel's order */
+  const queue: Queued[] = [];
+  /** buffers the threads gave back */
+  const spare: Uint8Array[] = [];
+  /** lines before the next block to assemble, in its file */
+  let lineBase = 0;
+  /** CSV: rows of the matrix plus the windows of the blocks on the threads */
+  let rowsAssigned = 0;
 
+  /** Parses a block here, straight into the matrix. */
+  const parseHere = (spec: BlockSpec, buf: Uint8Array, start: number, end: number): BlockResult =>
+    csv
+      ? parseCsvLines(dense as DenseBuilder, buf, start, end, spec.delimiter, weights, spec.fileStart)
+      : parseLibsvmLines(sparse as SparseBuilder, buf, start, end, weighted);
+
+  /** Takes a block's rows into the matrix (or throws its error, located in its file). */
+  const assemble = (file: string, spec: BlockSpec, r: BlockResult): void => {
+    if (spec.fileStart) lineBase = 0;
+    // the block's first row may already differ from the rows of the blocks before it
+    const e =
+      r.weighted !== undefined && weighted !== undefined && r.weighted !== weighted
+        ? weightMismatch(weighted, r.firstRowLine ?? 1)
+        : r.error;
+    if (e !== undefined) {
+      queue.length = 0; // the blocks after this one do not matter
+      const line = lineBase + e.line;
+      throw new TrainingInputError(`${file}, line ${line}: ${e.what}`, file, line);
+    }
+    weighted ??= r.weighted;
+    if (r.rows !== undefined) sparse?.append(r.rows);
+    if (spec.window !== undefined) (dense as DenseBuilder).commitWindow(spec.window.rowStart, r.written ?? 0);
+    lineBase += r.lines;
+  };
+  const assembleOldest = async (): Promise<void> => {
+    const q = queue.shift() as Queued;
+    const { result, buf } = await q.done;
+    if (result.wider) {
+      // A row wider than the matrix so far: this block and the ones after it are read again here,
+      // once no thread writes into the matrix any more; blocks after them get windows as wide.
+      const later = queue.splice(0);
+      const all = [{ q, buf }];
+      for (const l of later) all.push({ q: l, buf: (await l.done).buf });
+      for (const b of all) {
+        const spec = { ...b.q.spec, window: undefined };
+        assemble(b.q.file, spec, parseHere(spec, b.buf, b.q.start, b.q.end));
+        spare.push(b.buf);
+      }
+      rowsAssigned = (dense as DenseBuilder).numRows;
+      return;
+    }
+    assemble(q.file, q.spec, result);
+    spare.push(buf);
+  };
+  /** Blocks read before an error the reading thread found come first: theirs would be met first. */
+  const drain = async (): Promise<void> => {
+    while (queue.length > 0) await assembleOldest();
+  };
+  const buffer = (min: number): Uint8Array => {
+    const b = spare.pop();
+    return b !== undefined && b.length >= min ? b : new Uint8Array(min);
+  };
+
+  let totalBytes = 0;
   let emptyCsvFile: string | undefined;
   for (const file of files) {
     let first = true;
-    const sink: LineSink = {
-      line(buf, start, end, lineNo) {
-        if (dense) {
-          if (first) {
-            // The container sniffs every CSV file's first line (an empty one fails); the first
-            // file's delimiter is the one xgboost reads the whole channel with.
-            const text = new TextDecoder().decode(buf.subarray(start, end));
-            if (!csv) csv = new CsvRowParser(dense, csvDelimiterFor(text, file.name), options.csvWeights === true);
-            else if (sniffDelimiter(text) === undefined) csvDelimiterFor(text, file.name);
-            first = false;
+    // one spare byte after the block's end: the CSV reader looks one byte past a cell
+    let buf = buffer(blockBytes + 1);
+    let len = 0;
+    /** Parses buf[0, cut) (whole lines) here or on a thread; keeps the rest for the next block. */
+    const emit = async (cut: number): Promise<void> => {
+      let start = 0;
+      if (first) {
+        // a UTF-8 byte order mark before the first line is skipped, as dmlc's CSV reader does
+        if (cut >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3;
+        if (csv) {
+          // The container sniffs every CSV file's first line (an empty one fails); the first
+          // file's delimiter is the one xgboost reads the whole channel with.
+          let e = buf.indexOf(0x0a, start);
+          if (e < 0 || e > cut) e = cut;
+          if (e > start && buf[e - 1] === 0x0d) e--;
+          const text = new TextDecoder().decode(buf.subarray(start, e));
+          if (delimiter === undefined || sniffDelimiter(text) === undefined) {
+            try {
+              const d = csvDelimiterFor(text, file.name);
+              delimiter ??= d;
+            } catch (err) {
+              await drain();
+              throw err;
+            }
           }
-          if (!isBlankLine(buf, start, end)) csv?.parseLine(buf, start, end, file.name, lineNo);
-        } else libsvm?.parseLine(buf, start, end, file.name, lineNo);
-      },
+        }
+      }
+      let spec: BlockSpec = { format, delimiter: delimiter ?? 0, weights, fileStart: first };
+      // CSV blocks go to the threads once the matrix has a width (the first rows give it)
+      if (threads && (!csv || (dense as DenseBuilder).width > 0)) {
+        while (queue.length >= 2 * threads.size) await assembleOldest();
+        if (csv) {
+          const lines = countLines(buf, start, cut);
+          spec = { ...spec, window: (dense as DenseBuilder).window(rowsAssigned, lines, weights) };
+          rowsAssigned += lines;
+        }
+        const next = buffer(Math.max(blockBytes + 1, len - cut + 1));
+        next.set(buf.subarray(cut, len));
+        const done = threads.parse(spec, buf, start, cut);
+        done.catch(() => {}); // awaited in order; one that fails after an earlier error is dropped
+        queue.push({ file: file.name, spec, start, end: cut, done });
+        buf = next;
+      } else {
+        await drain();
+        assemble(file.name, spec, parseHere(spec, buf, start, cut));
+        if (csv) rowsAssigned = (dense as DenseBuilder).numRows;
+        buf.copyWithin(0, cut, len);
+      }
+      len -= cut;
+      first = false;
     };
-    const bytes = await readLines(file, options.compression, sink);
+    let bytes = 0;
+    try {
+      const chunks = await maybeGunzip(await file.open(), file.name, options.compression);
+      for await (const chunk of chunks) {
+        bytes += chunk.length;
+        for (let off = 0; off < chunk.length; ) {
+          if (len === buf.length - 1) {
+            const nl = buf.lastIndexOf(0x0a, len - 1);
+            if (nl >= 0) await emit(nl + 1);
+            else {
+              // a line longer than the block: the block grows until the line ends
+              const bigger = new Uint8Array(2 * buf.length);
+              bigger.set(buf.subarray(0, len));
+              buf = bigger;
+            }
+            continue;
+          }
+          const n = Math.min(chunk.length - off, buf.length - 1 - len);
+          buf.set(chunk.subarray(off, off + n), len);
+          len += n;
+          off += n;
+        }
+      }
+      if (len > 0) await emit(len);
+    } catch (e) {
+      await drain();
+      if (e instanceof TrainingInputError) throw e;
+      throw new TrainingInputError(
+        `${file.name}: could not be read: ${e instanceof Error ? e.message : String(e)}`,
+        file.name,
+      );
+    }
     totalBytes += bytes;
-    if (dense && bytes === 0) emptyCsvFile ??= file.name;
+    if (csv && bytes === 0) emptyCsvFile ??= file.name;
   }
+  await drain();
   if (totalBytes > 0 && emptyCsvFile !== undefined) csvDelimiterFor('', emptyCsvFile);
   if (totalBytes === 0)
     throw new TrainingInputError(`No data in ${channel === 'train' ? 'training' : channel} channel path`);
@@ -88,71 +246,6 @@ export async function readChannel(files: readonly ChannelFile[], options: ReadCh
     );
   }
   return m;
-}
-
-function isBlankLine(buf: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = buf[i];
-    if (c !== 0x20 && c !== 0x09) return false;
-  }
-  return true;
-}
-
-/** Stream a file's lines (without terminators; "\r\n" and "\n" end a line) to the sink. */
-async function readLines(file: ChannelFile, compression: string | undefined, sink: LineSink): Promise<number> {
-  const source = await file.open();
-  const chunks = await maybeGunzip(source, file.name, compression);
-  let carry = new Uint8Array(0);
-  let carryLen = 0;
-  let lineNo = 1;
-  let total = 0;
-  const emit = (buf: Uint8Array, start: number, end: number): void => {
-    let s = start;
-    // a UTF-8 byte order mark before the first line is skipped, as dmlc's CSV reader does
-    if (lineNo === 1 && end - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
-    const e = end > s && buf[end - 1] === 0x0d ? end - 1 : end;
-    sink.line(buf, s, e, lineNo++);
-  };
-  try {
-    for await (const chunk of chunks) {
-      const buf = chunk;
-      let start = 0;
-      total += chunk.length;
-      let nl = buf.indexOf(0x0a, start);
-      if (nl >= 0 && carryLen > 0) {
-        // finish the line begun in earlier chunks
-        const joined = concat(carry.subarray(0, carryLen), buf.subarray(start, nl));
-        emit(joined, 0, joined.length);
-        carryLen = 0;
-        start = nl + 1;
-        nl = buf.indexOf(0x0a, start);
-      }
-      while (nl >= 0) {
-        emit(buf, start, nl);
-        start = nl + 1;
-        nl = buf.indexOf(0x0a, start);
-      }
-      if (start < buf.length) {
-        // keep the unfinished line, in a buffer that doubles (a line may span many chunks)
-        const rest = buf.length - start;
-        if (carryLen + rest > carry.length) {
-          const next = new Uint8Array(Math.max(2 * carry.length, carryLen + rest, 4096));
-          next.set(carry.subarray(0, carryLen));
-          carry = next;
-        }
-        carry.set(buf.subarray(start), carryLen);
-        carryLen += rest;
-      }
-    }
-  } catch (e) {
-    if (e instanceof TrainingInputError) throw e;
-    throw new TrainingInputError(
-      `${file.name}: could not be read: ${e instanceof Error ? e.message : String(e)}`,
-      file.name,
-    );
-  }
-  if (carryLen > 0) emit(carry, 0, carryLen);
-  return total;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -1,0 +1,97 @@
+// A thread of the store export (store-export.ts): reads ranges of rowids of the lineage tables
+// through a SQLite connection of its own and writes their rows as the export files' CSV, UTF-8
+// encoded; the main thread writes the blocks in rowid order, as one thread reading page by page
+// would have written them.
+import { parentPort, workerData } from 'node:worker_threads';
+import BetterSqlite3 from 'better-sqlite3';
+import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
+import { edgeRows, type ExportFormat, type ExportProgress, nodeRow } from './exporter.js';
+import { NODE_FILES, type NodeKind } from './model.js';
+import { nodeOf } from './store-source.js';
+
+export interface ExportWorkerData {
+  readonly file: string;
+  readonly accountId: string;
+  readonly region: string;
+  readonly format: ExportFormat;
+}
+
+/** A range of rowids [from, to) of one table. */
+export interface ExportTask {
+  readonly id: number;
+  readonly table: 'entities' | 'associations';
+  readonly from: number;
+  readonly to: number;
+}
+
+export type ExportReply =
+  | { readonly id: number; readonly texts: Uint8Array[]; readonly nodes: number }
+  | { readonly id: number; readonly text: Uint8Array; readonly edges: number; readonly skipped: number }
+  | { readonly id: number; readonly error: string };
+
+/** Stored entity kinds → the node file (index into NODE_FILES) and the export's kind. */
+const FILE_OF: Record<string, { index: number; kind: NodeKind }> = {
+  artifact: { index: NODE_FILES.findIndex((f) => f.kind === 'artifact'), kind: 'artifact' },
+  action: { index: NODE_FILES.findIndex((f) => f.kind === 'action'), kind: 'action' },
+  context: { index: NODE_FILES.findIndex((f) => f.kind === 'context'), kind: 'context' },
+  'experiment-trial-component': {
+    index: NODE_FILES.findIndex((f) => f.kind === 'trialComponent'),
+    kind: 'trialComponent',
+  },
+};
+
+const { file, accountId, region } = workerData as ExportWorkerData;
+const db = new BetterSqlite3(file, { fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+const entities = db.prepare(
+  `SELECT kind, arn, doc, created_at, last_modified_at FROM lineage_entities
+   WHERE rowid >= ? AND rowid < ? AND account_id = ? AND region = ?
+     AND kind IN ('artifact', 'action', 'context', 'experiment-trial-component') ORDER BY rowid`,
+);
+const associations = db.prepare(
+  `SELECT source_arn AS sourceArn, destination_arn AS destinationArn, association_type AS associationType
+   FROM lineage_associations WHERE rowid >= ? AND rowid < ? AND account_id = ? AND region = ? ORDER BY rowid`,
+);
+const encoder = new TextEncoder();
+
+function run(t: ExportTask): { reply: ExportReply; transfer: ArrayBuffer[] } {
+  if (t.table === 'entities') {
+    const texts = NODE_FILES.map(() => '');
+    const rows = entities.all(t.from, t.to, accountId, region) as LineageEntityRow[];
+    for (const row of rows) {
+      const f = FILE_OF[row.kind]!;
+      texts[f.index] += nodeRow(NODE_FILES[f.index]!, nodeOf(f.kind, row));
+    }
+    const bytes = texts.map((x) => encoder.encode(x));
+    return {
+      reply: { id: t.id, texts: bytes, nodes: rows.length },
+      transfer: bytes.map((b) => b.buffer as ArrayBuffer),
+    };
+  }
+  const rows = associations.all(t.from, t.to, accountId, region) as {
+    sourceArn: string;
+    destinationArn: string;
+    associationType: string | null;
+  }[];
+  const progress: ExportProgress = { nodes: 0, edges: 0, skippedEdges: 0 };
+  for (const r of rows) if (r.associationType === null) (r as { associationType?: string }).associationType = undefined;
+  const text = encoder.encode(edgeRows(rows as { sourceArn: string; destinationArn: string }[], progress));
+  return {
+    reply: { id: t.id, text, edges: progress.edges, skipped: progress.skippedEdges },
+    transfer: [text.buffer as ArrayBuffer],
+  };
+}
+
+parentPort!.on('message', (t: ExportTask | 'close') => {
+  if (t === 'close') {
+    db.close();
+    parentPort!.close();
+    return;
+  }
+  try {
+    const { reply, transfer } = run(t);
+    parentPort!.postMessage(reply, transfer);
+  } catch (err) {
+    parentPort!.postMessage({ id: t.id, error: (err as Error).message } satisfies ExportReply);
+  }
+});

@@ -1,0 +1,160 @@
+// Starting one bubblewrap sandbox: bwrap runs as the sandbox's uid, with its options on a
+// descriptor (`--args`, so neither the environment nor the host's paths show in `ps`), the seccomp
+// program on another, and `--block-fd`: the sandbox is built and then held until `prepare` (cgroup,
+// nice value, network) has run on its first process. bwrap reaches what it binds by path, as the
+// sandbox's uid: when Slipway is root, `wrap` runs it inside the staging mount namespace
+// (stage.ts), where those directories are reachable.
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { argsData, bwrapOptions, type HostLayout } from './mount-plan.js';
+
+const ARGS_FD = 3;
+const SECCOMP_FD = 4;
+const INFO_FD = 5;
+const BLOCK_FD = 6;
+
+export interface DirBind {
+  /** The directory on the host (hidden paths under it are covered over). */
+  readonly dir: string;
+  /** The path bwrap binds from (the staged one when Slipway is root), default `dir`. */
+  readonly source?: string;
+  readonly at: string;
+  readonly writable: boolean;
+}
+
+export interface Rlimits {
+  readonly nproc: number;
+  /** RLIMIT_FSIZE: no file larger than the job's volume. */
+  readonly fsize?: number;
+  /** RLIMIT_DATA: the memory bound when no memory cgroup holds the sandbox. */
+  readonly data?: number;
+}
+
+export interface LaunchOptions {
+  readonly bwrap: string;
+  readonly prlimit?: string;
+  readonly layout: HostLayout;
+  /** The sandbox's uid and gid, inside and outside. */
+  readonly uid: number;
+  readonly gid: number;
+  /** Runs bwrap through another command (nsenter ... -S X -G X), which sets the uid. */
+  readonly wrap?: (file: string, args: string[]) => [string, string[]];
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly binds: readonly DirBind[];
+  readonly hidden: readonly string[];
+  readonly tmpBytes?: number;
+  readonly shmBytes: number;
+  readonly network: 'none' | 'outbound' | 'host';
+  /** bwrap starts inside the network namespace it is to keep (`wrap` put it there). */
+  readonly shareNet?: boolean;
+  readonly seccomp?: Buffer;
+  readonly rlimits?: Rlimits;
+  /** bwrap's own environment: the marker reapStraySandboxes looks for. */
+  readonly marker: Record<string, string>;
+  /** Runs with the sandbox's first process (held before the program starts); a rejection ends the sandbox. */
+  readonly prepare: (pid: number) => Promise<void>;
+}
+
+export interface Launched {
+  /** The bwrap process (its process group holds the sandbox). */
+  readonly child: ChildProcess;
+  /** The sandbox's first process (PID 1 inside). */
+  readonly pid: number;
+}
+
+export class LaunchError extends Error {}
+
+function prlimitArgs(r: Rlimits): string[] {
+  // Limits are only lowered (the uid bwrap runs as may not raise one): open files stay the server's.
+  const a = [`--nproc=${r.nproc}`, '--core=0'];
+  if (r.fsize !== undefined) a.push(`--fsize=${r.fsize}`);
+  if (r.data !== undefined) a.push(`--data=${r.data}`);
+  return a;
+}
+
+/** Kills the bwrap process group (with --die-with-parent, the sandbox goes with it). */
+export function killTree(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {}
+  }
+}
+
+/** Spawns the sandbox and runs `prepare`; resolves once its program has been let go. */
+export async function launch(o: LaunchOptions): Promise<Launched> {
+  const options = bwrapOptions({
+    layout: o.layout,
+    uid: o.uid,
+    gid: o.gid,
+    binds: o.binds.map((b) => ({ source: b.source ?? b.dir, host: b.dir, at: b.at, writable: b.writable })),
+    hidden: o.hidden,
+    tmpBytes: o.tmpBytes,
+    shmBytes: o.shmBytes,
+    network: o.network,
+    shareNet: o.shareNet,
+    env: o.env,
+    cwd: o.cwd,
+    seccompFd: o.seccomp ? SECCOMP_FD : undefined,
+    infoFd: INFO_FD,
+    blockFd: BLOCK_FD,
+  });
+  let [file, args]: [string, string[]] = [o.bwrap, ['--args', String(ARGS_FD), '--', ...o.argv]];
+  if (o.rlimits && o.prlimit) [file, args] = [o.prlimit, [...prlimitArgs(o.rlimits), '--', file, ...args]];
+  if (o.wrap) [file, args] = o.wrap(file, args);
+  const child = spawn(file, args, {
+    ...(o.wrap ? {} : { uid: o.uid, gid: o.gid }),
+    cwd: '/',
+    env: o.marker,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', o.seccomp ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
+  const stdio = child.stdio as unknown as [null, Readable, Readable, Writable, Writable | null, Readable, Writable];
+  // Pipes to a process that dies early raise EPIPE: that death is reported through 'exit'.
+  for (const s of stdio.slice(3)) s?.on('error', () => {});
+  stdio[ARGS_FD].end(argsData(options));
+  if (o.seccomp) stdio[SECCOMP_FD]!.end(o.seccomp);
+  let early = '';
+  const collect = (d: Buffer) => {
+    if (early.length < 4000) early += d.toString('utf8');
+  };
+  stdio[2].on('data', collect);
+  try {
+    const pid = await new Promise<number>((resolve, reject) => {
+      let info = '';
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+        reject(new LaunchError(`the sandbox ended before its program started (${code ?? signal}): ${early.trim()}`));
+      child.once('exit', onExit);
+      child.once('error', (e) => reject(new LaunchError(`${file} could not be started: ${e.message}`)));
+      stdio[INFO_FD].on('data', (d: Buffer) => {
+        info += d.toString('utf8');
+        const m = /"child-pid":\s*(\d+)\s*[,}\n]/.exec(info);
+        if (m) {
+          child.off('exit', onExit);
+          stdio[INFO_FD].removeAllListeners('data');
+          stdio[INFO_FD].resume();
+          resolve(Number(m[1]));
+        }
+      });
+    });
+    await o.prepare(pid);
+    stdio[BLOCK_FD].end('x');
+    return { child, pid };
+  } catch (e) {
+    // bwrap's own complaint (a bind it could not make) explains a sandbox that died while prepared.
+    await new Promise((r) => setTimeout(r, 20));
+    killTree(child);
+    if (e instanceof LaunchError) throw e;
+    const said = early.trim();
+    throw new LaunchError(said.startsWith('bwrap:') ? said : (e as Error).message);
+  } finally {
+    stdio[2].off('data', collect);
+    // Held until the caller reads it (readLines resumes it): nothing the program prints is lost.
+    stdio[2].pause();
+  }
+}
