@@ -12,6 +12,16 @@ const started = performance.now();
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
+// The members of each Create*Job request, from the service model tsc just compiled: what a cloned
+// job keeps of the job it was cloned from (console/src/pages/job-clone.tsx).
+const { model } = await import(join(root, 'dist/src/generated/sagemaker/model.js'));
+const createMembers = Object.fromEntries(
+  ['CreateTrainingJob', 'CreateTransformJob', 'CreateProcessingJob'].map((op) => [
+    op,
+    Object.keys(model.shapes[model.operations[op].input].members),
+  ]),
+);
+
 const entry = 'console/src/main.tsx';
 const result = await esbuild.build({
   absWorkingDir: root,
@@ -27,7 +37,7 @@ const result = await esbuild.build({
   entryNames: '[name]-[hash]',
   chunkNames: '[name]-[hash]',
   assetNames: '[name]-[hash]',
-  define: { 'process.env.NODE_ENV': '"production"' },
+  define: { 'process.env.NODE_ENV': '"production"', __CREATE_MEMBERS__: JSON.stringify(createMembers) },
   legalComments: 'linked',
   metafile: true,
   logLevel: 'warning',

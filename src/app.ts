@@ -328,6 +328,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
       region: config.defaultRegion,
       accountId: config.accountId,
       version: VERSION,
+      authentication: authorizer.enabled ? 'sigv4' : 'none',
     })),
   });
   const startTime = new Date();

@@ -1,25 +1,42 @@
-// The console's shell: loads the server's facts, then shows the navigation and the page the URL names.
+// The console's shell: loads the server's facts, asks for credentials when the server checks them,
+// then shows the navigation and the page the URL names (or says that there is no such page).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { loadConfig } from './api/client';
-import { loadCredentials } from './api/credentials';
+import { loadConfig, runtimeConfig } from './api/client';
+import { loadCredentials, loadIdentity, principalName } from './api/credentials';
 import { describeError } from './components/ui';
 import { HOME, PAGES } from './pages/index';
+import { SettingsPage } from './pages/settings';
+import { SignInPage } from './pages/sign-in';
 import { Link, navigate, useLocation } from './router';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 
-function App() {
+function NotFound({ path }: { path: string }) {
+  return (
+    <section class="not-found">
+      <h1>No such page</h1>
+      <p>
+        The console has no page at <code>/console{path}</code>. Go to the <Link to={`/${HOME}`}>model registry</Link>, or
+        pick a page above.
+      </p>
+    </section>
+  );
+}
+
+function App({ onSignOut }: { onSignOut: () => void }) {
   const loc = useLocation();
   const first = loc.segments[0] ?? '';
   const page = PAGES.find((p) => p.path === first);
   useEffect(() => {
-    if (!page) navigate(`/${HOME}`, { replace: true });
-  }, [page]);
+    if (first === '') navigate(`/${HOME}`, { replace: true });
+  }, [first]);
   useEffect(() => {
-    document.title = `${page?.nav ?? 'Slipway'} · Slipway console`;
+    document.title = `${page?.nav ?? (page ? 'Slipway' : 'Not found')} · Slipway console`;
   }, [page]);
   const Page = page?.component;
+  const creds = loadCredentials();
+  const who = loadIdentity();
   return (
     <>
       <header class="top">
@@ -33,17 +50,24 @@ function App() {
             </Link>
           ))}
         </nav>
-        <Link to="/settings" class={`settings-link ${first === 'settings' ? 'active' : ''}`} title="Credentials">
-          {loadCredentials() ? loadCredentials()!.accessKeyId : 'Sign in'}
+        <Link
+          to="/settings"
+          class={`settings-link ${first === 'settings' ? 'active' : ''}`}
+          title={who?.arn ?? (creds ? `access key ${creds.accessKeyId}` : 'Settings and sign-in')}
+        >
+          {creds ? (principalName(who?.arn) ?? creds.accessKeyId) : 'Sign in'}
         </Link>
       </header>
-      <main>{Page ? <Page /> : null}</main>
+      <main>
+        {first === 'settings' ? <SettingsPage onSignOut={onSignOut} /> : Page ? <Page /> : first ? <NotFound path={loc.path} /> : null}
+      </main>
     </>
   );
 }
 
 function Boot() {
   const [state, setState] = useState<'loading' | 'ready' | Error>('loading');
+  const [, signedIn] = useState(0);
   useEffect(() => {
     loadConfig().then(
       () => setState('ready'),
@@ -52,7 +76,9 @@ function Boot() {
   }, []);
   if (state === 'loading') return null;
   if (state instanceof Error) return <div class="error">Could not start the console: {describeError(state)}</div>;
-  return <App />;
+  const again = () => signedIn((n) => n + 1);
+  if (runtimeConfig().authentication === 'sigv4' && !loadCredentials()) return <SignInPage onSignedIn={again} />;
+  return <App onSignOut={again} />;
 }
 
 render(<Boot />, document.getElementById('app')!);

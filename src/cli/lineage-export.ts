@@ -18,6 +18,7 @@ import { openDatabase } from '../storage/db/index.js';
 import { DEFAULT_SQLITE_FILE } from '../storage/db/sqlite.js';
 import type { Database } from '../storage/db/types.js';
 import { MIGRATIONS } from '../storage/migrations.js';
+import { isLoopback } from '../config/config.js';
 
 export const LINEAGE_EXPORT_USAGE = `Usage: slipway lineage export --out DIR|s3://bucket/prefix/ [options]
 
@@ -111,10 +112,16 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
       throw new UsageError(`--format must be gremlin or opencypher, got '${format}'`);
     const region = s('region') ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1';
     const sourceName = s('source') ?? 'store';
+    // Every AWS-API endpoint this run talks to: what decides whether dummy credentials may stand in.
+    const endpoints = [
+      sourceName === 'aws' ? s('endpoint-url') ?? null : undefined,
+      out.startsWith('s3://') ? s('s3-endpoint') ?? env.AWS_ENDPOINT_URL_S3 ?? null : undefined,
+    ].filter((e) => e !== undefined);
+    const credentials = endpoints.length > 0 ? await signingCredentials(endpoints, env, region) : undefined;
     if (sourceName === 'aws') {
       // Imported on demand, as the S3 SDK below: the SageMaker SDK costs a store export start-up time.
       const { awsLineageSource } = await import('../lineage/export/aws-source.js');
-      source = await awsLineageSource({ region, endpoint: s('endpoint-url') });
+      source = await awsLineageSource({ region, endpoint: s('endpoint-url'), credentials });
     } else if (sourceName === 'store') {
       const accountId = s('account-id') ?? env.SLIPWAY_ACCOUNT_ID ?? '000000000000';
       const url = s('database-url') ?? (env.SLIPWAY_DATABASE_URL || undefined);
@@ -141,8 +148,9 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
       s3 = new S3BlobStore({
         endpoint: s('s3-endpoint') ?? env.AWS_ENDPOINT_URL_S3 ?? `https://s3.${region}.amazonaws.com`,
         region,
+        credentials,
       });
-      output = blobOutput(s3, out);
+      output = blobOutput(s3, out, (bucket) => process.stderr.write(`created bucket ${bucket} (it did not exist)\n`));
     } else {
       output = directoryOutput(out);
     }
@@ -159,8 +167,6 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
     if (load) {
       if (!output.location.startsWith('s3://'))
         throw new UsageError('--load needs an s3:// --out that the graph database can read');
-      const key = env.AWS_ACCESS_KEY_ID;
-      const secret = env.AWS_SECRET_ACCESS_KEY;
       const { loadIntoNeptune } = await import('../lineage/export/neptune-load.js');
       const outcome = await loadIntoNeptune({
         endpoint: load,
@@ -168,10 +174,7 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
         format: format === 'gremlin' ? 'csv' : 'opencypher',
         region,
         iamRoleArn: s('iam-role-arn'),
-        credentials:
-          key && secret
-            ? { accessKeyId: key, secretAccessKey: secret, sessionToken: env.AWS_SESSION_TOKEN }
-            : undefined,
+        credentials,
         onStatus: (st) => {
           if (process.stderr.isTTY) process.stderr.write(`\r\x1b[Kloading: ${st}`);
         },
@@ -197,5 +200,55 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
     await source?.close?.();
     s3?.close();
     await db?.close();
+  }
+}
+
+type SigningCredentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+
+/** Whether a URL names this machine (a local Slipway server), where dummy credentials are fine. */
+function isLocal(url: string): boolean {
+  try {
+    return isLoopback(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The credentials to sign with, and a line on stderr saying which: the environment's or the AWS SDK's
+ * usual chain (profiles, SSO, instance roles); failing those, when every endpoint is a local server
+ * (`null` = AWS itself), dummy ones, which a Slipway server without a credentials file accepts.
+ */
+async function signingCredentials(
+  endpoints: ReadonlyArray<string | null>,
+  env: NodeJS.ProcessEnv,
+  region: string,
+): Promise<SigningCredentials> {
+  if (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) {
+    process.stderr.write(`signing with access key ${env.AWS_ACCESS_KEY_ID} from the environment\n`);
+    return {
+      accessKeyId: env.AWS_ACCESS_KEY_ID,
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+      sessionToken: env.AWS_SESSION_TOKEN,
+    };
+  }
+  const { S3Client } = await import('@aws-sdk/client-s3');
+  const probe = new S3Client({ region });
+  try {
+    const c = await probe.config.credentials();
+    process.stderr.write(`signing with access key ${c.accessKeyId} from the AWS SDK's credential chain\n`);
+    return { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, sessionToken: c.sessionToken };
+  } catch (err) {
+    if (!endpoints.every((e) => e !== null && isLocal(e))) {
+      throw new Error(
+        `no AWS credentials found (${(err as Error).message}): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile`,
+      );
+    }
+    process.stderr.write(
+      'no AWS credentials found: signing with dummy credentials (a Slipway server without a credentials file accepts any)\n',
+    );
+    return { accessKeyId: 'slipway-cli', secretAccessKey: 'slipway-cli' };
+  } finally {
+    probe.destroy();
   }
 }

@@ -1,6 +1,8 @@
 // The `slipway` command: `slipway serve [options]` (the default) runs the server;
-// `slipway lineage export` writes lineage as graph bulk-load files.
+// `slipway lineage export` writes lineage as graph bulk-load files; `slipway demo` runs the whole
+// loop against a running server.
 // Each command imports what it runs when it runs: `lineage export` does not load the server.
+import { readFileSync } from 'node:fs';
 import { ConfigError, SERVE_USAGE, loadConfig } from '../config/config.js';
 
 const USAGE = `Usage: slipway <command> [options]
@@ -8,6 +10,8 @@ const USAGE = `Usage: slipway <command> [options]
 Commands:
   serve            run the SageMaker-compatible API and the graph API (default)
   lineage export   write lineage as Neptune bulk-load CSV (see slipway lineage export --help)
+  demo             train, register, deploy and invoke a model on a running server (see slipway demo --help)
+  version          print the version (also --version)
 
 ${SERVE_USAGE}`;
 
@@ -15,13 +19,21 @@ export async function main(argv: string[]): Promise<number | undefined> {
   const [first, ...rest] = argv;
   const command = first === undefined || first.startsWith('-') ? 'serve' : first;
   const args = command === first ? rest : argv;
-  if (command === 'help' || (command === 'serve' && args.includes('--help'))) {
+  if (command === 'help' || (command === 'serve' && (args.includes('--help') || args.includes('-h')))) {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command === 'version' || (command === 'serve' && args.includes('--version'))) {
+    process.stdout.write(`slipway ${version()}\n`);
     return 0;
   }
   if (command === 'lineage' && args[0] === 'export') {
     const { lineageExportCommand } = await import('./lineage-export.js');
     return lineageExportCommand(args.slice(1));
+  }
+  if (command === 'demo') {
+    const { demoCommand } = await import('./demo.js');
+    return demoCommand(args);
   }
   if (command !== 'serve') {
     process.stderr.write(`slipway: unknown command '${command}'\n\n${USAGE}`);
@@ -100,4 +112,10 @@ export async function main(argv: string[]): Promise<number | undefined> {
   await done;
   process.off('SIGHUP', onHup);
   return process.exitCode as number | undefined;
+}
+
+/** The package's version, from its package.json. */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }

@@ -36,6 +36,8 @@ export interface ConsoleRuntimeConfig {
   readonly region: string;
   readonly accountId: string;
   readonly version: string;
+  /** 'sigv4' when a credentials file is in force: the console then asks its user to sign in. */
+  readonly authentication: 'none' | 'sigv4';
 }
 
 /** Whether a request is the console's: unsigned GET/HEAD of /console or below. */

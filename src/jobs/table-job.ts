@@ -6,7 +6,7 @@ import type { Partition } from '../domain/arn.js';
 import { type JobArtifact, type JobKind as LineageKind, recordJobProgress } from '../lineage/job-recorder.js';
 import type { Queryable } from '../storage/db/types.js';
 import type { ResourceRow, ResourceTable } from '../storage/repositories/resource-table.js';
-import { failureReason, JobFailure } from './job-failure.js';
+import { failureReason, JobFailure, jobFailureReason } from './job-failure.js';
 import type { JobKind, RunContext } from './types.js';
 
 /** Where a job's row is, and its time limit. */
@@ -48,6 +48,8 @@ export interface TableJobOptions<W extends TableWork, D extends TableJobDoc> {
   readonly defaultMaxRuntimeSeconds: number;
   /** Reason when MaxRuntimeInSeconds passes. */
   readonly timeoutReason: string;
+  /** Where the kind's job directories live (their paths read as /opt/ml/ in failure reasons). */
+  readonly jobsDir?: string;
   run(r: TableJobRun<W, D>): Promise<void>;
 }
 
@@ -98,7 +100,7 @@ export function tableJobKind<W extends TableWork, D extends TableJobDoc>(o: Tabl
       const w = item.payload;
       const { row, doc } = await load(tx, w);
       const at = Date.now();
-      const message = why.error instanceof JobFailure ? why.error.message : why.message;
+      const message = why.cause === 'error' ? jobFailureReason(why, o.jobsDir) : why.message;
       const [status, reason] =
         why.cause === 'stopped'
           ? ['Stopped', undefined]

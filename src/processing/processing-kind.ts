@@ -66,6 +66,7 @@ export function processingKind(o: ProcessingOptions): JobKind<TableWork> {
     concurrency: o.concurrency,
     defaultMaxRuntimeSeconds: DEFAULT_PROCESSING_RUNTIME_SECONDS,
     timeoutReason: 'Processing job runtime exceeded MaxRuntimeInSeconds provided',
+    jobsDir: join(o.dataDir, 'jobs'),
     run: async ({ ctx, job, complete }) => {
       const mlRoot = join(o.dataDir, 'jobs', `processing-${ctx.payload.nameKey}-${Date.now().toString(36)}`);
       const log = new JobLog(

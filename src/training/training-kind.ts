@@ -21,7 +21,7 @@ import type { Queryable } from '../storage/db/types.js';
 import type { ResourceRow } from '../storage/repositories/resource-table.js';
 import { dockerAnswers, type Sandbox } from '../sandbox/sandbox.js';
 import { type ChannelObject, ChannelError, downloadChannel, resolveChannel } from './channels.js';
-import { failureReason, JobFailure, uploadFailure } from '../jobs/job-failure.js';
+import { failureReason, JobFailure, jobFailureReason, uploadFailure } from '../jobs/job-failure.js';
 import type { Metrics } from '../metrics/index.js';
 import { type AppendLogs, evaluationMetrics, JobLog, MetricSeries, metricMatchers } from './job-output.js';
 import { JobMetricsPublisher } from './job-metrics.js';
@@ -108,7 +108,7 @@ export function trainingKind(o: TrainingOptions): JobKind<TrainingWork> {
       const w = item.payload;
       const { row, doc } = await load(tx, w);
       const at = Date.now();
-      const e = ending(why.cause, why.error instanceof JobFailure ? why.error.message : why.message);
+      const e = ending(why.cause, why.cause === 'error' ? jobFailureReason(why, join(o.dataDir, 'jobs')) : why.message);
       advance(doc, e.secondary, e.note, at);
       doc.SecondaryStatusTransitions[doc.SecondaryStatusTransitions.length - 1]!.EndTime = at;
       if (e.reason) doc.FailureReason = failureReason(e.reason);

@@ -175,7 +175,7 @@ describe('web console in Chromium', { skip }, () => {
   });
 
   test('API errors are shown in words', async () => {
-    await page.goto(url('/registry/no-such-group'));
+    await page.goto(url(`/registry/${GROUP}/99`));
     const err = page.locator('.error').first();
     await err.waitFor();
     assert.match(await err.innerText(), /does not exist|not found/i);
@@ -214,7 +214,7 @@ describe('web console in Chromium', { skip }, () => {
     // The charts read the stored CloudWatch history: the minute's data points are written as it
     // ends (here at once), then a refresh shows the invocation.
     await server.app.flushMetrics();
-    await page.locator('.charts button.refresh').click();
+    await page.locator('.traffic button.refresh').click();
     await untilNumber('.charts', 'data-invocations', { atLeast: 1 }, 15_000);
     assert.equal(await page.locator('figure.chart canvas').count(), 3);
     assert.equal(Number(await page.locator('.charts').getAttribute('data-points')), 60);
@@ -343,7 +343,7 @@ describe('web console in Chromium', { skip }, () => {
         headers.join('|'),
       );
     await page.locator('thead th', { hasText: 'max_depth' }).click();
-    const names = async () => (await page.locator('tbody tr td:first-child').allInnerTexts()).map((s) => s.trim());
+    const names = async () => (await page.locator('tbody tr td.run').allInnerTexts()).map((s) => s.trim());
     assert.deepEqual(await names(), ['depth-4', 'depth-6', 'depth-8']);
     await page.locator('thead th', { hasText: 'max_depth' }).click();
     assert.deepEqual(await names(), ['depth-8', 'depth-6', 'depth-4']);
@@ -380,7 +380,8 @@ describe('web console in Chromium', { skip }, () => {
     const signed = page.waitForRequest(
       (r) => r.method() === 'POST' && (r.headers()['authorization'] ?? '').includes('Credential=AKIDCONSOLE/'),
     );
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('principal-arn').waitFor();
     await shot('settings');
     await page.goto(url('/registry'));
     await signed;

@@ -2,13 +2,15 @@
 // Runtime, CloudWatch Logs, Prometheus /metrics, Gremlin on the graph port), every request through
 // send(), which signs it with SigV4 (aws4fetch) using the credentials the user entered.
 import { AwsClient } from 'aws4fetch';
-import { ANONYMOUS, loadCredentials } from './credentials';
+import { ANONYMOUS, type Credentials, loadCredentials } from './credentials';
 
 export interface RuntimeConfig {
   readonly graphPort: number;
   readonly region: string;
   readonly accountId: string;
   readonly version: string;
+  /** 'sigv4': the server has a credentials file, so the console needs its user's keys. */
+  readonly authentication?: 'none' | 'sigv4';
 }
 
 /** An API error in words: the service's code and message, or what went wrong on the way. */
@@ -56,6 +58,8 @@ interface SendOptions {
   readonly headers?: Record<string, string>;
   readonly body?: string | Uint8Array;
   readonly signal?: AbortSignal;
+  /** Sign with these instead of the saved ones (checking keys before they are kept). */
+  readonly credentials?: Credentials;
 }
 
 const signers = new Map<string, AwsClient>();
@@ -63,8 +67,8 @@ const signers = new Map<string, AwsClient>();
 /** WebCrypto, which signing needs, exists only in secure contexts (https, http://localhost). */
 export const canSign = (): boolean => globalThis.crypto?.subtle !== undefined;
 
-function signer(service: string): AwsClient {
-  const creds = loadCredentials() ?? ANONYMOUS;
+function signer(service: string, given?: Credentials): AwsClient {
+  const creds = given ?? loadCredentials() ?? ANONYMOUS;
   const key = `${creds.accessKeyId}|${creds.sessionToken ?? ''}|${service}`;
   let s = signers.get(key);
   if (!s) {
@@ -87,7 +91,7 @@ export async function send(url: string, o: SendOptions = {}): Promise<Response> 
   };
   // Signed from the URL and init, not from a Request: aws4fetch would read a Request's body back
   // through a stream, an extra round trip through the browser for every call.
-  const request = o.service && canSign() ? await signer(o.service).sign(url, init) : new Request(url, init);
+  const request = o.service && canSign() ? await signer(o.service, o.credentials).sign(url, init) : new Request(url, init);
   try {
     return await fetch(request);
   } catch (err) {
@@ -229,4 +233,51 @@ export async function presignedGet(uri: string): Promise<string | undefined> {
   if (!canSign()) return undefined;
   const signed = await signer('s3').sign(url, { method: 'GET', aws: { signQuery: true } });
   return signed.url;
+}
+
+/** Who a set of credentials signs as. */
+export interface Identity {
+  readonly arn?: string;
+  readonly account?: string;
+  readonly userId?: string;
+  readonly accessKeyId: string;
+}
+
+/** Error codes meaning the server does not accept the keys themselves (not a missing permission). */
+const REFUSED_KEYS = new Set([
+  'UnrecognizedClientException',
+  'InvalidClientTokenId',
+  'InvalidSignatureException',
+  'SignatureDoesNotMatch',
+  'IncompleteSignature',
+  'MissingAuthenticationToken',
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'InvalidAccessKeyId',
+]);
+
+/** Whether an error says the credentials themselves were refused (sign in again). */
+export const refusedCredentials = (err: unknown): boolean => err instanceof ApiError && REFUSED_KEYS.has(err.code);
+
+/**
+ * Checks credentials with a signed call before they are kept: STS GetCallerIdentity (which every
+ * principal may call, as on AWS) gives the principal's ARN. Throws an ApiError whose code says why
+ * the server refused them.
+ */
+export async function callerIdentity(credentials: Credentials): Promise<Identity> {
+  const res = await send(`${API_ORIGIN()}/`, {
+    service: 'sts',
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+    body: 'Action=GetCallerIdentity&Version=2011-06-15',
+    credentials,
+  });
+  const text = await res.text();
+  const doc = new DOMParser().parseFromString(text, 'application/xml');
+  const pick = (tag: string) => doc.getElementsByTagName(tag)[0]?.textContent ?? undefined;
+  if (res.ok && pick('Arn')) {
+    return { arn: pick('Arn'), account: pick('Account'), userId: pick('UserId'), accessKeyId: credentials.accessKeyId };
+  }
+  const code = pick('Code') ?? res.headers.get('x-amzn-errortype')?.split(':')[0] ?? `HTTP ${res.status}`;
+  throw new ApiError(code, pick('Message') ?? (text || res.statusText), res.status);
 }

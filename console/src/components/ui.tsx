@@ -2,8 +2,8 @@
 // sortable tables, code snippets.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api/client';
-import { setQuery, useLocation } from '../router';
+import { ApiError, refusedCredentials } from '../api/client';
+import { Link, setQuery, useLocation } from '../router';
 
 export interface Async<T> {
   readonly data?: T;
@@ -41,6 +41,12 @@ export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
     <div class="error" role="alert">
       <strong>{title ?? 'The request failed'}</strong>
       <div>{describeError(error)}</div>
+      {refusedCredentials(error) ? (
+        <div>
+          The server does not accept this tab's credentials: <Link to="/settings">sign in</Link> with a key from its
+          credentials file.
+        </div>
+      ) : null}
     </div>
   );
 }
@@ -154,20 +160,34 @@ export interface Column<T> {
   readonly value: (row: T) => string | number | undefined;
   readonly render?: (row: T) => ComponentChildren;
   readonly class?: string;
+  /** The rows arrive sorted by this column when it is the sort (the API sorted every page). */
+  readonly server?: boolean;
 }
 
-/** A table sortable by any column (click a header; again to reverse). */
+export interface SortState {
+  readonly key: string;
+  readonly desc: boolean;
+}
+
+/**
+ * A table sortable by any column (click a header; again to reverse). The sort is the table's own,
+ * or the page's when it passes `sort` and `onSort` (to keep it in the URL, or to have the API sort).
+ */
 export function SortableTable<T>(p: {
   columns: readonly Column<T>[];
   rows: readonly T[];
   rowKey: (r: T) => string;
   empty?: string;
+  sort?: SortState;
+  onSort?: (s: SortState) => void;
 }) {
-  const [sort, setSort] = useState<{ key: string; desc: boolean } | undefined>();
+  const [own, setOwn] = useState<SortState | undefined>();
+  const sort = p.onSort ? p.sort : own;
+  const setSort = (f: (s: SortState | undefined) => SortState) => (p.onSort ? p.onSort(f(p.sort)) : setOwn(f));
   const rows = useMemo(() => {
     if (!sort) return p.rows;
     const col = p.columns.find((c) => c.key === sort.key);
-    if (!col) return p.rows;
+    if (!col || col.server) return p.rows;
     const sorted = [...p.rows].sort((a, b) => compare(col.value(a), col.value(b)));
     return sort.desc ? sorted.reverse() : sorted;
   }, [p.rows, p.columns, sort]);

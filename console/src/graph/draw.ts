@@ -3,7 +3,7 @@
 // what falls inside the visible area. What the selection and the pointer point at (drawFocus) goes
 // on a canvas of its own over the picture, so hovering redraws a handful of elements, not all of
 // them. The view draws the screen with these, the PNG export the whole picture.
-import { Labels, font } from './labels.js';
+import { Labels, type Measure, type Placed, covered, font, placeSceneLabels } from './labels.js';
 import type { Scene, SceneEdge, SceneNode, Shape } from './scene.js';
 import { edgeEnds } from './scene.js';
 
@@ -31,6 +31,8 @@ export interface Drawn {
   readonly edges: number;
   /** Whether every visible node's name was drawn (not only the start's). */
   readonly names: boolean;
+  /** The text drawn, where it was drawn (the focus layer hides what its own text would cover). */
+  readonly labels: readonly Placed[];
 }
 
 /** Text sizes in picture units; on screen they scale with the zoom. */
@@ -181,21 +183,29 @@ export function drawScene(
   const names = all || zoom >= NAMES_FROM_ZOOM;
   const nameSize = all ? NAME_SIZE : Math.min(15, NAME_SIZE * zoom);
   const edgeSize = all ? EDGE_SIZE : Math.min(12, EDGE_SIZE * zoom);
-  const labels = new Labels(ctx);
-  for (const { x, y, r } of shown) labels.reserve(x, y, r);
-  for (const { n, x, y, r } of shown) if (n.start) labels.name(n.label, x, y, r, Math.max(nameSize, 12), true);
-  if (names) for (const { n, x, y, r } of shown) if (!n.start) labels.name(n.label, x, y, r, nameSize);
-  if (all || (edgeSize >= MIN_TEXT && placed.length <= EDGE_LABELS))
-    for (const { e, at } of placed) labels.along(e.label, ...at, edgeSize);
-  labels.draw();
-  return { nodes: shown.length, edges: placed.length, names };
+  const labels = new Labels(canvasMeasure(ctx));
+  placeSceneLabels(labels, shown, placed, {
+    names,
+    edges: all || (edgeSize >= MIN_TEXT && placed.length <= EDGE_LABELS),
+    nameSize,
+    edgeSize,
+  });
+  drawLabels(ctx, labels.placed);
+  return { nodes: shown.length, edges: placed.length, names, labels: labels.placed };
 }
 
 /**
  * Over the picture: the selected and the hovered entity ringed and named, their edges (and the
  * hovered edge) darker and labelled with their association types.
  */
-export function drawFocus(ctx: CanvasRenderingContext2D, scene: Scene, vp: Viewport, a: Area, f: Focus): void {
+export function drawFocus(
+  ctx: CanvasRenderingContext2D,
+  scene: Scene,
+  vp: Viewport,
+  a: Area,
+  f: Focus,
+  under: readonly Placed[] = [],
+): void {
   const { zoom } = vp;
   const focused: SceneNode[] = [];
   for (const id of [f.selected, f.hovered]) {
@@ -217,24 +227,37 @@ export function drawFocus(ctx: CanvasRenderingContext2D, scene: Scene, vp: Viewp
     addEdge(lines, heads, at, headSize(zoom));
     placed.push({ e, at });
   }
-  ctx.lineWidth = 2;
-  ctx.strokeStyle = EDGE_HOT;
-  ctx.fillStyle = EDGE_HOT;
-  ctx.stroke(lines);
-  ctx.fill(heads);
-
-  const labels = new Labels(ctx);
+  // The text first (the names of what is in focus, then the association types of its edges).
+  const labels = new Labels(canvasMeasure(ctx));
+  labels.avoid(under);
   const nameSize = Math.max(12, Math.min(15, NAME_SIZE * zoom));
+  const rings: { n: SceneNode; x: number; y: number; r: number }[] = [];
   for (const n of focused) {
     if (!Number.isFinite(n.x)) continue;
     const [x, y, r] = [n.x * zoom + vp.x, n.y * zoom + vp.y, screenRadius(n, zoom)];
-    ring(ctx, n, x, y, r, n.id === f.selected ? SELECTED_RING : HOVER_RING);
+    rings.push({ n, x, y, r });
     labels.reserve(x, y, r + 2.5);
     labels.name(n.label, x, y, r + 2, nameSize, true, true);
   }
   const edgeSize = Math.max(10, Math.min(12, EDGE_SIZE * zoom));
   for (const { e, at } of placed) labels.along(e.label, ...at, edgeSize, true);
-  labels.draw();
+  // The picture's text that this text would cover is hidden whole: half a name reads as another.
+  ctx.fillStyle = '#ffffff';
+  for (const t of covered(under, labels.placed)) {
+    ctx.save();
+    ctx.translate(t.x, t.y);
+    ctx.rotate(t.angle);
+    if (t.angle === 0) ctx.fillRect(-t.width / 2 - 3, -2, t.width + 6, t.size + 5);
+    else ctx.fillRect(-t.width / 2 - 3, -t.size - 3, t.width + 6, t.size + 4);
+    ctx.restore();
+  }
+  ctx.lineWidth = 2;
+  ctx.strokeStyle = EDGE_HOT;
+  ctx.fillStyle = EDGE_HOT;
+  ctx.stroke(lines);
+  ctx.fill(heads);
+  for (const { n, x, y, r } of rings) ring(ctx, n, x, y, r, n.id === f.selected ? SELECTED_RING : HOVER_RING);
+  drawLabels(ctx, labels.placed);
 }
 
 /** A legend row (a shape and its kind's name per kind) at (x, y); returns its width. For exports. */
@@ -258,4 +281,64 @@ export function drawLegend(
     at += 16 + ctx.measureText(kind).width + 16;
   }
   return at - x;
+}
+
+/** Text widths by font, measured once: the same association types and names recur frame after frame. */
+const widths = new Map<string, number>();
+
+/** Measures with a canvas context, remembering every width. */
+export function canvasMeasure(ctx: CanvasRenderingContext2D): Measure {
+  let measuring = '';
+  return (f, text) => {
+    const key = `${f}|${text}`;
+    let w = widths.get(key);
+    if (w === undefined) {
+      if (widths.size > 20_000) widths.clear();
+      if (f !== measuring) {
+        ctx.font = f;
+        measuring = f;
+      }
+      w = ctx.measureText(text).width;
+      widths.set(key, w);
+    }
+    return w;
+  };
+}
+
+/** Draws placed labels with a white halo (names over a plate where asked). */
+export function drawLabels(ctx: CanvasRenderingContext2D, placed: readonly Placed[]): void {
+  ctx.lineJoin = 'round';
+  ctx.textAlign = 'center';
+  ctx.strokeStyle = 'rgba(255,255,255,0.92)';
+  ctx.lineWidth = 3;
+  let current = '';
+  for (const t of placed) {
+    if (t.font !== current) {
+      ctx.font = t.font;
+      current = t.font;
+    }
+    if (t.angle === 0) {
+      if (t.plate !== undefined) {
+        ctx.fillStyle = '#ffffff';
+        ctx.fillRect(t.x - t.plate / 2 - 3, t.y - 2, t.plate + 6, t.size + 5);
+      }
+      ctx.fillStyle = t.color;
+      ctx.textBaseline = 'top';
+      ctx.strokeText(t.text, t.x, t.y);
+      ctx.fillText(t.text, t.x, t.y);
+      continue;
+    }
+    ctx.textBaseline = 'bottom';
+    ctx.save();
+    ctx.translate(t.x, t.y);
+    ctx.rotate(t.angle);
+    if (t.plate !== undefined) {
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(-t.plate / 2 - 3, -t.size - 3, t.plate + 6, t.size + 3);
+    }
+    ctx.fillStyle = t.color;
+    ctx.strokeText(t.text, 0, -1);
+    ctx.fillText(t.text, 0, -1);
+    ctx.restore();
+  }
 }

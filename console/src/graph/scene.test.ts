@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KIND_COLORS, RADIUS, START_RADIUS, Scene, edgeEnds, exportFrame } from './scene.js';
+import { KIND_COLORS, RADIUS, START_RADIUS, Scene, edgeEnds, exportFrame, legendEntries } from './scene.js';
 
 const node = (id: string, kind = 'Artifact', start = false) => ({ id, label: id, kind, start });
 const edge = (source: string, target: string, label = 'ContributedTo') => ({
@@ -137,4 +137,36 @@ test('an exported picture has room for every node and a legend band on top', () 
       `${n.id} and its name inside vertically, below the legend`,
     );
   }
+});
+
+test("the exporter's lowercase labels look like the lineage kinds, and no two kinds of a picture look alike", () => {
+  const s = new Scene();
+  const kinds = ['action', 'context', 'artifact', 'trial_component', 'person', 'software', 'place', 'thing'];
+  s.add(
+    kinds.map((k) => node(k, k)),
+    [],
+  );
+  const style = (k: string) => s.nodes.get(k)!;
+  assert.equal(style('action').color, KIND_COLORS.Action);
+  assert.equal(style('action').shape, 'diamond');
+  assert.equal(style('context').color, KIND_COLORS.Context);
+  assert.equal(style('trial_component').color, KIND_COLORS.TrialComponent);
+  assert.equal(style('trial_component').shape, 'hexagon');
+  assert.notEqual(style('action').color, style('context').color);
+  const looks = new Set(kinds.map((k) => `${style(k).color}|${style(k).shape}`));
+  assert.equal(looks.size, kinds.length, 'every kind its own colour and shape');
+  const colours = new Set(kinds.map((k) => style(k).color));
+  assert.equal(colours.size, kinds.length, 'every kind its own colour');
+  // The legend lists the labels as the graph has them, each with the colour drawn.
+  const legend = legendEntries(s);
+  assert.deepEqual(
+    legend.slice(0, 4).map((e) => e.kind),
+    ['artifact', 'action', 'context', 'trial_component'],
+  );
+  for (const e of legend) assert.equal(e.color, style(e.kind).color);
+  // Many kinds: past the palette the colours come back with another shape.
+  const many = new Scene();
+  const names = Array.from({ length: 20 }, (_, i) => `k${i}`);
+  many.add(names.map((k) => node(k, k)), []);
+  assert.equal(new Set(names.map((k) => `${many.nodes.get(k)!.color}|${many.nodes.get(k)!.shape}`)).size, 20);
 });

@@ -27,26 +27,39 @@ export const KIND_COLORS: Record<string, string> = {
   Context: '#059669',
   TrialComponent: '#7c3aed',
 };
-const PALETTE = ['#0891b2', '#db2777', '#65a30d', '#9333ea', '#ea580c', '#0d9488', '#4f46e5'];
+/**
+ * Colours for any other kind (Gremlin labels), handed out in the order kinds appear so no two
+ * kinds of one picture share one: far from the lineage colours and from each other.
+ */
+const PALETTE = ['#0891b2', '#db2777', '#65a30d', '#dc2626', '#a16207', '#475569', '#c026d3', '#7c2d12'];
 const SHAPES: Record<string, Shape> = {
   Artifact: 'round-rectangle',
   Action: 'diamond',
   Context: 'ellipse',
   TrialComponent: 'hexagon',
 };
+/** Past the palette, other kinds take the next shape with the colours again. */
+const OTHER_SHAPES: readonly Shape[] = ['ellipse', 'diamond', 'round-rectangle', 'hexagon'];
+
+/**
+ * The lineage kind a label names, whatever its case and separators: the lineage exporter writes
+ * Neptune vertices labelled `artifact`, `action`, `context` and `trial_component`, and those are
+ * drawn as the lineage page draws Artifact, Action, Context and TrialComponent.
+ */
+export function lineageKind(kind: string): string | undefined {
+  const k = kind.toLowerCase().replace(/[^a-z]/g, '');
+  return Object.keys(KIND_COLORS).find((name) => name.toLowerCase() === k);
+}
 
 /** Node radius in picture units; the start entity is drawn larger. */
 export const RADIUS = 13;
 export const START_RADIUS = 17;
 
+/** A lineage kind's colour (grey for other kinds, whose colour depends on their picture: Scene.styleOf). */
 export function colorOf(kind: string): string {
-  if (KIND_COLORS[kind]) return KIND_COLORS[kind]!;
-  let h = 0;
-  for (const c of kind) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-  return PALETTE[h % PALETTE.length]!;
+  const l = lineageKind(kind);
+  return l ? KIND_COLORS[l]! : '#6b7280';
 }
-
-export const shapeOf = (kind: string): Shape => SHAPES[kind] ?? 'ellipse';
 
 /** Names longer than this are clipped in the picture (the whole name is in the tooltip and exports' titles). */
 const NAME_CHARS = 30;
@@ -87,6 +100,23 @@ export class Scene {
   private byId = new Map<string, SceneEdge>();
   private touching = new Map<string, SceneEdge[]>();
   private grid = new Map<number, SceneNode[]>();
+  /** Colour and shape per kind, in the order kinds appeared: two kinds never look alike. */
+  private readonly styles = new Map<string, { color: string; shape: Shape }>();
+  private others = 0;
+
+  styleOf(kind: string): { color: string; shape: Shape } {
+    let s = this.styles.get(kind);
+    if (!s) {
+      const l = lineageKind(kind);
+      if (l) s = { color: KIND_COLORS[l]!, shape: SHAPES[l]! };
+      else {
+        const i = this.others++;
+        s = { color: PALETTE[i % PALETTE.length]!, shape: OTHER_SHAPES[Math.floor(i / PALETTE.length) % OTHER_SHAPES.length]! };
+      }
+      this.styles.set(kind, s);
+    }
+    return s;
+  }
 
   /** Adds what is new; returns the nodes added. A node already there can only become the start. */
   add(nodes: readonly GraphNode[], edges: readonly GraphEdge[]): SceneNode[] {
@@ -103,8 +133,7 @@ export class Scene {
       const node: SceneNode = {
         id: n.id,
         kind: n.kind,
-        color: colorOf(n.kind),
-        shape: shapeOf(n.kind),
+        ...this.styleOf(n.kind),
         full: n.label,
         label: clip(n.label),
         start: n.start === true,
@@ -256,7 +285,8 @@ export class Scene {
     const seen = new Set<string>();
     for (const n of this.nodes.values()) seen.add(n.kind);
     const order = Object.keys(KIND_COLORS);
-    return [...seen].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99) || a.localeCompare(b));
+    const rank = (k: string) => order.indexOf(lineageKind(k) ?? '') + 1 || 99;
+    return [...seen].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   }
 }
 
@@ -299,17 +329,17 @@ export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-s
 
 /** One legend entry per kind in the picture. */
 export function legendEntries(scene: Scene): { kind: string; color: string; shape: Shape }[] {
-  return scene.kinds().map((kind) => ({ kind, color: colorOf(kind), shape: shapeOf(kind) }));
+  return scene.kinds().map((kind) => ({ kind, ...scene.styleOf(kind) }));
 }
 
 /**
- * The frame of an exported picture: room around the nodes for their names (about 6 units a
- * character at 11 units) and a band on top for the legend; (dx, dy) moves picture units into it.
+ * The frame of an exported picture: room around the nodes for their names (about 7.6 units a
+ * character at 12 units, more for the start's bold name) and a band on top for the legend; (dx, dy) moves picture units into it.
  */
 export function exportFrame(scene: Scene): { width: number; height: number; dx: number; dy: number; legendY: number } {
   const b = scene.bounds() ?? { x1: 0, y1: 0, x2: 0, y2: 0 };
   let half = 40;
-  for (const n of scene.nodes.values()) half = Math.max(half, n.label.length * 3.1);
+  for (const n of scene.nodes.values()) half = Math.max(half, n.label.length * (n.start ? 4.2 : 3.8));
   const [padX, top, bottom] = [half + 16, 48 + START_RADIUS, START_RADIUS + 30];
   return {
     width: b.x2 - b.x1 + 2 * padX,

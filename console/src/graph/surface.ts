@@ -14,6 +14,8 @@ export class Surface {
   private drawnAt: Viewport | undefined;
   private stale = true;
   private cost = 0;
+  /** The text of the picture as last drawn. */
+  private labels: Drawn['labels'] = [];
 
   constructor(
     readonly picture: HTMLCanvasElement,
@@ -45,7 +47,9 @@ export class Surface {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, w, h);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    drawFocus(ctx, scene, vp, area, f);
+    // While the picture is moved as an image its text is not where it was placed.
+    const still = drawn !== undefined || !moved;
+    drawFocus(ctx, scene, vp, area, f, still ? this.labels : []);
     return drawn;
   }
 
@@ -56,6 +60,7 @@ export class Surface {
     ctx.clearRect(0, 0, this.picture.width, this.picture.height);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const drawn = drawScene(ctx, scene, vp, area);
+    this.labels = drawn.labels;
     this.drawnAt = vp;
     this.stale = false;
     this.cost = performance.now() - started;

@@ -37,3 +37,19 @@ test('the SVG export draws every entity in its kind colour with its name, every 
   assert.match(svg, /<circle [^>]*stroke="#111827"/, 'the start entity is ringed');
   assert.match(svg, /<\/svg>$/);
 });
+
+test('a crowded SVG export keeps its text apart: names that do not fit are left to the titles', () => {
+  const s = new Scene();
+  const ids = Array.from({ length: 8 }, (_, i) => `n${i}`);
+  s.add(
+    ids.map((id, i) => ({ id, label: `DataSet: s3://bucket/some/long/prefix/${i}.csv`, kind: 'Artifact' })),
+    ids.slice(1).map((id) => ({ id: `${id}>n0`, source: id, target: 'n0', label: 'ContributedTo' })),
+  );
+  // Eight entities 20 units apart: far closer than their names are long.
+  s.place(new Map(ids.map((id, i) => [id, { x: i * 20, y: i * 8 }])));
+  const svg = toSvg(s);
+  const texts = [...svg.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+  const names = texts.filter((t) => t!.startsWith('DataSet'));
+  assert.ok(names.length >= 1 && names.length < ids.length, `${names.length} names drawn`);
+  assert.equal(svg.match(/<title>/g)?.length, ids.length, 'every entity keeps its whole name as a title');
+});

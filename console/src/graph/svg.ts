@@ -1,5 +1,7 @@
-// The picture as an SVG document: every node with its name (the whole name as its title), every
-// edge with its association type, and a legend of the kinds, laid out as on screen.
+// The picture as an SVG document: every node (its whole name as its title), every edge, the names
+// and association types that fit without overlapping (placed as on screen and in the PNG), and a
+// legend of the kinds.
+import { Labels, type Measure, type ShownEdge, type ShownNode, placeSceneLabels } from './labels.js';
 import { FONT_FAMILY, type Scene, type Shape, edgeEnds, exportFrame, legendEntries, polygon } from './scene.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -20,7 +22,22 @@ export function svgShape(kind: Shape, x: number, y: number, r: number, attrs: st
   }
 }
 
-export function toSvg(scene: Scene): string {
+/**
+ * Widths when no canvas is at hand (unit tests): a generous average glyph width, so a text is never
+ * thought narrower than it is.
+ */
+const roughMeasure: Measure = (font, text) => text.length * Number.parseFloat(/([\d.]+)px/.exec(font)?.[1] ?? '12') * 0.62;
+
+/** Sizes as in the PNG export (draw.ts at zoom 1). */
+const NAME_SIZE = 12;
+const EDGE_SIZE = 10;
+
+/**
+ * The picture as SVG. Names and association types are placed as on screen, leaving out one that
+ * would overlap another (each node keeps its whole name as its title); `measure` gives text widths
+ * (the view passes a canvas's).
+ */
+export function toSvg(scene: Scene, measure: Measure = roughMeasure): string {
   const { width: w, height: h, dx, dy, legendY } = exportFrame(scene);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(w)}" height="${Math.ceil(h)}" viewBox="0 0 ${Math.ceil(w)} ${Math.ceil(h)}" font-family="${esc(FONT_FAMILY)}">`,
@@ -31,31 +48,36 @@ export function toSvg(scene: Scene): string {
   for (const { kind, color, shape: s } of legendEntries(scene)) {
     out.push(svgShape(s, lx + 6, legendY, 6, `fill="${color}"`));
     out.push(`<text x="${lx + 16}" y="${legendY + 4}" font-size="12" fill="#4b5563">${esc(kind)}</text>`);
-    lx += 16 + kind.length * 7 + 16;
+    lx += 16 + measure('12px sans-serif', kind) + 16;
   }
+  const edges: ShownEdge[] = [];
   for (const e of scene.edges()) {
     const ends = edgeEnds(e);
     if (!ends) continue;
-    const [x1, y1, x2, y2] = [ends.x1 + dx, ends.y1 + dy, ends.x2 + dx, ends.y2 + dy];
+    const at: ShownEdge['at'] = [ends.x1 + dx, ends.y1 + dy, ends.x2 + dx, ends.y2 + dy];
+    edges.push({ e, at });
     out.push(
-      `<line x1="${f(x1)}" y1="${f(y1)}" x2="${f(x2)}" y2="${f(y2)}" stroke="#9ca3af" stroke-width="1.5" marker-end="url(#arrow)"/>`,
-    );
-    if (!e.label) continue;
-    let a = (Math.atan2(y2 - y1, x2 - x1) * 180) / Math.PI;
-    if (a > 90 || a < -90) a += 180;
-    const [mx, my] = [(x1 + x2) / 2, (y1 + y2) / 2];
-    out.push(
-      `<text x="${f(mx)}" y="${f(my - 2)}" font-size="9" fill="#374151" text-anchor="middle" transform="rotate(${f(a)} ${f(mx)} ${f(my)})">${esc(e.label)}</text>`,
+      `<line x1="${f(at[0])}" y1="${f(at[1])}" x2="${f(at[2])}" y2="${f(at[3])}" stroke="#9ca3af" stroke-width="1.5" marker-end="url(#arrow)"/>`,
     );
   }
+  const nodes: ShownNode[] = [];
   for (const n of scene.nodes.values()) {
     if (!Number.isFinite(n.x)) continue;
     const [x, y] = [n.x + dx, n.y + dy];
+    nodes.push({ n, x, y, r: n.r });
     out.push(`<g><title>${esc(`${n.kind}: ${n.full}`)}</title>`);
     out.push(svgShape(n.shape, x, y, n.r, `fill="${n.color}"${n.start ? ' stroke="#111827" stroke-width="3"' : ''}`));
-    out.push(
-      `<text x="${f(x)}" y="${f(y + n.r + 13)}" font-size="11" fill="#111827" text-anchor="middle">${esc(n.label)}</text></g>`,
-    );
+    out.push('</g>');
+  }
+  const labels = new Labels(measure);
+  placeSceneLabels(labels, nodes, edges, { names: true, edges: true, nameSize: NAME_SIZE, edgeSize: EDGE_SIZE });
+  for (const t of labels.placed) {
+    const attrs = `font-size="${t.size}" fill="${t.color}" text-anchor="middle" stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"${t.font.startsWith('600') ? ' font-weight="600"' : ''}`;
+    if (t.angle === 0) out.push(`<text x="${f(t.x)}" y="${f(t.y + t.size * 0.85)}" ${attrs}>${esc(t.text)}</text>`);
+    else {
+      const deg = f((t.angle * 180) / Math.PI);
+      out.push(`<text x="${f(t.x)}" y="${f(t.y - 2)}" ${attrs} transform="rotate(${deg} ${f(t.x)} ${f(t.y)})">${esc(t.text)}</text>`);
+    }
   }
   out.push('</svg>');
   return out.join('\n');

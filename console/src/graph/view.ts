@@ -4,7 +4,7 @@
 // pointer over a node or an edge shows its whole name or association type. A legend of the kinds
 // and zoom/fit buttons sit on the picture; the entities are also a list of buttons for keyboards
 // and screen readers. Exports: PNG (the same drawing, every name) and SVG (svg.ts).
-import { type Drawn, NAMES_FROM_ZOOM, type Viewport, drawLegend, drawScene } from './draw.js';
+import { type Drawn, NAMES_FROM_ZOOM, type Viewport, canvasMeasure, drawLegend, drawScene } from './draw.js';
 import { layered } from './layered.js';
 import { type GraphEdge, type GraphNode, Scene, type SceneNode, exportFrame, legendEntries } from './scene.js';
 import { Surface } from './surface.js';
@@ -163,9 +163,11 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
           Math.max(1, height - 2 * padY) / Math.max(1, b.y2 - b.y1),
         ),
       );
-    // Room for the names under the outermost nodes only where names are drawn.
+    // Room for the names under the outermost nodes only where names are drawn (the start's, in
+    // bold at 12 px or more, may be the widest and at an edge).
     let zoom = zoomFor(30, 30);
-    if (zoom >= NAMES_FROM_ZOOM) zoom = Math.max(NAMES_FROM_ZOOM, zoomFor(110, 50));
+    const startName = (scene.start()?.label.length ?? 0) * 3.9 + 12;
+    if (zoom >= NAMES_FROM_ZOOM) zoom = Math.max(NAMES_FROM_ZOOM, zoomFor(Math.max(110, startName), 50));
     vp = { zoom, x: width / 2 - (zoom * (b.x1 + b.x2)) / 2, y: height / 2 - (zoom * (b.y1 + b.y2)) / 2 };
   }
 
@@ -475,7 +477,7 @@ export function createGraphView(container: HTMLElement, on: GraphEvents): GraphV
         ),
       );
     },
-    svg: () => toSvg(scene),
+    svg: () => toSvg(scene, canvasMeasure(doc.createElement('canvas').getContext('2d')!)),
     destroy() {
       destroyed = true;
       clearTimeout(listTimer);

@@ -48,6 +48,8 @@ export function shortName(arnOrUri: string): string {
   const s3 = /^s3:\/\/([^/]+)\/?(.*)$/.exec(arnOrUri);
   if (s3) {
     const parts = s3[2]!.split('/').filter(Boolean);
+    // A training job's model (<prefix>/<job>/output/model.tar.gz): the job tells one from another.
+    if (parts.length >= 3 && parts.at(-2) === 'output') return `${parts.at(-3)}/${parts.at(-1)}`;
     return parts.length ? parts.slice(-2).join('/') : s3[1]!;
   }
   // A container image: its repository and tag.

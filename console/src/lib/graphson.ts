@@ -1,5 +1,6 @@
 // GraphSON v3 (what Neptune's Gremlin HTTP endpoint answers) → plain values, and the vertices and
-// edges a result holds, for the graph page. https://tinkerpop.apache.org/docs/3.7.2/dev/io/#graphson-3d0
+// edges a result holds and their names, for the graph page. https://tinkerpop.apache.org/docs/3.7.2/dev/io/#graphson-3d0
+import { shortName } from './arn.js';
 
 export interface GVertex {
   readonly id: string;
@@ -54,6 +55,10 @@ export function plain(v: unknown): unknown {
     case 'g:T':
     case 'g:Direction':
       return String(x);
+    // Times as people read them in a table, not epoch milliseconds.
+    case 'g:Date':
+    case 'g:Timestamp':
+      return typeof x === 'number' ? new Date(x).toISOString() : x;
     default:
       return typeof x === 'object' ? plain(x) : x;
   }
@@ -118,3 +123,35 @@ export function graphOf(results: readonly unknown[]): { vertices: GVertex[]; edg
   }
   return { vertices: [...vertices.values()], edges: [...edges.values()] };
 }
+
+/**
+ * A vertex's name for the picture: its `name` property, else what the lineage exporter's columns
+ * say (`type` and the short form of `sourceuri`, `sourcearn` or `arn`: "Model: output/model.tar.gz",
+ * "Endpoint: my-endpoint"), else its id.
+ */
+export function vertexName(v: GVertex): string {
+  const p = v.properties;
+  const s = (k: string) => (typeof p[k] === 'string' && p[k] !== '' ? (p[k] as string) : undefined);
+  const named = s('name') ?? s('Name');
+  if (named) return named;
+  const what = s('type') ?? s('sourcetype')?.replace(/^SageMaker/, '');
+  const from = s('sourceuri') ?? s('sourcearn') ?? s('arn');
+  if (from) return what ? `${what}: ${shortName(from)}` : shortName(from);
+  return what ? `${what}: ${v.id}` : v.id;
+}
+
+/** Merges properties read afterwards (elementMap rows) into vertices an edge-only result left bare. */
+export function withProperties(vertices: readonly GVertex[], rows: readonly unknown[]): GVertex[] {
+  const byId = new Map<string, Record<string, unknown>>();
+  for (const r of rows) {
+    const o = plain(r) as Record<string, unknown>;
+    if (o && typeof o === 'object' && o.id !== undefined) {
+      const { id, label: _label, ...props } = o;
+      byId.set(String(id), props);
+    }
+  }
+  return vertices.map((v) => (byId.has(v.id) ? { ...v, properties: { ...byId.get(v.id), ...v.properties } } : v));
+}
+
+/** A Gremlin string literal. */
+export const gremlinString = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;

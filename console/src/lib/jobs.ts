@@ -109,3 +109,14 @@ export async function wholeLog(k: KindInfo, stream: string, max: number, signal?
     token = page.next;
   }
 }
+
+/**
+ * Whether a training job ran SageMaker's built-in XGBoost algorithm (its image, without a script-mode
+ * program): SageMaker then fills AlgorithmSpecification.MetricDefinitions with the algorithm's own,
+ * which a CreateTrainingJob may not repeat.
+ */
+export function builtinAlgorithm(j: Record<string, unknown>): boolean {
+  const image = (j.AlgorithmSpecification as { TrainingImage?: string } | undefined)?.TrainingImage ?? '';
+  const script = (j.HyperParameters as Record<string, unknown> | undefined)?.sagemaker_program !== undefined;
+  return /\/(sagemaker-)?xgboost:/.test(image) && !script;
+}

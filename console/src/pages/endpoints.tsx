@@ -1,16 +1,19 @@
-// Endpoints: the list, and one endpoint's status (polled while it changes), variants, deployed
-// images, charts of its stored CloudWatch metrics (AWS/SageMaker, GetMetricData over the last hour,
-// 3 hours or day) and a box to send a test request. Paths: /endpoints, /endpoints/{name}.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+// Endpoints: the list, and one endpoint's status (polled: every second while it changes, every few
+// seconds otherwise), why it failed, variants, deployed images, traffic charts of its stored
+// CloudWatch metrics (endpoint-traffic.tsx) and a box to send a test request. Paths: /endpoints, /endpoints/{name}?window=.
+import { useEffect, useState } from 'preact/hooks';
 import { type Invocation, invokeEndpoint, sagemaker } from '../api/client';
-import { Chart } from '../components/chart';
 import { Badge, ErrorBox, Loading, Pager, Snippet, SortableTable, useAsync, useInterval, usePaged, when } from '../components/ui';
-import { endpointHistory } from '../lib/endpoint-metrics';
 import { Link, setQuery, useLocation } from '../router';
+import { Traffic } from './endpoint-traffic';
 import { mapLimit } from './registry';
 
 type Obj = Record<string, unknown>;
 const TRANSITIONAL = new Set(['Creating', 'Updating', 'Deleting', 'SystemUpdating', 'RollingBack']);
+/** Statuses in which the endpoint answers requests: its traffic and the test box apply. */
+const SERVING = new Set(['InService', 'Updating', 'SystemUpdating', 'RollingBack']);
+/** How often a page showing endpoints asks again when nothing is under way (ms). */
+const CALM_MS = 10_000;
 
 export function EndpointsPage() {
   const { segments } = useLocation();
@@ -36,8 +39,10 @@ function EndpointList() {
     );
     return { items: r.Endpoints, next: r.NextToken };
   });
-  // Endpoints on their way somewhere are shown live.
-  useInterval(list.reload, 2000, list.data?.items.some((e) => TRANSITIONAL.has(String(e.EndpointStatus))) ?? false);
+  // Endpoints on their way somewhere are shown live; the rest is read again now and then, so an
+  // endpoint created or deleted elsewhere shows up without a reload.
+  const moving = list.data?.items.some((e) => TRANSITIONAL.has(String(e.EndpointStatus))) ?? false;
+  useInterval(list.reload, moving ? 2000 : CALM_MS);
   return (
     <section>
       <h1>Endpoints</h1>
@@ -115,7 +120,7 @@ async function loadDeployment(configName: string, signal: AbortSignal): Promise<
 function EndpointDetail({ name }: { name: string }) {
   const ep = useAsync((signal) => sagemaker<Obj>('DescribeEndpoint', { EndpointName: name }, signal), [name]);
   const status = ep.data ? String(ep.data.EndpointStatus) : undefined;
-  useInterval(ep.reload, 1000, status !== undefined && TRANSITIONAL.has(status));
+  useInterval(ep.reload, status !== undefined && TRANSITIONAL.has(status) ? 1000 : CALM_MS, ep.data !== undefined);
   const configName = ep.data?.EndpointConfigName as string | undefined;
   const deployment = useAsync((signal) => (configName ? loadDeployment(configName, signal) : Promise.resolve(undefined)), [configName]);
   const e = ep.data;
@@ -129,6 +134,13 @@ function EndpointDetail({ name }: { name: string }) {
       </h1>
       <ErrorBox error={ep.error} />
       {!e && ep.loading ? <Loading /> : null}
+      {e && status === 'Failed' ? <Failure reason={e.FailureReason} /> : null}
+      {e && status !== 'Failed' && e.FailureReason ? (
+        <div class="warning" role="status">
+          <strong>The last change failed</strong>
+          <div>{String(e.FailureReason)}</div>
+        </div>
+      ) : null}
       {e ? (
         <>
           <dl class="facts">
@@ -140,12 +152,6 @@ function EndpointDetail({ name }: { name: string }) {
             <dd>{when(e.CreationTime)}</dd>
             <dt>Last modified</dt>
             <dd>{when(e.LastModifiedTime)}</dd>
-            {e.FailureReason ? (
-              <>
-                <dt>Failure reason</dt>
-                <dd class="bad-text">{String(e.FailureReason)}</dd>
-              </>
-            ) : null}
           </dl>
           <p>
             <Link to={`/lineage?arn=${encodeURIComponent(String(e.EndpointArn))}&direction=Ascendants`}>Lineage of this endpoint</Link>
@@ -153,10 +159,18 @@ function EndpointDetail({ name }: { name: string }) {
           <h2>Variants</h2>
           <ErrorBox error={deployment.error} />
           {deployment.data ? <Variants endpoint={e} variants={deployment.data.variants} /> : <Loading what="variants" />}
-          <h2>Traffic</h2>
-          <Charts endpoint={name} variant={String(((e.ProductionVariants as Obj[] | undefined)?.[0]?.VariantName) ?? 'AllTraffic')} />
-          <h2>Test request</h2>
-          <TestBox endpoint={name} inService={status === 'InService'} contentTypes={deployment.data?.variants.flatMap((v) => v.contentTypes) ?? []} />
+          {status && SERVING.has(status) ? (
+            <>
+              <h2>Traffic</h2>
+              <Traffic endpoint={name} variant={String((e.ProductionVariants as Obj[] | undefined)?.[0]?.VariantName ?? 'AllTraffic')} />
+              <h2>Test request</h2>
+              <TestBox endpoint={name} inService={status === 'InService'} contentTypes={deployment.data?.variants.flatMap((v) => v.contentTypes) ?? []} />
+            </>
+          ) : status !== 'Failed' ? (
+            <p class="muted not-serving">
+              The endpoint is {status}: its traffic and a test request will be here once it is InService.
+            </p>
+          ) : null}
         </>
       ) : null}
     </section>
@@ -212,63 +226,15 @@ function Variants({ endpoint, variants }: { endpoint: Obj; variants: Deployed[] 
   );
 }
 
-const RANGES: ReadonlyArray<readonly [label: string, seconds: number]> = [
-  ['1 hour', 3600],
-  ['3 hours', 3 * 3600],
-  ['1 day', 86_400],
-];
-/** The history is read again this often while the page is open (data points arrive a minute at a time). */
-const REFRESH_MS = 30_000;
-
-function Charts({ endpoint, variant }: { endpoint: string; variant: string }) {
-  const { query } = useLocation();
-  const range = Number(query.get('range') ?? 3600);
-  const history = useAsync((signal) => endpointHistory(endpoint, variant, range, signal), [endpoint, variant, range]);
-  useInterval(history.reload, REFRESH_MS);
-  const h = history.data;
-  const colors = useMemo(() => ['#2563eb', '#dc2626', '#d97706', '#059669'], []);
-  const total = h ? h.invocations.reduce((a, b) => a + b, 0) : 0;
+/** Why a Failed endpoint failed, first and in full, and what to do about it. */
+function Failure({ reason }: { reason: unknown }) {
   return (
-    <div class="charts" data-invocations={total} data-points={h?.x.length ?? 0}>
-      <div class="toolbar">
-        {RANGES.map(([label, seconds]) => (
-          <button key={label} type="button" aria-pressed={seconds === range} onClick={() => setQuery({ range: String(seconds) }, true)}>
-            {label}
-          </button>
-        ))}
-        <button type="button" class="refresh" onClick={history.reload}>
-          Refresh
-        </button>
-      </div>
-      <ErrorBox error={history.error} title="Could not read the endpoint's metrics" />
-      {h ? (
-        <>
-          <Chart title="Invocations" unit="per period" x={h.x} series={[{ label: 'invocations', color: colors[0]!, values: h.invocations }]} />
-          <Chart
-            title="Errors"
-            unit="per period"
-            x={h.x}
-            series={[
-              { label: '4xx', color: colors[2]!, values: h.errors4xx },
-              { label: '5xx', color: colors[1]!, values: h.errors5xx },
-            ]}
-          />
-          <Chart
-            title="Latency"
-            unit="ms"
-            x={h.x}
-            series={[
-              { label: 'model (average)', color: colors[3]!, values: h.modelLatency },
-              { label: 'model (p99)', color: colors[1]!, values: h.modelLatencyP99 },
-              { label: 'overhead (average)', color: colors[0]!, values: h.overheadLatency },
-            ]}
-          />
-        </>
-      ) : (
-        <Loading what="metrics" />
-      )}
-      <p class="muted small">
-        CloudWatch's AWS/SageMaker metrics of variant {variant}, one data point a minute (written as each minute ends); read again every {REFRESH_MS / 1000} s.
+    <div class="failure" role="alert">
+      <strong>This endpoint failed</strong>
+      <p class="failure-reason">{reason ? String(reason) : 'SageMaker gave no reason.'}</p>
+      <p class="small">
+        A failed endpoint serves no requests and cannot be updated. Fix the cause (the model's artifact and image,
+        the endpoint config), then delete the endpoint and create it again.
       </p>
     </div>
   );

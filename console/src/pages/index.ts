@@ -8,7 +8,6 @@ import { JobsPage } from './jobs';
 import { LineagePage } from './lineage';
 import { PipelinesPage } from './pipelines';
 import { RegistryPage } from './registry';
-import { SettingsPage } from './settings';
 import { TuningPage } from './tuning';
 
 export interface PageEntry {
@@ -28,7 +27,8 @@ export const PAGES: readonly PageEntry[] = [
   { path: 'lineage', nav: 'Lineage', component: LineagePage },
   { path: 'experiments', nav: 'Experiments', component: ExperimentsPage },
   { path: 'graph', nav: 'Graph', component: GraphPage },
-  { path: 'settings', component: SettingsPage },
+  // Settings (who is signed in) is drawn by the shell itself, which owns sign-out.
+  { path: 'settings', component: () => null },
 ];
 
 export const HOME = 'registry';

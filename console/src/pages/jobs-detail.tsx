@@ -2,7 +2,7 @@
 // output, final metrics, the per-round metric curves the metrics store keeps (read off its log for
 // jobs from before it), the log itself (paged
 // forward with nextForwardToken) and a link to its lineage. Polled while it runs.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { batchGetMetrics, sagemaker } from '../api/client';
 import { Chart } from '../components/chart';
 import {
@@ -18,7 +18,7 @@ import {
 } from '../components/ui';
 import { shortName } from '../lib/arn';
 import { metricCurves, type MetricDefinition, type MetricQueryResult, storedCurves } from '../lib/job-metrics';
-import { FINISHED, type KindInfo, type LogEvent, jobStreams, logPage, ops, wholeLog } from '../lib/jobs';
+import { builtinAlgorithm, FINISHED, type KindInfo, type LogEvent, jobStreams, logPage, ops, wholeLog } from '../lib/jobs';
 import { Link, setQuery, useLocation, withQuery } from '../router';
 import { duration } from './jobs';
 
@@ -45,6 +45,7 @@ export function JobDetail({ k, name }: { k: KindInfo; name: string }) {
         {name} {status ? <Badge status={status} /> : null}
         {j?.SecondaryStatus ? <span class="muted small">{String(j.SecondaryStatus)}</span> : null}
       </h1>
+      {j ? <JobActions k={k} name={name} status={status} onStopped={job.reload} /> : null}
       <ErrorBox error={job.error} title={`Could not read ${k.kind} job ${name}`} />
       {job.loading && !j ? <Loading what="job" /> : null}
       {j ? (
@@ -63,6 +64,42 @@ export function JobDetail({ k, name }: { k: KindInfo; name: string }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** Stop (while it runs) and Clone (a new job from this one's request). */
+function JobActions(p: { k: KindInfo; name: string; status?: string; onStopped: () => void }) {
+  const o = ops(p.k);
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <div class="buttons job-actions">
+      {p.status === 'InProgress' ? (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={async () => {
+            if (!confirm(`Stop ${p.name}?`)) return;
+            setBusy(true);
+            setError(undefined);
+            try {
+              await sagemaker(`Stop${p.k.word}Job`, { [o.name]: p.name });
+              p.onStopped();
+            } catch (err) {
+              setError(err);
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          {busy ? 'Stopping…' : 'Stop'}
+        </button>
+      ) : null}
+      <Link to={withQuery(`/jobs/${p.k.kind}/new`, { from: p.name })} class="button">
+        Clone
+      </Link>
+      <ErrorBox error={error} title={`Stop${p.k.word}Job failed`} />
+    </div>
   );
 }
 
@@ -262,13 +299,13 @@ function storedMetrics(j: Obj, arn: string): StoredMetrics {
   const final = (j.FinalMetricDataList as { MetricName: string }[] | undefined) ?? [];
   const spec = j.AlgorithmSpecification as { TrainingImage?: string; MetricDefinitions?: MetricDefinition[] } | undefined;
   const names = final.length ? final.map((m) => m.MetricName) : (spec?.MetricDefinitions ?? []).map((d) => d.Name);
-  const script = (j.HyperParameters as Obj | undefined)?.sagemaker_program !== undefined;
-  return { arn, names: names.slice(0, 100), byRound: /\/(sagemaker-)?xgboost:/.test(spec?.TrainingImage ?? '') && !script };
+  return { arn, names: names.slice(0, 100), byRound: builtinAlgorithm(j) };
 }
 
 function JobLog(p: { k: KindInfo; name: string; running: boolean; training: boolean; definitions?: MetricDefinition[]; stored?: StoredMetrics }) {
   const { query } = useLocation();
-  const streams = useAsync((signal) => jobStreams(p.k, p.name, signal), [p.k.kind, p.name]);
+  // Read again when the job ends: a job that finished between two polls has its stream by then.
+  const streams = useAsync((signal) => jobStreams(p.k, p.name, signal), [p.k.kind, p.name, p.running]);
   useInterval(streams.reload, 3000, p.running && (streams.data?.length ?? 0) === 0);
   const chosen = query.get('stream') ?? streams.data?.[streams.data.length - 1];
   return (
@@ -319,8 +356,16 @@ function StreamView(p: { k: KindInfo; stream: string; running: boolean; training
     }
   };
   useEffect(() => void more(), []);
-  // While the job runs, what it writes is read as it comes.
-  useInterval(() => !busy && void more(), 2000, p.running && atEnd);
+  // While the job runs, what it writes is read as it comes (tailed), and the view follows the end.
+  useInterval(() => !busy && void more(), 1000, p.running && atEnd);
+  const [find, setFind] = useState('');
+  const [follow, setFollow] = useState(true);
+  const logEl = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    if (follow && p.running && logEl.current) logEl.current.scrollTop = logEl.current.scrollHeight;
+  }, [events.length, follow, p.running]);
+  const needle = find.trim().toLowerCase();
+  const shown = needle ? events.filter((e) => e.message.toLowerCase().includes(needle)) : events;
   // The curves the metrics store keeps for the job (BatchGetMetrics by iteration); a job that ran
   // before it kept them is read off its log.
   const curves = useAsync(
@@ -347,11 +392,24 @@ function StreamView(p: { k: KindInfo; stream: string; running: boolean; training
         {p.k.logGroup} · {p.stream}
       </div>
       <ErrorBox error={error} title="Could not read the log" />
-      <pre class="log" data-lines={events.length}>
-        {events.map((e, i) => (
+      <div class="toolbar log-tools">
+        <input type="search" name="find" placeholder="Find in the log…" value={find} onInput={(e) => setFind(e.currentTarget.value)} />
+        {needle ? (
+          <span class="muted small" data-testid="log-matches">
+            {shown.length} of {events.length} lines match
+          </span>
+        ) : null}
+        {p.running ? (
+          <label class="small">
+            <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} /> follow the end
+          </label>
+        ) : null}
+      </div>
+      <pre class="log" data-lines={events.length} ref={logEl}>
+        {shown.map((e, i) => (
           <div key={i}>
             <span class="muted">{new Date(e.timestamp).toISOString().slice(11, 23)} </span>
-            {e.message.replace(/#011/g, '\t')}
+            {highlight(e.message.replace(/#011/g, '\t'), needle)}
           </div>
         ))}
       </pre>
@@ -391,4 +449,22 @@ function Curves({ c, error }: { c?: ReturnType<typeof metricCurves>; error?: unk
       />
     </div>
   );
+}
+
+/** The line with each case-insensitive occurrence of `needle` marked. */
+function highlight(line: string, needle: string) {
+  if (!needle) return line;
+  const parts: (string | ReturnType<typeof Mark>)[] = [];
+  const lower = line.toLowerCase();
+  let at = 0;
+  for (let i = lower.indexOf(needle); i >= 0; i = lower.indexOf(needle, i + needle.length)) {
+    parts.push(line.slice(at, i), <Mark key={i} text={line.slice(i, i + needle.length)} />);
+    at = i + needle.length;
+  }
+  parts.push(line.slice(at));
+  return parts;
+}
+
+function Mark({ text }: { text: string }) {
+  return <mark>{text}</mark>;
 }

@@ -1,14 +1,17 @@
-// Jobs: training, transform and processing jobs, a list per kind (status, times; filters by status
-// and name; NextToken pages) and one job's detail (jobs-detail.tsx).
-// Paths: /jobs → /jobs/training, /jobs/{kind}?status=&q=&page=, /jobs/{kind}/{name}.
+// Jobs: training, transform and processing jobs, a list per kind (status, times, failure reasons and,
+// for training, final metrics as columns; filters by status and name; NextToken pages), one job's
+// detail (jobs-detail.tsx) and a new job cloned from another (job-clone.tsx).
+// Paths: /jobs → /jobs/training, /jobs/{kind}?status=&q=&page=, /jobs/{kind}/{name}, /jobs/{kind}/new?from=.
 import { useEffect, useState } from 'preact/hooks';
 import { sagemaker } from '../api/client';
 import { Badge, ErrorBox, Loading, Pager, Snippet, SortableTable, useInterval, usePaged, when } from '../components/ui';
 import { isKind, KINDS, type KindInfo, ops } from '../lib/jobs';
 import { Link, navigate, setQuery, useLocation, withQuery } from '../router';
+import { CloneJob } from './job-clone';
 import { JobDetail } from './jobs-detail';
 
 type Obj = Record<string, unknown>;
+type Metric = { MetricName: string; Value: number };
 
 export function JobsPage() {
   const { segments } = useLocation();
@@ -21,14 +24,12 @@ export function JobsPage() {
     return (
       <section>
         <h1>Jobs</h1>
-        <ErrorBox
-          title="No such kind of job"
-          error={new Error(`'${kind}' is not training, transform or processing.`)}
-        />
+        <ErrorBox title="No such kind of job" error={new Error(`'${kind}' is not training, transform or processing.`)} />
       </section>
     );
   }
   const k = KINDS[kind];
+  if (segments[2] === 'new') return <CloneJob k={k} />;
   return segments[2] ? <JobDetail k={k} name={segments[2]} /> : <JobList k={k} />;
 }
 
@@ -82,26 +83,38 @@ function JobList({ k }: { k: KindInfo }) {
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
   const list = usePaged(`${k.kind}|${q}|${status}`, async (token, signal) => {
+    if (k.kind === 'training') {
+      // A TrainingJobSummary has no FailureReason nor metrics; Search returns whole jobs, with both.
+      const filters = [
+        ...(q ? [{ Name: 'TrainingJobName', Operator: 'Contains', Value: q }] : []),
+        ...(status ? [{ Name: 'TrainingJobStatus', Operator: 'Equals', Value: status }] : []),
+      ];
+      const r = await sagemaker<{ Results?: { TrainingJob?: Obj }[]; NextToken?: string }>(
+        'Search',
+        {
+          Resource: 'TrainingJob',
+          ...(filters.length ? { SearchExpression: { Filters: filters } } : {}),
+          SortBy: 'CreationTime',
+          SortOrder: 'Descending',
+          MaxResults: 25,
+          NextToken: token,
+        },
+        signal,
+      );
+      return { items: (r.Results ?? []).flatMap((x) => (x.TrainingJob ? [x.TrainingJob] : [])), next: r.NextToken };
+    }
     const r = await sagemaker<Record<string, Obj[] | string | undefined>>(
       o.list,
-      {
-        MaxResults: 25,
-        NextToken: token,
-        NameContains: q || undefined,
-        StatusEquals: status || undefined,
-        SortBy: 'CreationTime',
-        SortOrder: 'Descending',
-      },
+      { MaxResults: 25, NextToken: token, NameContains: q || undefined, StatusEquals: status || undefined, SortBy: 'CreationTime', SortOrder: 'Descending' },
       signal,
     );
     return { items: (r[o.summaries] as Obj[] | undefined) ?? [], next: r.NextToken as string | undefined };
   });
+  const metricNames = [
+    ...new Set((list.data?.items ?? []).flatMap((j) => ((j.FinalMetricDataList as Metric[] | undefined) ?? []).map((m) => m.MetricName))),
+  ].sort();
   // Jobs still running are shown live.
-  useInterval(
-    list.reload,
-    2000,
-    list.data?.items.some((j) => j[o.status] === 'InProgress' || j[o.status] === 'Stopping') ?? false,
-  );
+  useInterval(list.reload, 2000, list.data?.items.some((j) => j[o.status] === 'InProgress' || j[o.status] === 'Stopping') ?? false);
   const filtered = q !== '' || status !== '';
   return (
     <section class="jobs">
@@ -114,20 +127,10 @@ function JobList({ k }: { k: KindInfo }) {
           setQuery({ q: text.trim(), page: undefined });
         }}
       >
-        <input
-          type="search"
-          name="q"
-          placeholder="Name contains…"
-          value={text}
-          onInput={(e) => setText(e.currentTarget.value)}
-        />
+        <input type="search" name="q" placeholder="Name contains…" value={text} onInput={(e) => setText(e.currentTarget.value)} />
         <label>
           Status{' '}
-          <select
-            name="status"
-            value={status}
-            onChange={(e) => setQuery({ status: e.currentTarget.value, page: undefined })}
-          >
+          <select name="status" value={status} onChange={(e) => setQuery({ status: e.currentTarget.value, page: undefined })}>
             <option value="">any</option>
             {k.statuses.map((s) => (
               <option key={s}>{s}</option>
@@ -140,9 +143,7 @@ function JobList({ k }: { k: KindInfo }) {
       {list.loading && !list.data ? <Loading what={k.title.toLowerCase()} /> : null}
       {list.data && list.data.items.length === 0 && list.first && !filtered ? (
         <div class="empty">
-          <p>
-            No {k.title.toLowerCase()} yet. Start one with any SageMaker client pointed at this server, for example:
-          </p>
+          <p>No {k.title.toLowerCase()} yet. Start one with any SageMaker client pointed at this server, for example:</p>
           <Snippet title="boto3" code={FIRST_STEPS[k.kind]!} />
         </div>
       ) : list.data ? (
@@ -156,37 +157,21 @@ function JobList({ k }: { k: KindInfo }) {
                 key: 'name',
                 label: 'Job',
                 value: (j) => String(j[o.name]),
-                render: (j) => (
-                  <Link to={`/jobs/${k.kind}/${encodeURIComponent(String(j[o.name]))}`}>{String(j[o.name])}</Link>
-                ),
+                render: (j) => <Link to={`/jobs/${k.kind}/${encodeURIComponent(String(j[o.name]))}`}>{String(j[o.name])}</Link>,
               },
-              {
-                key: 'status',
-                label: 'Status',
-                value: (j) => String(j[o.status]),
-                render: (j) => <Badge status={String(j[o.status])} />,
-              },
-              ...(k.kind === 'training'
-                ? [
-                    {
-                      key: 'secondary',
-                      label: 'Secondary status',
-                      value: (j: Obj) => j.SecondaryStatus as string | undefined,
-                    },
-                  ]
-                : []),
-              {
-                key: 'created',
-                label: 'Created',
-                value: (j) => j.CreationTime as number,
-                render: (j) => when(j.CreationTime),
-              },
-              {
-                key: 'ended',
-                label: 'Ended',
-                value: (j) => j[k.endField] as number | undefined,
-                render: (j) => when(j[k.endField]),
-              },
+              { key: 'status', label: 'Status', value: (j) => String(j[o.status]), render: (j) => <Badge status={String(j[o.status])} /> },
+              ...(k.kind === 'training' ? [{ key: 'secondary', label: 'Secondary status', value: (j: Obj) => j.SecondaryStatus as string | undefined }] : []),
+              ...metricNames.map((m) => ({
+                key: `m:${m}`,
+                label: <span class="metric">{m}</span>,
+                class: 'num',
+                value: (j: Obj) => {
+                  const v = ((j.FinalMetricDataList as Metric[] | undefined) ?? []).find((x) => x.MetricName === m)?.Value;
+                  return v === undefined ? undefined : Math.round(v * 1e6) / 1e6;
+                },
+              })),
+              { key: 'created', label: 'Created', value: (j) => j.CreationTime as number, render: (j) => when(j.CreationTime) },
+              { key: 'ended', label: 'Ended', value: (j) => j[k.endField] as number | undefined, render: (j) => when(j[k.endField]) },
               { key: 'duration', label: 'Duration', value: (j) => duration(j.CreationTime, j[k.endField]) },
               {
                 key: 'failure',

@@ -5,9 +5,9 @@
 // Path: /lineage?arn=&direction=&depth=&selected=&view=
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { sagemaker } from '../api/client';
-import { ErrorBox, Json, Loading, SortableTable, describeError, useAsync } from '../components/ui';
+import { ErrorBox, Loading, SortableTable, useAsync } from '../components/ui';
 import { type GraphView, createGraphView } from '../graph/view';
-import { pageOf, shortName } from '../lib/arn';
+import { shortName } from '../lib/arn';
 import {
   type Direction,
   type Edge,
@@ -16,10 +16,10 @@ import {
   labelOf,
   queryLineage,
   readLineage,
-  sourceArnOf,
 } from '../lib/lineage';
 import { Link, setQuery, useLocation, withQuery } from '../router';
-import { mapLimit } from './registry';
+import { mapLimit } from '../lib/async';
+import { EntityDetails } from './lineage-details';
 
 /** Vertices drawn before the page asks whether to read more (QueryLineage pages hold 50). */
 const BATCH = 1000;
@@ -423,26 +423,4 @@ function lineageTypeOf(arn: string): string {
       : kind === 'context'
         ? 'Context'
         : 'TrialComponent';
-}
-
-function EntityDetails(p: { arn: string; onExpand(): void; busy: boolean; direction: Direction; depth: number }) {
-  const d = useAsync((signal) => describeEntity(p.arn, signal), [p.arn]);
-  const source = d.data ? sourceArnOf(d.data) : undefined;
-  const page = (source && pageOf(source)) ?? pageOf(p.arn);
-  return (
-    <div class="entity-details">
-      <h2>{d.data ? (labelOf(d.data) ?? shortName(p.arn)) : shortName(p.arn)}</h2>
-      <div class="mono small">{p.arn}</div>
-      <div class="buttons">
-        <button type="button" disabled={p.busy} onClick={p.onExpand}>
-          Expand neighbours
-        </button>
-        <Link to={withQuery('/lineage', { arn: p.arn, direction: p.direction, depth: p.depth })}>Start here</Link>
-        {page ? <Link to={page}>Open {source ? shortName(source) : 'page'}</Link> : null}
-      </div>
-      {d.loading && !d.data ? <Loading /> : null}
-      {d.error ? <div class="error">{describeError(d.error)}</div> : null}
-      {d.data ? <Json value={d.data} /> : null}
-    </div>
-  );
 }

@@ -1,24 +1,25 @@
-// Model registry: groups, their versions with approval status and who approved them when, and a
-// version's details with Approve / Reject (and a note). Paths: /registry, /registry/{group},
+// Model registry: groups (registry-groups.tsx), their versions with approval status and who approved
+// them when, and a version's details with Approve / Reject (and a note). Each is read again every
+// few seconds, so a decision made elsewhere shows up. Paths: /registry, /registry/{group},
 // /registry/{group}/{version}.
-import { useEffect, useState } from 'preact/hooks';
-import { presignedGet, runtimeConfig, sagemaker } from '../api/client';
-import {
-  Badge,
-  ErrorBox,
-  Json,
-  Loading,
-  Pager,
-  Snippet,
-  SortableTable,
-  useAsync,
-  usePaged,
-  when,
-} from '../components/ui';
+import { useState } from 'preact/hooks';
+import { ApiError, presignedGet, runtimeConfig, sagemaker } from '../api/client';
+import { Badge, ErrorBox, Json, Loading, Pager, SortableTable, useAsync, useInterval, usePaged, when } from '../components/ui';
+import { decided, who } from '../lib/registry';
 import { Link, setQuery, useLocation } from '../router';
+import { Groups } from './registry-groups';
+
+export { mapLimit } from '../lib/async';
+import { mapLimit } from '../lib/async';
 
 type Obj = Record<string, unknown>;
 const PAGE_SIZE = 25;
+/** A group's versions and a version are read again this often (ms): decisions made elsewhere show up. */
+const REFRESH_MS = 5000;
+
+/** The API's answer for a group or version that is not there (SageMaker says ValidationException). */
+const notFound = (err: unknown) =>
+  err instanceof ApiError && (err.code === 'ResourceNotFound' || /does not exist|not found/i.test(err.message));
 
 export function RegistryPage() {
   const { segments } = useLocation();
@@ -28,113 +29,6 @@ export function RegistryPage() {
   return <Groups />;
 }
 
-const firstSteps = () => `import boto3
-sm = boto3.client("sagemaker", endpoint_url="${location.origin}", region_name="${runtimeConfig().region}",
-                  aws_access_key_id="test", aws_secret_access_key="test")
-sm.create_model_package_group(ModelPackageGroupName="my-models")
-sm.create_model_package(ModelPackageGroupName="my-models", ModelApprovalStatus="PendingManualApproval",
-    InferenceSpecification={"Containers": [{"Image": "683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1",
-                                            "ModelDataUrl": "s3://models/my-model/model.tar.gz"}],
-                            "SupportedContentTypes": ["text/csv"], "SupportedResponseMIMETypes": ["text/csv"]})`;
-
-function Groups() {
-  const { query } = useLocation();
-  const q = query.get('q') ?? '';
-  const [text, setText] = useState(q);
-  useEffect(() => setText(q), [q]);
-  const list = usePaged(`groups|${q}`, async (token, signal) => {
-    const r = await sagemaker<{ ModelPackageGroupSummaryList: Obj[]; NextToken?: string }>(
-      'ListModelPackageGroups',
-      {
-        MaxResults: PAGE_SIZE,
-        NextToken: token,
-        NameContains: q || undefined,
-        SortBy: 'CreationTime',
-        SortOrder: 'Descending',
-      },
-      signal,
-    );
-    return { items: r.ModelPackageGroupSummaryList, next: r.NextToken };
-  });
-  return (
-    <section>
-      <h1>Model registry</h1>
-      <form
-        class="toolbar"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery({ q: text, page: undefined });
-        }}
-      >
-        <input
-          type="search"
-          placeholder="Group name contains…"
-          value={text}
-          onInput={(e) => setText(e.currentTarget.value)}
-        />
-        <button type="submit">Search</button>
-      </form>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data ? <Loading what="model package groups" /> : null}
-      {list.data && list.data.items.length === 0 && list.first && !q ? (
-        <div class="empty">
-          <p>
-            No model package groups yet. Register a model with any SageMaker client pointed at this server, then come
-            back to review and approve it here.
-          </p>
-          <Snippet title="boto3" code={firstSteps()} />
-        </div>
-      ) : null}
-      {list.data && (list.data.items.length > 0 || q || !list.first) ? (
-        <>
-          <SortableTable
-            rowKey={(g) => String(g.ModelPackageGroupArn)}
-            rows={list.data.items}
-            empty="No group matches."
-            columns={[
-              {
-                key: 'name',
-                label: 'Group',
-                value: (g) => String(g.ModelPackageGroupName),
-                render: (g) => (
-                  <Link to={`/registry/${encodeURIComponent(String(g.ModelPackageGroupName))}`}>
-                    {String(g.ModelPackageGroupName)}
-                  </Link>
-                ),
-              },
-              { key: 'desc', label: 'Description', value: (g) => g.ModelPackageGroupDescription as string | undefined },
-              {
-                key: 'status',
-                label: 'Status',
-                value: (g) => g.ModelPackageGroupStatus as string,
-                render: (g) => <Badge status={g.ModelPackageGroupStatus as string} />,
-              },
-              {
-                key: 'created',
-                label: 'Created',
-                value: (g) => g.CreationTime as number,
-                render: (g) => when(g.CreationTime),
-              },
-            ]}
-          />
-          <Pager {...list} next={list.data.next} count={list.data.items.length} />
-        </>
-      ) : null}
-    </section>
-  );
-}
-
-/** Who changed a package last: the identity SageMaker records, in the most readable form it has. */
-export function who(u: unknown): string | undefined {
-  const x = (u ?? {}) as {
-    UserProfileName?: string;
-    IamIdentity?: { Arn?: string; PrincipalId?: string };
-    DomainId?: string;
-  };
-  return x.UserProfileName ?? x.IamIdentity?.Arn ?? x.IamIdentity?.PrincipalId;
-}
-
-const decided = (p: Obj) => p.ModelApprovalStatus === 'Approved' || p.ModelApprovalStatus === 'Rejected';
 /** " by <who>" when the server recorded an identity, else nothing. */
 const by = (u: unknown) => (who(u) ? ` by ${who(u)}` : '');
 
@@ -162,15 +56,27 @@ function GroupVersions({ group }: { group: string }) {
     );
     return { items: described, next: r.NextToken };
   });
-  const groupInfo = useAsync(
-    (signal) => sagemaker<Obj>('DescribeModelPackageGroup', { ModelPackageGroupName: group }, signal),
-    [group],
+  const groupInfo = useAsync((signal) => sagemaker<Obj>('DescribeModelPackageGroup', { ModelPackageGroupName: group }, signal), [group]);
+  useInterval(list.reload, REFRESH_MS, list.data !== undefined && !groupInfo.error);
+  const crumbs = (
+    <nav class="crumbs">
+      <Link to="/registry">Model registry</Link> / <span>{group}</span>
+    </nav>
   );
+  // A group that is not there is said once, not as an error over an empty list of versions.
+  if (notFound(groupInfo.error))
+    return (
+      <section class="not-found">
+        {crumbs}
+        <h1>No such model package group</h1>
+        <p>
+          The registry has no group named <code>{group}</code>. <Link to="/registry">See every group</Link>.
+        </p>
+      </section>
+    );
   return (
     <section>
-      <nav class="crumbs">
-        <Link to="/registry">Model registry</Link> / <span>{group}</span>
-      </nav>
+      {crumbs}
       <h1>{group}</h1>
       <ErrorBox error={groupInfo.error} />
       {groupInfo.data ? <p class="muted">{String(groupInfo.data.ModelPackageGroupDescription ?? '')}</p> : null}
@@ -185,13 +91,11 @@ function GroupVersions({ group }: { group: string }) {
             ))}
           </select>
         </label>
-        {groupInfo.data ? (
-          <Link to={`/lineage?arn=${encodeURIComponent(String(groupInfo.data.ModelPackageGroupArn))}`}>Lineage</Link>
-        ) : null}
+        {groupInfo.data ? <Link to={`/lineage?arn=${encodeURIComponent(String(groupInfo.data.ModelPackageGroupArn))}`}>Lineage</Link> : null}
       </div>
       <ErrorBox error={list.error} />
       {list.loading && !list.data ? <Loading what="versions" /> : null}
-      {list.data ? (
+      {list.data && !groupInfo.error ? (
         <>
           <SortableTable
             rowKey={(p) => String(p.ModelPackageArn)}
@@ -202,32 +106,13 @@ function GroupVersions({ group }: { group: string }) {
                 key: 'version',
                 label: 'Version',
                 value: (p) => p.ModelPackageVersion as number,
-                render: (p) => (
-                  <Link to={`/registry/${encodeURIComponent(group)}/${p.ModelPackageVersion}`}>
-                    {String(p.ModelPackageVersion)}
-                  </Link>
-                ),
+                render: (p) => <Link to={`/registry/${encodeURIComponent(group)}/${p.ModelPackageVersion}`}>{String(p.ModelPackageVersion)}</Link>,
               },
-              {
-                key: 'status',
-                label: 'Approval',
-                value: (p) => p.ModelApprovalStatus as string,
-                render: (p) => <Badge status={p.ModelApprovalStatus as string} />,
-              },
+              { key: 'status', label: 'Approval', value: (p) => p.ModelApprovalStatus as string, render: (p) => <Badge status={p.ModelApprovalStatus as string} /> },
               { key: 'by', label: 'Decided by', value: (p) => (decided(p) ? who(p.LastModifiedBy) : undefined) },
-              {
-                key: 'at',
-                label: 'Decided at',
-                value: (p) => (decided(p) ? (p.LastModifiedTime as number) : undefined),
-                render: (p) => (decided(p) ? when(p.LastModifiedTime) : '—'),
-              },
+              { key: 'at', label: 'Decided at', value: (p) => (decided(p) ? (p.LastModifiedTime as number) : undefined), render: (p) => (decided(p) ? when(p.LastModifiedTime) : '—') },
               { key: 'note', label: 'Note', value: (p) => p.ApprovalDescription as string | undefined },
-              {
-                key: 'created',
-                label: 'Registered',
-                value: (p) => p.CreationTime as number,
-                render: (p) => when(p.CreationTime),
-              },
+              { key: 'created', label: 'Registered', value: (p) => p.CreationTime as number, render: (p) => when(p.CreationTime) },
             ]}
           />
           <Pager {...list} next={list.data.next} count={list.data.items.length} />
@@ -243,16 +128,13 @@ function VersionDetail({ group, version }: { group: string; version: string }) {
   const pkg = useAsync((signal) => sagemaker<Obj>('DescribeModelPackage', { ModelPackageName: arn }, signal), [arn]);
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
+  useInterval(pkg.reload, REFRESH_MS, pkg.data !== undefined && !busy);
   const [error, setError] = useState<unknown>();
   const decide = async (status: 'Approved' | 'Rejected') => {
     setBusy(true);
     setError(undefined);
     try {
-      await sagemaker('UpdateModelPackage', {
-        ModelPackageArn: arn,
-        ModelApprovalStatus: status,
-        ApprovalDescription: note || undefined,
-      });
+      await sagemaker('UpdateModelPackage', { ModelPackageArn: arn, ModelApprovalStatus: status, ApprovalDescription: note || undefined });
       setNote('');
       pkg.reload();
     } catch (err) {
@@ -262,14 +144,11 @@ function VersionDetail({ group, version }: { group: string; version: string }) {
     }
   };
   const p = pkg.data;
-  const spec = p?.InferenceSpecification as
-    | { Containers?: Obj[]; SupportedContentTypes?: string[]; SupportedResponseMIMETypes?: string[] }
-    | undefined;
+  const spec = p?.InferenceSpecification as { Containers?: Obj[]; SupportedContentTypes?: string[]; SupportedResponseMIMETypes?: string[] } | undefined;
   return (
     <section>
       <nav class="crumbs">
-        <Link to="/registry">Model registry</Link> / <Link to={`/registry/${encodeURIComponent(group)}`}>{group}</Link>{' '}
-        / <span>version {version}</span>
+        <Link to="/registry">Model registry</Link> / <Link to={`/registry/${encodeURIComponent(group)}`}>{group}</Link> / <span>version {version}</span>
       </nav>
       <h1>
         {group} <span class="muted">v{version}</span> {p ? <Badge status={p.ModelApprovalStatus as string} /> : null}
@@ -305,28 +184,13 @@ function VersionDetail({ group, version }: { group: string; version: string }) {
             >
               <label>
                 Note for this decision
-                <textarea
-                  rows={3}
-                  value={note}
-                  placeholder="Why (optional)"
-                  onInput={(e) => setNote(e.currentTarget.value)}
-                />
+                <textarea rows={3} value={note} placeholder="Why (optional)" onInput={(e) => setNote(e.currentTarget.value)} />
               </label>
               <div class="buttons">
-                <button
-                  type="button"
-                  class="approve"
-                  disabled={busy || p.ModelApprovalStatus === 'Approved'}
-                  onClick={() => decide('Approved')}
-                >
+                <button type="button" class="approve" disabled={busy || p.ModelApprovalStatus === 'Approved'} onClick={() => decide('Approved')}>
                   Approve
                 </button>
-                <button
-                  type="button"
-                  class="reject"
-                  disabled={busy || p.ModelApprovalStatus === 'Rejected'}
-                  onClick={() => decide('Rejected')}
-                >
+                <button type="button" class="reject" disabled={busy || p.ModelApprovalStatus === 'Rejected'} onClick={() => decide('Rejected')}>
                   Reject
                 </button>
                 <Link to={`/lineage?arn=${encodeURIComponent(arn)}`}>Lineage</Link>
@@ -383,18 +247,4 @@ function Artifact({ uri }: { uri: string }) {
       ) : null}
     </>
   );
-}
-
-/** Runs `fn` over `items`, at most `limit` at a time, keeping the order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }

@@ -1,73 +1,52 @@
-// Settings: the credentials this tab signs its requests with (kept in sessionStorage).
+// Settings: who this tab is signed in as (STS GetCallerIdentity's ARN), signing out or in as someone
+// else, and the server's facts.
 import { useState } from 'preact/hooks';
-import { canSign, credentialsChanged, runtimeConfig } from '../api/client';
-import { loadCredentials, saveCredentials } from '../api/credentials';
+import { credentialsChanged, runtimeConfig } from '../api/client';
+import { loadCredentials, loadIdentity, saveCredentials } from '../api/credentials';
+import { SignInForm } from './sign-in';
 
-export function SettingsPage() {
-  const saved = loadCredentials();
-  const [id, setId] = useState(saved?.accessKeyId ?? '');
-  const [secret, setSecret] = useState(saved?.secretAccessKey ?? '');
-  const [token, setToken] = useState(saved?.sessionToken ?? '');
-  const [note, setNote] = useState('');
+export function SettingsPage({ onSignOut }: { onSignOut?: () => void }) {
   const cfg = runtimeConfig();
+  const [, refresh] = useState(0);
+  const creds = loadCredentials();
+  const who = loadIdentity();
   return (
     <section>
       <h1>Settings</h1>
-      <form
-        class="settings"
-        onSubmit={(e) => {
-          e.preventDefault();
-          saveCredentials(
-            id && secret ? { accessKeyId: id, secretAccessKey: secret, sessionToken: token || undefined } : undefined,
-          );
-          credentialsChanged();
-          setNote(
-            id && secret ? 'Saved for this tab.' : 'Cleared: requests are signed with the placeholder key test/test.',
-          );
-        }}
-      >
-        <p>
-          The console signs every request with AWS Signature V4, like any SDK. The credentials stay in this tab (session
-          storage) and are forgotten when it closes.
-        </p>
-        {!canSign() ? (
-          <p class="error">
-            This page is not a secure context (https or localhost), so the browser cannot sign requests.
+      {creds ? (
+        <div class="signed-in">
+          <p>
+            Signed in as <strong data-testid="principal-arn">{who?.arn ?? creds.accessKeyId}</strong>
+            {who?.arn ? <span class="muted"> (access key {creds.accessKeyId})</span> : null}
           </p>
-        ) : null}
-        <label>
-          Access key id
-          <input name="accessKeyId" value={id} autocomplete="off" onInput={(e) => setId(e.currentTarget.value)} />
-        </label>
-        <label>
-          Secret access key
-          <input
-            name="secretAccessKey"
-            type="password"
-            value={secret}
-            autocomplete="off"
-            onInput={(e) => setSecret(e.currentTarget.value)}
-          />
-        </label>
-        <label>
-          Session token (optional)
-          <input
-            name="sessionToken"
-            value={token}
-            autocomplete="off"
-            onInput={(e) => setToken(e.currentTarget.value)}
-          />
-        </label>
-        <div class="buttons">
-          <button type="submit">Save</button>
+          <button
+            type="button"
+            onClick={() => {
+              saveCredentials(undefined);
+              credentialsChanged();
+              refresh((n) => n + 1);
+              onSignOut?.();
+            }}
+          >
+            Sign out
+          </button>
         </div>
-        {note ? <p class="muted">{note}</p> : null}
-      </form>
+      ) : (
+        <p class="muted">
+          {cfg.authentication === 'sigv4'
+            ? 'Not signed in.'
+            : 'This server accepts any request (no credentials file), so the console signs with a placeholder key. Sign in to act as a principal of your own.'}
+        </p>
+      )}
+      <h2>{creds ? 'Sign in as someone else' : 'Sign in'}</h2>
+      <SignInForm onSignedIn={() => refresh((n) => n + 1)} />
       <dl class="facts">
         <dt>Region</dt>
         <dd>{cfg.region}</dd>
         <dt>Account</dt>
         <dd>{cfg.accountId}</dd>
+        <dt>Authentication</dt>
+        <dd>{cfg.authentication === 'sigv4' ? 'SigV4 against the credentials file' : 'none (any signature is accepted)'}</dd>
         <dt>Graph port</dt>
         <dd>{cfg.graphPort}</dd>
         <dt>Slipway</dt>

@@ -77,7 +77,9 @@ export class MemoryBlobStore implements BlobStore {
     this.#etags.delete(`${bucket}/${key}`);
   }
 
-  async ensureBucket(bucket: string): Promise<void> {
+  async ensureBucket(bucket: string): Promise<boolean> {
+    if (this.buckets.has(bucket)) return false;
     this.buckets.add(bucket);
+    return true;
   }
 }

@@ -61,5 +61,7 @@ export class MemoryBlobStore implements BlobStore {
     this.objects.delete(uri);
   }
 
-  async ensureBucket(): Promise<void> {}
+  async ensureBucket(): Promise<boolean> {
+    return false;
+  }
 }

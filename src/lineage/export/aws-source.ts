@@ -9,6 +9,8 @@ export interface AwsSourceOptions {
   /** e.g. a Slipway server; absent for AWS itself. */
   readonly endpoint?: string;
   readonly maxAttempts?: number;
+  /** Absent: the AWS SDK's usual chain. */
+  readonly credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
 type Page = { NextToken?: string } & Record<string, unknown>;
@@ -28,6 +30,7 @@ export async function awsLineageSource(o: AwsSourceOptions): Promise<LineageSour
   const client = new sdk.SageMakerClient({
     region: o.region,
     endpoint: o.endpoint,
+    ...(o.credentials ? { credentials: o.credentials } : {}),
     maxAttempts: o.maxAttempts ?? 20,
     retryMode: 'adaptive',
   }) as unknown as Client;

@@ -15,7 +15,8 @@ import {
   type NodeFile,
 } from './model.js';
 
-export type ExportFormat = 'gremlin' | 'opencypher';
+export type { ExportFormat, RenderedLineage } from './model.js';
+import type { ExportFormat, RenderedLineage } from './model.js';
 
 /** Where files go: a directory or an s3:// prefix. Each file is written as a stream of chunks. */
 export interface ExportOutput {
@@ -126,15 +127,6 @@ export function edgeRows(edges: readonly LineageEdge[], progress: ExportProgress
   return buf;
 }
 
-/**
- * Lineage already written as rows (store-export.ts: read and written on several threads), in
- * the files' order: blocks of node rows (UTF-8, one text per NODE_FILES entry), then of edge rows.
- */
-export interface RenderedLineage {
-  nodes(): AsyncIterable<{ readonly texts: readonly Uint8Array[]; readonly nodes: number }>;
-  edges(): AsyncIterable<{ readonly text: Uint8Array; readonly edges: number; readonly skipped: number }>;
-  close(): Promise<void>;
-}
 
 /** Writes every node file, then the edge file; returns what it wrote. */
 export async function exportLineage(o: {

@@ -3,7 +3,18 @@
 // https://docs.aws.amazon.com/sagemaker/latest/dg/lineage-tracking-entities.html
 // https://docs.aws.amazon.com/neptune/latest/userguide/bulk-load-tutorial-format-gremlin.html
 
-import type { ExportFormat, RenderedLineage } from './exporter.js';
+
+export type ExportFormat = 'gremlin' | 'opencypher';
+
+/**
+ * Lineage already written as rows (store-export.ts: read and written on several threads), in
+ * the files' order: blocks of node rows (UTF-8, one text per NODE_FILES entry), then of edge rows.
+ */
+export interface RenderedLineage {
+  nodes(): AsyncIterable<{ readonly texts: readonly Uint8Array[]; readonly nodes: number }>;
+  edges(): AsyncIterable<{ readonly text: Uint8Array; readonly edges: number; readonly skipped: number }>;
+  close(): Promise<void>;
+}
 
 export type NodeKind = 'artifact' | 'trialComponent' | 'action' | 'context';
 

@@ -27,15 +27,24 @@ export function directoryOutput(dir: string): ExportOutput {
   };
 }
 
-/** Writes under `s3://bucket/prefix/`, creating the bucket when it does not exist. */
-export function blobOutput(blobs: BlobStore, prefixUri: string): ExportOutput {
+/**
+ * Writes under `s3://bucket/prefix/`, creating the bucket when it does not exist (and telling
+ * `onBucketCreated`, so that the user learns of a bucket they did not make).
+ */
+export function blobOutput(
+  blobs: BlobStore,
+  prefixUri: string,
+  onBucketCreated: (bucket: string) => void = () => {},
+): ExportOutput {
   const { bucket, key } = parseS3Uri(prefixUri);
   const prefix = key === '' || key.endsWith('/') ? key : `${key}/`;
   let bucketReady: Promise<void> | undefined;
   return {
     location: `s3://${bucket}/${prefix}`,
     async open(name) {
-      bucketReady ??= blobs.ensureBucket(bucket);
+      bucketReady ??= blobs.ensureBucket(bucket).then((created) => {
+        if (created) onBucketCreated(bucket);
+      });
       await bucketReady;
       const body = new PassThrough();
       const done = blobs.put(`s3://${bucket}/${prefix}${name}`, body, { contentType: 'text/csv' });

@@ -57,8 +57,11 @@ export interface BlobStore {
   list(uriPrefix: string): AsyncIterable<BlobInfo>;
   /** Deletes an object; deleting one that does not exist is not an error. */
   delete(uri: string): Promise<void>;
-  /** Creates the bucket when it does not exist (exports write to a bucket of the user's choice). */
-  ensureBucket(bucket: string): Promise<void>;
+  /**
+   * Creates the bucket when it does not exist (exports write to a bucket of the user's choice);
+   * true when this call created it.
+   */
+  ensureBucket(bucket: string): Promise<boolean>;
 }
 
 /** Splits `s3://bucket/key` (the key may be empty for a bucket or prefix URI). */

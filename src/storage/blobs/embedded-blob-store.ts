@@ -107,12 +107,13 @@ export class EmbeddedBlobStore implements BlobStore {
     await this.store.deleteObject(bucket, key);
   }
 
-  async ensureBucket(bucket: string): Promise<void> {
-    await this.store.createBucket({
+  async ensureBucket(bucket: string): Promise<boolean> {
+    const { created } = await this.store.createBucket({
       name: bucket,
       account_id: this.owner.accountId,
       region: this.owner.region,
       created_at: Date.now(),
     });
+    return created;
   }
 }

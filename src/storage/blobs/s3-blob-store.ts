@@ -234,17 +234,18 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
   }
 
-  async ensureBucket(bucket: string): Promise<void> {
+  async ensureBucket(bucket: string): Promise<boolean> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: bucket }));
-      return;
+      return false;
     } catch (err) {
       if (!notFound(err)) throw err;
     }
     try {
       await this.client.send(new CreateBucketCommand({ Bucket: bucket }));
+      return true;
     } catch (err) {
-      if (err instanceof S3ServiceException && err.name === 'BucketAlreadyOwnedByYou') return;
+      if (err instanceof S3ServiceException && err.name === 'BucketAlreadyOwnedByYou') return false;
       throw err;
     }
   }
