@@ -1,7 +1,8 @@
 // `slipway demo`: a new user's first look at a full loop, run against a live server with the same AWS
 // SDK calls a user would make: data to S3, an experiment of training runs with the built-in XGBoost
-// algorithm, the best run registered and approved, deployed serverless and invoked, a batch transform
-// over the hold-out rows; every step printed with a link into the console. Each run is a new round
+// algorithm and a tuning job around them, the best model registered and approved, deployed
+// serverless and invoked, a batch transform over the hold-out rows, and a pipeline that trains,
+// checks and registers; every step printed with a link into the console. Each run is a new round
 // (names carry its number), so running it again never fails on a name.
 import { parseArgs } from 'node:util';
 import { CreateBucketCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -15,6 +16,13 @@ import {
   CreateModelPackageGroupCommand,
   CreateTrainingJobCommand,
   CreateTransformJobCommand,
+  CreateHyperParameterTuningJobCommand,
+  CreatePipelineCommand,
+  DescribeHyperParameterTuningJobCommand,
+  DescribePipelineExecutionCommand,
+  ListPipelineExecutionStepsCommand,
+  StartPipelineExecutionCommand,
+  UpdatePipelineCommand,
   CreateTrialCommand,
   DescribeEndpointCommand,
   DescribeTrainingJobCommand,
@@ -30,9 +38,11 @@ import { demoData } from './demo-data.js';
 export const DEMO_USAGE = `Usage: slipway demo [options]
 
 Runs the whole loop against a running Slipway server, as a new user would with the AWS SDK: makes an
-abalone data set and uploads it, trains three runs of the built-in XGBoost algorithm in an experiment,
-registers and approves the best, deploys it to a serverless endpoint and invokes it, and runs a batch
-transform. Each run of the demo adds a new round (slipway-demo-r1, -r2, ...).
+abalone data set and uploads it, trains three runs of the built-in XGBoost algorithm in an experiment
+and a Bayesian tuning job around them, registers and approves the best model, deploys it to a
+serverless endpoint and invokes it, runs a batch transform, and runs a pipeline that trains, checks
+the model's validation:rmse and registers it for review. Each run of the demo adds a new round
+(slipway-demo-r1, -r2, ...).
 
   --endpoint URL          the server (default $SLIPWAY_ENDPOINT, $AWS_ENDPOINT_URL or http://127.0.0.1:4810)
   --region NAME           region to sign for (default $AWS_REGION or us-east-1)
@@ -56,6 +66,7 @@ const OPTIONS = {
 /** The built-in XGBoost algorithm's image (any account's sagemaker-xgboost image trains the same). */
 const IMAGE = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1';
 const EXPERIMENT = 'slipway-demo';
+const PIPELINE = 'slipway-demo-pipeline';
 const GROUP = 'slipway-demo-abalone';
 
 /** The runs of each round: the same data, different trees. */
@@ -83,6 +94,8 @@ export interface DemoResult {
   readonly endpointName: string;
   readonly predictions: readonly string[];
   readonly transformJob: string;
+  readonly tuningJob: string;
+  readonly pipelineStatus: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -191,8 +204,15 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       return { name: j.TrainingJobName!, rmse, model: j.ModelArtifacts!.S3ModelArtifacts! };
     });
     for (const s of scored) o.print(`            ${s.name.padEnd(prefix.length + 8)} validation:rmse ${s.rmse.toFixed(4)}`);
-    const best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
+    let best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
     o.print(`            best: ${best.name} (${t()})`);
+
+    // 2b. A hyperparameter tuning job around them: Bayesian search over eta and max_depth.
+    const tuning = await tune(sm, `${prefix}-tune`, role, base, round);
+    o.print(
+      `  tuning    ${tuning.name}: ${tuning.jobs} training jobs, best ${tuning.best.name} validation:rmse ${tuning.best.rmse.toFixed(4)} (${t()})`,
+    );
+    if (tuning.best.rmse < best.rmse) best = tuning.best;
 
     // 3. Registry: the best model as a new version, approved
     await ensure(() =>
@@ -276,21 +296,166 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       throw new Error(`transform job ${transformJob} ended ${tj.TransformJobStatus}: ${tj.FailureReason ?? ''}`);
     o.print(`  transform ${transformJob}: ${data.features.length} predictions in ${base}/batch-output/${prefix}/`);
 
+    // 6. A pipeline that trains, checks the model's validation:rmse and registers it (or fails).
+    const pipeline = await runPipeline(sm, role, base);
+    o.print(`  pipeline  ${PIPELINE} execution ${pipeline.status}: ${pipeline.steps.join(' → ')} (${t()})`);
+
     const ctx = await sm.send(new ListContextsCommand({ ContextType: 'Endpoint', SourceUri: ep.EndpointArn }));
     const lineageArn = ctx.ContextSummaries?.[0]?.ContextArn ?? ep.EndpointArn!;
     o.print('');
     o.print(`Done in ${t()}. Look around:`);
     o.print(`  experiment runs   ${consoleUrl(`/experiments/${EXPERIMENT}`)}`);
+    o.print(`  tuning job        ${consoleUrl(`/tuning/${tuning.name}`)}`);
+    o.print(`  pipeline          ${consoleUrl(`/pipelines/${PIPELINE}`)}`);
     o.print(`  training jobs     ${consoleUrl('/jobs/training')}`);
     o.print(`  model registry    ${consoleUrl(`/registry/${GROUP}`)}`);
     o.print(`  endpoint          ${consoleUrl(`/endpoints/${name}`)}`);
     o.print(`  lineage           ${consoleUrl(`/lineage?arn=${encodeURIComponent(lineageArn)}&direction=Ascendants`)}`);
-    return { round, trainingJobs: jobs, best: best.name, modelPackageArn, endpointName: name, predictions, transformJob };
+    return {
+      round,
+      trainingJobs: jobs,
+      best: best.name,
+      modelPackageArn,
+      endpointName: name,
+      predictions,
+      transformJob,
+      tuningJob: tuning.name,
+      pipelineStatus: pipeline.status,
+    };
   } finally {
     s3.destroy();
     sm.destroy();
     rt.destroy();
   }
+}
+
+/** The data channels every demo training job reads. */
+const channels = (base: string) =>
+  ['train', 'validation'].map((c) => ({
+    ChannelName: c,
+    ContentType: 'text/csv',
+    DataSource: { S3DataSource: { S3DataType: 'S3Prefix' as const, S3Uri: `${base}/${c}/` } },
+  }));
+
+/** Runs a small Bayesian tuning job and waits for it; returns its best training job. */
+async function tune(sm: SageMakerClient, name: string, role: string, base: string, seed: number) {
+  await sm.send(
+    new CreateHyperParameterTuningJobCommand({
+      HyperParameterTuningJobName: name,
+      HyperParameterTuningJobConfig: {
+        Strategy: 'Bayesian',
+        HyperParameterTuningJobObjective: { Type: 'Minimize', MetricName: 'validation:rmse' },
+        ResourceLimits: { MaxNumberOfTrainingJobs: 8, MaxParallelTrainingJobs: 2 },
+        ParameterRanges: {
+          ContinuousParameterRanges: [{ Name: 'eta', MinValue: '0.05', MaxValue: '0.5', ScalingType: 'Logarithmic' }],
+          IntegerParameterRanges: [{ Name: 'max_depth', MinValue: '2', MaxValue: '8', ScalingType: 'Linear' }],
+        },
+        RandomSeed: seed,
+      },
+      TrainingJobDefinition: {
+        AlgorithmSpecification: { TrainingImage: IMAGE, TrainingInputMode: 'File' },
+        StaticHyperParameters: { objective: 'reg:squarederror', eval_metric: 'rmse', num_round: '60', min_child_weight: '4' },
+        RoleArn: role,
+        InputDataConfig: channels(base),
+        OutputDataConfig: { S3OutputPath: `${base}/output` },
+        ResourceConfig: { InstanceType: 'ml.m5.xlarge', InstanceCount: 1, VolumeSizeInGB: 5 },
+        StoppingCondition: { MaxRuntimeInSeconds: 600 },
+      },
+      Tags: [{ Key: 'slipway:demo', Value: name }],
+    }),
+  );
+  const done = await until(
+    `tuning job ${name}`,
+    () => sm.send(new DescribeHyperParameterTuningJobCommand({ HyperParameterTuningJobName: name })),
+    (j) => ['Completed', 'Failed', 'Stopped'].includes(j.HyperParameterTuningJobStatus ?? ''),
+    300_000,
+  );
+  const bestJob = done.BestTrainingJob;
+  if (done.HyperParameterTuningJobStatus !== 'Completed' || !bestJob?.TrainingJobName)
+    throw new Error(`tuning job ${name} ended ${done.HyperParameterTuningJobStatus}: ${done.FailureReason ?? 'no best job'}`);
+  const job = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: bestJob.TrainingJobName }));
+  return {
+    name,
+    jobs: done.TrainingJobStatusCounters?.Completed ?? 0,
+    best: {
+      name: bestJob.TrainingJobName,
+      rmse: bestJob.FinalHyperParameterTuningJobObjectiveMetric?.Value ?? Number.NaN,
+      model: job.ModelArtifacts!.S3ModelArtifacts!,
+    },
+  };
+}
+
+/**
+ * Creates (or updates) the demo's pipeline and runs it: train, a condition on the model's
+ * validation:rmse, then register the model for review, or fail saying why.
+ */
+async function runPipeline(sm: SageMakerClient, role: string, base: string) {
+  const training = trainingJob('unused', { max_depth: '4', eta: '0.2', num_round: '80' }, role, base, '', '');
+  const { TrainingJobName: _, ExperimentConfig: _e, Tags: _t, ...trainArgs } = training;
+  const definition = {
+    Version: '2020-12-01',
+    Metadata: {},
+    Parameters: [{ Name: 'MaxRmse', Type: 'Float', DefaultValue: 3.0 }],
+    PipelineExperimentConfig: { ExperimentName: { Get: 'Execution.PipelineName' }, TrialName: { Get: 'Execution.PipelineExecutionId' } },
+    Steps: [
+      { Name: 'Train', Type: 'Training', Arguments: trainArgs },
+      {
+        Name: 'CheckRmse',
+        Type: 'Condition',
+        Arguments: {
+          Conditions: [
+            {
+              Type: 'LessThanOrEqualTo',
+              LeftValue: { Get: "Steps.Train.FinalMetricDataList['validation:rmse'].Value" },
+              RightValue: { Get: 'Parameters.MaxRmse' },
+            },
+          ],
+          IfSteps: [
+            {
+              Name: 'Register',
+              Type: 'RegisterModel',
+              Arguments: {
+                ModelPackageGroupName: GROUP,
+                ModelPackageDescription: 'registered by the slipway-demo pipeline',
+                ModelApprovalStatus: 'PendingManualApproval',
+                InferenceSpecification: {
+                  Containers: [{ Image: IMAGE, ModelDataUrl: { Get: 'Steps.Train.ModelArtifacts.S3ModelArtifacts' } }],
+                  SupportedContentTypes: ['text/csv'],
+                  SupportedResponseMIMETypes: ['text/csv'],
+                },
+              },
+            },
+          ],
+          ElseSteps: [
+            {
+              Name: 'TooInaccurate',
+              Type: 'Fail',
+              Arguments: {
+                ErrorMessage: { 'Std:Join': { On: ' ', Values: ['validation:rmse is above', { Get: 'Parameters.MaxRmse' }] } },
+              },
+            },
+          ],
+        },
+      },
+    ],
+  };
+  const PipelineDefinition = JSON.stringify(definition);
+  const created = await ensure(() =>
+    sm.send(new CreatePipelineCommand({ PipelineName: PIPELINE, PipelineDefinition, RoleArn: role, PipelineDescription: 'slipway demo' })),
+  );
+  if (!created) await sm.send(new UpdatePipelineCommand({ PipelineName: PIPELINE, PipelineDefinition, RoleArn: role }));
+  const { PipelineExecutionArn } = await sm.send(new StartPipelineExecutionCommand({ PipelineName: PIPELINE }));
+  const ended = await until(
+    `pipeline ${PIPELINE}`,
+    () => sm.send(new DescribePipelineExecutionCommand({ PipelineExecutionArn })),
+    (e) => ['Succeeded', 'Failed', 'Stopped'].includes(e.PipelineExecutionStatus ?? ''),
+    300_000,
+  );
+  const steps = await sm.send(new ListPipelineExecutionStepsCommand({ PipelineExecutionArn, SortOrder: 'Ascending' }));
+  return {
+    status: ended.PipelineExecutionStatus ?? 'Unknown',
+    steps: (steps.PipelineExecutionSteps ?? []).map((st) => `${st.StepName} ${st.StepStatus}`),
+  };
 }
 
 function trainingJob(

@@ -9,6 +9,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import {
   DescribeEndpointCommand,
   DescribeModelPackageCommand,
+  ListModelPackagesCommand,
   ListTrialComponentsCommand,
   QueryLineageCommand,
   ListContextsCommand,
@@ -60,6 +61,8 @@ describe('slipway demo', () => {
     assert.equal(first.round, 1);
     assert.equal(first.trainingJobs.length, 3);
     assert.equal(first.predictions.length, 5);
+    assert.equal(first.pipelineStatus, 'Succeeded');
+    assert.match(first.tuningJob, /^slipway-demo-r1-tune$/);
     for (const p of first.predictions) assert.ok(Number(p) > 1 && Number(p) < 30, `a plausible number of rings: ${p}`);
     // The best run is the registered, approved version, and the endpoint serves it.
     const pkg = await sm.send(new DescribeModelPackageCommand({ ModelPackageName: first.modelPackageArn }));
@@ -70,6 +73,11 @@ describe('slipway demo', () => {
     // The experiment's runs are there to compare, and the endpoint's lineage reaches the training data.
     const runs = await sm.send(new ListTrialComponentsCommand({ ExperimentName: 'slipway-demo' }));
     assert.equal(runs.TrialComponentSummaries?.length, 3);
+    // The pipeline registered its model for review in the same group.
+    const pending = await sm.send(
+      new ListModelPackagesCommand({ ModelPackageGroupName: 'slipway-demo-abalone', ModelApprovalStatus: 'PendingManualApproval' }),
+    );
+    assert.equal(pending.ModelPackageSummaryList?.length, 1);
     const ctx = await sm.send(new ListContextsCommand({ ContextType: 'Endpoint', SourceUri: ep.EndpointArn }));
     const lineage = await sm.send(
       new QueryLineageCommand({
@@ -93,7 +101,13 @@ describe('slipway demo', () => {
     s3.destroy();
     // Links into the console for each thing it made.
     const text = lines.join('\n');
-    for (const path of ['/console/experiments/slipway-demo', '/console/registry/slipway-demo-abalone', `/console/endpoints/${first.endpointName}`])
+    for (const path of [
+      '/console/experiments/slipway-demo',
+      '/console/registry/slipway-demo-abalone',
+      `/console/endpoints/${first.endpointName}`,
+      '/console/tuning/slipway-demo-r1-tune',
+      '/console/pipelines/slipway-demo-pipeline',
+    ])
       assert.ok(text.includes(`${server.endpoint}${path}`), `links to ${path}:\n${text}`);
 
     // The command itself, a second time: a new round, nothing "already exists".
@@ -102,6 +116,7 @@ describe('slipway demo', () => {
     assert.match(second.out, /Signing with a dummy key/);
     assert.match(second.out, /Round 2 against/);
     assert.match(second.out, /slipway-demo-r2 InService/);
+    assert.match(second.out, /pipeline {2}slipway-demo-pipeline execution Succeeded/);
   });
 
   it('says plainly when no server answers', async () => {
