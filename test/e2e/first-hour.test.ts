@@ -4,6 +4,7 @@
 // credentials, saying what it signed with and that it created the bucket.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import {
@@ -136,6 +137,24 @@ describe('the slipway command', () => {
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.err}`);
       assert.match(r.out, /^Usage: slipway/);
     }
+  });
+
+  it('npm start -- --help answers at once on a built tree: nothing is built again', async () => {
+    const page = new URL('../../../dist/public/console/index.html', import.meta.url);
+    const before = statSync(page).mtimeMs;
+    const r = await new Promise<{ code: number; out: string }>((resolve, reject) => {
+      const child = spawn('npm', ['start', '--silent', '--', '--help'], {
+        cwd: new URL('../../../', import.meta.url).pathname,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code: code ?? -1, out }));
+    });
+    assert.equal(r.code, 0);
+    assert.match(r.out, /^Usage: slipway <command>/);
+    assert.equal(statSync(page).mtimeMs, before, 'the console was not built again');
   });
 
   it('lineage export signs with dummy credentials for a local server and says it created the bucket', async () => {
