@@ -12,6 +12,11 @@
 //         "binds": ["/root/.pyenv/versions/3.11.7"]  // more directories the sandbox shows read-only
 //       },
 //       "*/my-onnx-image:*": { "runtime": "onnx" }  // an image configured as ONNX (no command)
+//     },
+//     "frameworks": {                            // SageMaker's framework images (src/frameworks)
+//       "sklearn": { "python": "/opt/venvs/sk12/bin/python3" },   // every scikit-learn image
+//       "pytorch:2.0.1": { "python": "/opt/venvs/torch201/bin/python3", "env": { "OMP_NUM_THREADS": "1" } },
+//       "*": { "wheels": "/srv/wheels" }       // requirements.txt installs from here (no index)
 //     }
 //   }
 //
@@ -33,9 +38,21 @@ export interface ContainerEntry {
   readonly binds: readonly string[];
 }
 
+/** How a framework image's code runs here: `"<framework>[:<version>]"` or `"*"` in "frameworks". */
+export interface FrameworkSetting {
+  readonly key: string;
+  /** The interpreter (absolute, or a name looked up on PATH); default: found by src/frameworks. */
+  readonly python?: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly binds: readonly string[];
+  /** A directory of wheels a source directory's requirements.txt installs from (pip --no-index). */
+  readonly wheels?: string;
+}
+
 export interface ContainersFile {
   readonly path: string;
   readonly entries: readonly ContainerEntry[];
+  readonly frameworks: readonly FrameworkSetting[];
 }
 
 export class ContainersFileError extends Error {
@@ -52,8 +69,12 @@ export function parseContainersFile(path: string, text: string): ContainersFile 
   } catch (e) {
     fail((e as Error).message);
   }
-  const images = (doc as { images?: unknown } | null)?.images;
-  if (!images || typeof images !== 'object' || Array.isArray(images)) fail('expected {"images": {...}}');
+  const images = (doc as { images?: unknown } | null)?.images ?? {};
+  const frameworksDoc = (doc as { frameworks?: unknown } | null)?.frameworks ?? {};
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) fail('expected {"images": {...}, "frameworks": {...}}');
+  if (typeof images !== 'object' || Array.isArray(images)) fail('"images" must map image URIs to entries');
+  if (typeof frameworksDoc !== 'object' || Array.isArray(frameworksDoc))
+    fail('"frameworks" must map "<framework>[:<version>]" to settings');
   const base = dirname(resolve(path));
   const entries: ContainerEntry[] = [];
   for (const [pattern, raw] of Object.entries(images as Record<string, unknown>)) {
@@ -90,7 +111,59 @@ export function parseContainersFile(path: string, text: string): ContainersFile 
       binds: binds as string[],
     });
   }
-  return { path, entries };
+  const frameworks: FrameworkSetting[] = [];
+  for (const [key, raw] of Object.entries(frameworksDoc as Record<string, unknown>)) {
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) fail(`framework "${key}" must be an object`);
+    const f = raw as Record<string, unknown>;
+    if (f.python !== undefined && (typeof f.python !== 'string' || f.python === ''))
+      fail(`framework "${key}": python must be a path or a command name`);
+    if (f.wheels !== undefined && (typeof f.wheels !== 'string' || !isAbsolute(f.wheels)))
+      fail(`framework "${key}": wheels must be an absolute directory path`);
+    const env = f.env ?? {};
+    if (
+      typeof env !== 'object' ||
+      Array.isArray(env) ||
+      !Object.values(env as object).every((v) => typeof v === 'string')
+    )
+      fail(`framework "${key}": env must map names to strings`);
+    const binds = f.binds ?? [];
+    if (!Array.isArray(binds) || !binds.every((b) => typeof b === 'string' && isAbsolute(b)))
+      fail(`framework "${key}": binds must be a list of absolute directory paths`);
+    const python = f.python as string | undefined;
+    frameworks.push({
+      key,
+      python: python && (isAbsolute(python) || !python.includes('/')) ? python : python && resolve(base, python),
+      env: env as Record<string, string>,
+      binds: binds as string[],
+      wheels: f.wheels as string | undefined,
+    });
+  }
+  return { path, entries, frameworks };
+}
+
+/**
+ * The settings for a framework image, most specific last: `"*"`, then `"<framework>"`, then
+ * `"<framework>:<version>"` (each field of a later one wins).
+ */
+export function frameworkSettings(
+  file: ContainersFile | undefined,
+  framework: string,
+  version: string,
+): Omit<FrameworkSetting, 'key'> {
+  const order = ['*', framework, `${framework}:${version}`];
+  const found = (file?.frameworks ?? [])
+    .filter((f) => order.includes(f.key))
+    .sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
+  let out: Omit<FrameworkSetting, 'key'> = { env: {}, binds: [] };
+  for (const f of found) {
+    out = {
+      python: f.python ?? out.python,
+      wheels: f.wheels ?? out.wheels,
+      env: { ...out.env, ...f.env },
+      binds: [...out.binds, ...f.binds],
+    };
+  }
+  return out;
 }
 
 /**
