@@ -101,7 +101,12 @@ export interface DemoResult {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `read` every `everyMs` until `done` says so, or fails after `timeoutMs`. */
-async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 120_000): Promise<T> {
+async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs = 120_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (let every = 50; ; every = Math.min(every * 2, 500)) {
     const v = await read();
@@ -116,7 +121,9 @@ async function nextRound(sm: SageMakerClient): Promise<number> {
   let max = 0;
   let NextToken: string | undefined;
   do {
-    const page = await sm.send(new ListTrainingJobsCommand({ NameContains: 'slipway-demo-r', MaxResults: 100, NextToken }));
+    const page = await sm.send(
+      new ListTrainingJobsCommand({ NameContains: 'slipway-demo-r', MaxResults: 100, NextToken }),
+    );
     for (const j of page.TrainingJobSummaries ?? []) {
       const m = /^slipway-demo-r(\d+)-/.exec(j.TrainingJobName ?? '');
       if (m) max = Math.max(max, Number(m[1]));
@@ -133,7 +140,10 @@ async function ensure(create: () => Promise<unknown>): Promise<boolean> {
     return true;
   } catch (e) {
     const msg = (e as Error).message ?? '';
-    if (/already exist|BucketAlreadyOwnedByYou/i.test(msg) || (e as { name?: string }).name === 'BucketAlreadyOwnedByYou')
+    if (
+      /already exist|BucketAlreadyOwnedByYou/i.test(msg) ||
+      (e as { name?: string }).name === 'BucketAlreadyOwnedByYou'
+    )
       return false;
     throw e;
   }
@@ -167,7 +177,11 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       new PutObjectCommand({ Bucket: o.bucket, Key: 'abalone/validation/validation.csv', Body: data.validation }),
     );
     await s3.send(
-      new PutObjectCommand({ Bucket: o.bucket, Key: 'abalone/batch/features.csv', Body: `${data.features.join('\n')}\n` }),
+      new PutObjectCommand({
+        Bucket: o.bucket,
+        Key: 'abalone/batch/features.csv',
+        Body: `${data.features.join('\n')}\n`,
+      }),
     );
     o.print(
       `  data      ${base}/ (${bucketIsNew ? 'created the bucket, ' : ''}2,400 training and 600 validation rows of ${data.featureNames.length} features)`,
@@ -203,7 +217,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       const rmse = j.FinalMetricDataList?.find((m) => m.MetricName === 'validation:rmse')?.Value ?? Number.NaN;
       return { name: j.TrainingJobName!, rmse, model: j.ModelArtifacts!.S3ModelArtifacts! };
     });
-    for (const s of scored) o.print(`            ${s.name.padEnd(prefix.length + 8)} validation:rmse ${s.rmse.toFixed(4)}`);
+    for (const s of scored)
+      o.print(`            ${s.name.padEnd(prefix.length + 8)} validation:rmse ${s.rmse.toFixed(4)}`);
     let best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
     o.print(`            best: ${best.name} (${t()})`);
 
@@ -248,7 +263,11 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     // 4. A serverless endpoint serving the approved package
     const name = prefix;
     await sm.send(
-      new CreateModelCommand({ ModelName: name, ExecutionRoleArn: role, Containers: [{ ModelPackageName: modelPackageArn }] }),
+      new CreateModelCommand({
+        ModelName: name,
+        ExecutionRoleArn: role,
+        Containers: [{ ModelPackageName: modelPackageArn }],
+      }),
     );
     await sm.send(
       new CreateEndpointConfigCommand({
@@ -264,13 +283,18 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       () => sm.send(new DescribeEndpointCommand({ EndpointName: name })),
       (e) => e.EndpointStatus !== 'Creating',
     );
-    if (ep.EndpointStatus !== 'InService') throw new Error(`endpoint ${name} is ${ep.EndpointStatus}: ${ep.FailureReason ?? ''}`);
+    if (ep.EndpointStatus !== 'InService')
+      throw new Error(`endpoint ${name} is ${ep.EndpointStatus}: ${ep.FailureReason ?? ''}`);
     const predictions: string[] = [];
     for (const row of data.features.slice(0, 5)) {
-      const out = await rt.send(new InvokeEndpointCommand({ EndpointName: name, ContentType: 'text/csv', Body: Buffer.from(row) }));
+      const out = await rt.send(
+        new InvokeEndpointCommand({ EndpointName: name, ContentType: 'text/csv', Body: Buffer.from(row) }),
+      );
       predictions.push(Buffer.from(out.Body!).toString().trim());
     }
-    o.print(`  endpoint  ${name} InService; predicted rings for 5 abalone: ${predictions.map((p) => Number(p).toFixed(1)).join(', ')}`);
+    o.print(
+      `  endpoint  ${name} InService; predicted rings for 5 abalone: ${predictions.map((p) => Number(p).toFixed(1)).join(', ')}`,
+    );
 
     // 5. A batch transform over the hold-out rows
     const transformJob = `${prefix}-batch`;
@@ -354,7 +378,12 @@ async function tune(sm: SageMakerClient, name: string, role: string, base: strin
       },
       TrainingJobDefinition: {
         AlgorithmSpecification: { TrainingImage: IMAGE, TrainingInputMode: 'File' },
-        StaticHyperParameters: { objective: 'reg:squarederror', eval_metric: 'rmse', num_round: '60', min_child_weight: '4' },
+        StaticHyperParameters: {
+          objective: 'reg:squarederror',
+          eval_metric: 'rmse',
+          num_round: '60',
+          min_child_weight: '4',
+        },
         RoleArn: role,
         InputDataConfig: channels(base),
         OutputDataConfig: { S3OutputPath: `${base}/output` },
@@ -372,7 +401,9 @@ async function tune(sm: SageMakerClient, name: string, role: string, base: strin
   );
   const bestJob = done.BestTrainingJob;
   if (done.HyperParameterTuningJobStatus !== 'Completed' || !bestJob?.TrainingJobName)
-    throw new Error(`tuning job ${name} ended ${done.HyperParameterTuningJobStatus}: ${done.FailureReason ?? 'no best job'}`);
+    throw new Error(
+      `tuning job ${name} ended ${done.HyperParameterTuningJobStatus}: ${done.FailureReason ?? 'no best job'}`,
+    );
   const job = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: bestJob.TrainingJobName }));
   return {
     name,
@@ -396,7 +427,10 @@ async function runPipeline(sm: SageMakerClient, role: string, base: string) {
     Version: '2020-12-01',
     Metadata: {},
     Parameters: [{ Name: 'MaxRmse', Type: 'Float', DefaultValue: 3.0 }],
-    PipelineExperimentConfig: { ExperimentName: { Get: 'Execution.PipelineName' }, TrialName: { Get: 'Execution.PipelineExecutionId' } },
+    PipelineExperimentConfig: {
+      ExperimentName: { Get: 'Execution.PipelineName' },
+      TrialName: { Get: 'Execution.PipelineExecutionId' },
+    },
     Steps: [
       { Name: 'Train', Type: 'Training', Arguments: trainArgs },
       {
@@ -431,7 +465,9 @@ async function runPipeline(sm: SageMakerClient, role: string, base: string) {
               Name: 'TooInaccurate',
               Type: 'Fail',
               Arguments: {
-                ErrorMessage: { 'Std:Join': { On: ' ', Values: ['validation:rmse is above', { Get: 'Parameters.MaxRmse' }] } },
+                ErrorMessage: {
+                  'Std:Join': { On: ' ', Values: ['validation:rmse is above', { Get: 'Parameters.MaxRmse' }] },
+                },
               },
             },
           ],
@@ -441,7 +477,14 @@ async function runPipeline(sm: SageMakerClient, role: string, base: string) {
   };
   const PipelineDefinition = JSON.stringify(definition);
   const created = await ensure(() =>
-    sm.send(new CreatePipelineCommand({ PipelineName: PIPELINE, PipelineDefinition, RoleArn: role, PipelineDescription: 'slipway demo' })),
+    sm.send(
+      new CreatePipelineCommand({
+        PipelineName: PIPELINE,
+        PipelineDefinition,
+        RoleArn: role,
+        PipelineDescription: 'slipway demo',
+      }),
+    ),
   );
   if (!created) await sm.send(new UpdatePipelineCommand({ PipelineName: PIPELINE, PipelineDefinition, RoleArn: role }));
   const { PipelineExecutionArn } = await sm.send(new StartPipelineExecutionCommand({ PipelineName: PIPELINE }));
@@ -538,10 +581,14 @@ export async function demoCommand(argv: string[], env: NodeJS.ProcessEnv = proce
     return 0;
   } catch (e) {
     const err = e as Error & { name?: string };
-    const hint = /UnrecognizedClient|InvalidAccessKeyId|SignatureDoesNotMatch|InvalidSignature/.test(`${err.name} ${err.message}`)
+    const hint = /UnrecognizedClient|InvalidAccessKeyId|SignatureDoesNotMatch|InvalidSignature/.test(
+      `${err.name} ${err.message}`,
+    )
       ? ' The server has a credentials file: pass --access-key-id and --secret-access-key (or set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY).'
       : '';
-    process.stderr.write(`slipway demo: ${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}${hint}\n`);
+    process.stderr.write(
+      `slipway demo: ${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}${hint}\n`,
+    );
     return 1;
   }
 }

@@ -76,7 +76,10 @@ describe('slipway demo', () => {
     assert.equal(runs.TrialComponentSummaries?.length, 3);
     // The pipeline registered its model for review in the same group.
     const pending = await sm.send(
-      new ListModelPackagesCommand({ ModelPackageGroupName: 'slipway-demo-abalone', ModelApprovalStatus: 'PendingManualApproval' }),
+      new ListModelPackagesCommand({
+        ModelPackageGroupName: 'slipway-demo-abalone',
+        ModelApprovalStatus: 'PendingManualApproval',
+      }),
     );
     assert.equal(pending.ModelPackageSummaryList?.length, 1);
     const ctx = await sm.send(new ListContextsCommand({ ContextType: 'Endpoint', SourceUri: ep.EndpointArn }));
@@ -94,10 +97,14 @@ describe('slipway demo', () => {
     );
     // The batch transform wrote one prediction per hold-out row.
     const s3 = new S3Client({ endpoint: server.endpoint, region: REGION, credentials: creds, forcePathStyle: true });
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'slipway-demo', Prefix: 'abalone/batch-output/slipway-demo-r1/' }));
+    const listed = await s3.send(
+      new ListObjectsV2Command({ Bucket: 'slipway-demo', Prefix: 'abalone/batch-output/slipway-demo-r1/' }),
+    );
     const key = listed.Contents?.[0]?.Key;
     assert.ok(key, 'a transform output');
-    const body = await (await s3.send(new GetObjectCommand({ Bucket: 'slipway-demo', Key: key }))).Body!.transformToString();
+    const body = await (
+      await s3.send(new GetObjectCommand({ Bucket: 'slipway-demo', Key: key }))
+    ).Body!.transformToString();
     assert.equal(body.trim().split('\n').length, 600);
     s3.destroy();
     // Links into the console for each thing it made.
