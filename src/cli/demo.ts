@@ -34,13 +34,15 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { demoData } from './demo-data.js';
+import { profileFinished, startProfile } from './demo-processing.js';
 
 export const DEMO_USAGE = `Usage: slipway demo [options]
 
 Runs the whole loop against a running Slipway server, as a new user would with the AWS SDK: makes an
 abalone data set and uploads it, trains three runs of the built-in XGBoost algorithm in an experiment
 and a Bayesian tuning job around them, registers and approves the best model, deploys it to a
-serverless endpoint and invokes it, runs a batch transform, and runs a pipeline that trains, checks
+serverless endpoint and invokes it, runs a batch transform and a processing job (a script in
+SageMaker's scikit-learn image), and runs a pipeline that trains, checks
 the model's validation:rmse and registers it for review. Each run of the demo adds a new round
 (slipway-demo-r1, -r2, ...).
 
@@ -96,6 +98,7 @@ export interface DemoResult {
   readonly transformJob: string;
   readonly tuningJob: string;
   readonly pipelineStatus: string;
+  readonly processingJob: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -187,6 +190,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       `  data      ${base}/ (${bucketIsNew ? 'created the bucket, ' : ''}2,400 training and 600 validation rows of ${data.featureNames.length} features)`,
     );
 
+    // 1b. A processing job in SageMaker's scikit-learn image profiles the training data meanwhile.
+    const processingJob = `${prefix}-profile`;
+    await startProfile(s3, sm, { name: processingJob, role, bucket: o.bucket, base, featureNames: data.featureNames });
+
     // 2. An experiment with one trial per round and a training run per set of hyperparameters
     await ensure(() =>
       sm.send(
@@ -221,6 +228,14 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       o.print(`            ${s.name.padEnd(prefix.length + 8)} validation:rmse ${s.rmse.toFixed(4)}`);
     let best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
     o.print(`            best: ${best.name} (${t()})`);
+    const profiled = await profileFinished(sm, processingJob, until);
+    if (profiled.ProcessingJobStatus !== 'Completed')
+      throw new Error(
+        `processing job ${processingJob} ended ${profiled.ProcessingJobStatus}: ${profiled.FailureReason ?? ''}`,
+      );
+    o.print(
+      `  process   ${processingJob}: scikit-learn image profiled the training data → ${base}/profile/${processingJob}/profile.json`,
+    );
 
     // 2b. A hyperparameter tuning job around them: Bayesian search over eta and max_depth.
     const tuning = await tune(sm, `${prefix}-tune`, role, base, round);
@@ -332,6 +347,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     o.print(`  tuning job        ${consoleUrl(`/tuning/${tuning.name}`)}`);
     o.print(`  pipeline          ${consoleUrl(`/pipelines/${PIPELINE}`)}`);
     o.print(`  training jobs     ${consoleUrl('/jobs/training')}`);
+    o.print(`  processing job    ${consoleUrl(`/jobs/processing/${processingJob}`)}`);
     o.print(`  model registry    ${consoleUrl(`/registry/${GROUP}`)}`);
     o.print(`  endpoint          ${consoleUrl(`/endpoints/${name}`)}`);
     o.print(`  lineage           ${consoleUrl(`/lineage?arn=${encodeURIComponent(lineageArn)}&direction=Ascendants`)}`);
@@ -345,6 +361,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       transformJob,
       tuningJob: tuning.name,
       pipelineStatus: pipeline.status,
+      processingJob,
     };
   } finally {
     s3.destroy();
