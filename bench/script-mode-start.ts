@@ -1,0 +1,149 @@
+// Script mode's start (issue 30): CreateTrainingJob for a scikit-learn script (SageMaker's
+// scikit-learn image, sourcedir.tar.gz, hyperparameters as the SDK sends them) → the script's first
+// line, against the interpreter's own start-up (`python3 -c` printing the same line), measured the
+// same way: the wall clock the line itself carries minus the moment the request (or the spawn) began.
+// Slipway runs as `npm start` does (child process, SQLite, the sandbox when the host has one).
+// Usage: npm run build && node dist/bench/script-mode-start.js [--runs 20]
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateTrainingJobCommand,
+  DescribeTrainingJobCommand,
+  type DescribeTrainingJobCommandOutput,
+  SageMakerClient,
+} from '@aws-sdk/client-sagemaker';
+import { makeTarGz } from '../src/inference/testing/tar.js';
+import { median, percentile, slipway, sleep } from './support.js';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : dflt;
+};
+const RUNS = Number(arg('runs', '20'));
+const PYTHON = process.env.SLIPWAY_PYTHON ?? '/usr/bin/python3';
+const IMAGE = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-scikit-learn:1.2-1-cpu-py3';
+const FIRST_LINE = 'import time; print("first-line %.6f" % time.time(), flush=True)';
+
+const stat = (xs: number[]) =>
+  `median ${median(xs).toFixed(1)} ms, p90 ${percentile(xs, 90).toFixed(1)} ms, min ${Math.min(...xs).toFixed(1)} ms`;
+
+/** CloudWatch Logs GetLogEvents over AWS JSON 1.1 (no Logs client among the dependencies). */
+async function logs(port: number, op: string, input: unknown): Promise<Record<string, unknown>> {
+  const r = await fetch(`http://127.0.0.1:${port}/`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': `Logs_20140328.${op}`,
+      authorization:
+        'AWS4-HMAC-SHA256 Credential=AKIDBENCH/20260101/us-east-1/logs/aws4_request, SignedHeaders=host, Signature=0',
+    },
+    body: JSON.stringify(input),
+  });
+  if (r.status !== 200) throw new Error(`${op}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as Record<string, unknown>;
+}
+
+async function logEvents(port: number, job: string): Promise<Array<{ message?: string }>> {
+  const group = '/aws/sagemaker/TrainingJobs';
+  const streams = (await logs(port, 'DescribeLogStreams', { logGroupName: group, logStreamNamePrefix: `${job}/` }))
+    .logStreams as Array<{ logStreamName: string }>;
+  const got = await logs(port, 'GetLogEvents', { logGroupName: group, logStreamName: streams[0]!.logStreamName });
+  return got.events as Array<{ message?: string }>;
+}
+
+async function main(): Promise<void> {
+  // The interpreter alone: spawn → the line's own timestamp.
+  const interp: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = Date.now() / 1000;
+    const r = spawnSync(PYTHON, ['-c', FIRST_LINE], { encoding: 'utf8' });
+    const m = /first-line ([\d.]+)/.exec(r.stdout);
+    if (!m) throw new Error(`python3 did not print: ${r.stderr}`);
+    interp.push((Number(m[1]) - t0) * 1000);
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-script-'));
+  const server = await slipway(join(dir, 'data'));
+  const cfg = {
+    endpoint: `http://127.0.0.1:${server.port}`,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'AKIDBENCH', secretAccessKey: 'secret' },
+  };
+  const s3 = new S3Client({ ...cfg, forcePathStyle: true });
+  const sm = new SageMakerClient(cfg);
+  const job: number[] = [];
+  const total: number[] = [];
+  try {
+    await s3.send(new CreateBucketCommand({ Bucket: 'bench-script' }));
+    await s3.send(new PutObjectCommand({ Bucket: 'bench-script', Key: 'data/train.csv', Body: '1,2,3\n4,5,6\n' }));
+    const source = makeTarGz([
+      {
+        path: 'train.py',
+        data: `${FIRST_LINE}\nimport argparse, os\np = argparse.ArgumentParser(); p.add_argument("--alpha", type=float)\nargs = p.parse_args()\nopen(os.path.join(os.environ["SM_MODEL_DIR"], "m.txt"), "w").write(str(args.alpha))\n`,
+      },
+    ]);
+    await s3.send(new PutObjectCommand({ Bucket: 'bench-script', Key: 'src/sourcedir.tar.gz', Body: source }));
+    for (let i = 0; i < RUNS + 1; i++) {
+      const name = `start-${i}`;
+      const t0 = Date.now() / 1000;
+      await sm.send(
+        new CreateTrainingJobCommand({
+          TrainingJobName: name,
+          RoleArn: 'arn:aws:iam::000000000000:role/bench',
+          AlgorithmSpecification: { TrainingImage: IMAGE, TrainingInputMode: 'File' },
+          HyperParameters: {
+            alpha: '0.5',
+            sagemaker_program: '"train.py"',
+            sagemaker_submit_directory: '"s3://bench-script/src/sourcedir.tar.gz"',
+            sagemaker_container_log_level: '20',
+          },
+          InputDataConfig: [
+            {
+              ChannelName: 'train',
+              DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://bench-script/data/' } },
+            },
+          ],
+          OutputDataConfig: { S3OutputPath: 's3://bench-script/out' },
+          ResourceConfig: { InstanceType: 'ml.m5.large', InstanceCount: 1, VolumeSizeInGB: 1 },
+          StoppingCondition: { MaxRuntimeInSeconds: 60 },
+        }),
+      );
+      let d: DescribeTrainingJobCommandOutput;
+      for (;;) {
+        d = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: name }));
+        if (d.TrainingJobStatus !== 'InProgress') break;
+        await sleep(5);
+      }
+      const t1 = Date.now() / 1000;
+      if (d.TrainingJobStatus !== 'Completed') throw new Error(`${name}: ${d.TrainingJobStatus} ${d.FailureReason}`);
+      const events = await logEvents(server.port, name);
+      const line = events.find((e) => e.message?.startsWith('first-line '));
+      if (!line) throw new Error(`${name}: no first line in its log`);
+      if (process.env.BENCH_DEBUG)
+        console.log(
+          events
+            .map((e) => `${((e as { timestamp?: number }).timestamp! / 1000 - t0) * 1000} ${e.message?.slice(0, 60)}`)
+            .join('\n'),
+        );
+      if (i === 0) continue; // the first job warms the server (the interpreter's probe, the sandbox's network pool)
+      job.push((Number(line.message!.split(' ')[1]) - t0) * 1000);
+      total.push((t1 - t0) * 1000);
+    }
+  } finally {
+    s3.destroy();
+    sm.destroy();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const over = median(job) - median(interp);
+  console.log(`script mode start, ${RUNS} runs (${PYTHON})`);
+  console.log(`  python3 -c (the interpreter's own start-up) → first line: ${stat(interp)}`);
+  console.log(`  CreateTrainingJob → the script's first line:             ${stat(job)}`);
+  console.log(`  over the interpreter: ${over.toFixed(1)} ms (median; target ≤ 100 ms)`);
+  console.log(`  CreateTrainingJob → Completed (seen by polling every 5 ms): ${stat(total)}`);
+}
+
+await main();
