@@ -63,13 +63,11 @@ print(json.dumps({"executable": sys.executable, "version": sys.version.split()[0
 `;
 
 const probes = new Map<string, { at: number; probe: Promise<Probe> }>();
-const PROBE_TTL_MS = 60_000;
+/** A probe older than this is refreshed in the background; jobs use the last answer meanwhile. */
+const PROBE_FRESH_MS = 60_000;
 
-function probe(python: string, module: string, dist: string): Promise<Probe> {
-  const key = `${python}\0${module}`;
-  const hit = probes.get(key);
-  if (hit && Date.now() - hit.at < PROBE_TTL_MS) return hit.probe;
-  const p = new Promise<Probe>((resolve, reject) => {
+function runProbe(python: string, module: string, dist: string): Promise<Probe> {
+  return new Promise<Probe>((resolve, reject) => {
     execFile(python, ['-I', '-c', PROBE, module, dist], { timeout: 20_000, maxBuffer: 1 << 20 }, (err, stdout) => {
       if (err)
         return reject(
@@ -82,6 +80,26 @@ function probe(python: string, module: string, dist: string): Promise<Probe> {
       }
     });
   });
+}
+
+/**
+ * The interpreter's answer, cached: a job's start never waits for a probe it has seen before (an
+ * interpreter or framework installed or removed meanwhile shows at the refresh a minute later).
+ */
+function probe(python: string, module: string, dist: string): Promise<Probe> {
+  const key = `${python}\0${module}`;
+  const hit = probes.get(key);
+  if (hit && Date.now() - hit.at < PROBE_FRESH_MS) return hit.probe;
+  const p = runProbe(python, module, dist);
+  if (hit) {
+    // refresh in the background; the last good answer serves until the new one is in
+    p.then(
+      () => probes.set(key, { at: Date.now(), probe: p }),
+      () => probes.delete(key),
+    );
+    hit.at = Date.now();
+    return hit.probe;
+  }
   probes.set(key, { at: Date.now(), probe: p });
   p.catch(() => probes.delete(key));
   return p;
@@ -187,6 +205,9 @@ export async function resolveInterpreter(
     if (!python || !found)
       throw new InterpreterError(`No python3 on this host answers (tried ${candidates.join(', ')}).`);
   }
+  // The interpreter itself, not a launcher in front of it (a pyenv shim is a shell script that
+  // needs pyenv; the sandbox shows neither).
+  if (isAbsolute(found.executable) && executable(found.executable)) python = found.executable;
   const notes = [
     `Framework ${name} ${image.version} (image tag ${image.tag}) runs on ${python} (Python ${found.version}).`,
   ];
