@@ -29,8 +29,15 @@ def log(msg):
     sys.stderr.flush()
 
 
+def user_trace(exc):
+    """The traceback without the import machinery's and this server's own frames."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen") and f.filename != __file__]
+    lines = ["Traceback (most recent call last):\n"] + traceback.format_list(frames)
+    return "".join(lines + traceback.format_exception_only(type(exc), exc))
+
+
 def startup_failure(what, exc):
-    traceback.print_exc(file=sys.stderr)
+    sys.stderr.write(user_trace(exc))
     line = traceback.format_exception_only(type(exc), exc)[-1].strip()
     log("%s: %s" % (what, line))
     sys.stderr.flush()
@@ -39,7 +46,7 @@ def startup_failure(what, exc):
 
 def error_text(exc):
     """The exception's own line first, then the traceback's tail (as the toolkit's 500 body holds it)."""
-    trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    trace = user_trace(exc)
     first = traceback.format_exception_only(type(exc), exc)[-1].strip()
     if len(trace) > MAX_TRACE:
         trace = "..." + trace[-MAX_TRACE:]

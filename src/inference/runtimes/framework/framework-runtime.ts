@@ -165,8 +165,15 @@ export function frameworkProvider(settings: FrameworkRuntimeSettings): RuntimePr
             startupTimeoutMs: ctx.startupTimeoutMs,
             tailLines: 12,
             startFailure: (m) => `The ${name} model server could not start: ${m}`,
-            exitMessage: (how, tail) =>
-              `The ${name} model server${program ? ` (${program})` : ''} ${how}${tail ? `:\n${tail}` : ''}`,
+            exitMessage: (how, tail) => {
+              // The worker's last word ("slipway_serving: model_fn failed: ValueError: ...") first:
+              // the FailureReason is cut at 1,024 characters.
+              const lines = tail.split('\n');
+              const said = lines.findLast((l) => l.startsWith('slipway_serving: '));
+              const rest = lines.filter((l) => l !== said).join('\n').trim();
+              const head = said ? `: ${said.slice('slipway_serving: '.length)}` : '';
+              return `The ${name} model server${program ? ` (${program})` : ''} ${how}${head}${rest ? `\n${rest}` : ''}`;
+            },
             onStderr: (s) => log.debug({ model_log: s.trimEnd() }, 'model log'),
           }),
       };
