@@ -194,7 +194,10 @@ test('SigV2 presigned URLs: the S3 guide example verifies; tampered and expired 
   const tampered = example.authenticate({ ...req, url: url.replace('puppy', 'kitten') }, { s3: true, now: before });
   assert.ok(!ok(tampered) && tampered.reason === 'signature');
   assert.equal(tampered.stringToSign, 'GET\n\n\n1175139620\n/johnsmith/photos/kitten.jpg');
-  const later = example.authenticate({ ...req, url: url.replace('1175139620', '1175139621') }, { s3: true, now: before });
+  const later = example.authenticate(
+    { ...req, url: url.replace('1175139620', '1175139621') },
+    { s3: true, now: before },
+  );
   assert.equal((later as AuthFailure).reason, 'signature');
   const expired = example.authenticate(req, { s3: true, now: 1_175_139_621_000 });
   assert.equal((expired as AuthFailure).reason, 'expired');
@@ -355,7 +358,9 @@ test('a remembered Authorization prefix lets through only the signature that mat
   const amzDate = signed.headers['x-amz-date']!;
   assert.equal(
     failure.stringToSign,
-    `AWS4-HMAC-SHA256\n${amzDate}\n${amzDate.slice(0, 8)}/us-west-2/sagemaker/aws4_request\n${createHash('sha256').update(failure.canonicalRequest ?? '').digest('hex')}`,
+    `AWS4-HMAC-SHA256\n${amzDate}\n${amzDate.slice(0, 8)}/us-west-2/sagemaker/aws4_request\n${createHash('sha256')
+      .update(failure.canonicalRequest ?? '')
+      .digest('hex')}`,
   );
   assert.equal(failure.signatureProvided, '0'.repeat(64));
 });

@@ -430,14 +430,20 @@ export class Authorizer {
     if (!sameSigV2(sigV2Signature(principal.secretAccessKey, stringToSign), signature)) {
       return { reason: 'signature', accessKeyId, stringToSign, signatureProvided: signature };
     }
-    if (now > expires * 1000) return { reason: 'expired', expiresAt: new Date(expires * 1000), serverTime: new Date(now) };
+    if (now > expires * 1000)
+      return { reason: 'expired', expiresAt: new Date(expires * 1000), serverTime: new Date(now) };
     return { version: 2, principal, payloadHash: UNSIGNED_PAYLOAD };
   }
 
   private signerOf(creds: Credentials, credential: SignatureCredential): Signer {
     let s = this.signers.get(credential);
-    if (s === undefined || s.credentials !== creds || (s.principal === undefined && this.sessions.get(credential.accessKeyId))) {
-      const principal = creds.byAccessKey.get(credential.accessKeyId) ?? this.sessionPrincipal(creds, credential.accessKeyId);
+    if (
+      s === undefined ||
+      s.credentials !== creds ||
+      (s.principal === undefined && this.sessions.get(credential.accessKeyId))
+    ) {
+      const principal =
+        creds.byAccessKey.get(credential.accessKeyId) ?? this.sessionPrincipal(creds, credential.accessKeyId);
       const key = principal
         ? this.keys.get(
             principal.accessKeyId,
@@ -468,7 +474,9 @@ export class Authorizer {
     // decisions are remembered per principal object (a reload makes new ones, starting afresh).
     const sessionPolicy = principal.session?.sessionPolicy;
     const cache =
-      principal.policy.contextFree && (sessionPolicy?.contextFree ?? true) ? this.decisionsOf(principal, action) : undefined;
+      principal.policy.contextFree && (sessionPolicy?.contextFree ?? true)
+        ? this.decisionsOf(principal, action)
+        : undefined;
     let ctx: RequestFacts | undefined;
     for (const resource of resources) {
       let decision = cache?.get(resource);

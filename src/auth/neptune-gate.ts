@@ -115,7 +115,12 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
     const r = authz.authenticate({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, {});
     if ('reason' in r) {
       const e = neptuneAuthError(r);
-      const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message, message: e.message });
+      const text = JSON.stringify({
+        code: e.code,
+        requestId: randomUUID(),
+        detailedMessage: e.message,
+        message: e.message,
+      });
       socket.end(
         `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
       );
@@ -128,7 +133,12 @@ export function neptuneGate(authz: Authorizer, accountId: string, defaultRegion:
     const refusals = CONNECT_ACTIONS.map((action) => check(r.principal, region, action));
     if (refusals.every((d) => d !== undefined)) {
       const e = neptuneAuthError({ reason: 'denied', message: refusals[0]!.message });
-      const text = JSON.stringify({ code: e.code, requestId: randomUUID(), detailedMessage: e.message, message: e.message });
+      const text = JSON.stringify({
+        code: e.code,
+        requestId: randomUUID(),
+        detailedMessage: e.message,
+        message: e.message,
+      });
       socket.end(
         `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
       );

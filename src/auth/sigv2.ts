@@ -80,7 +80,9 @@ function params(rawQuery: string): Param[] {
 
 /** Whether a query is SigV2 query authentication (and not SigV4's X-Amz-* parameters). */
 export function isSigV2Query(rawQuery: string): boolean {
-  return rawQuery.includes('AWSAccessKeyId=') && rawQuery.includes('Signature=') && !rawQuery.includes('X-Amz-Credential');
+  return (
+    rawQuery.includes('AWSAccessKeyId=') && rawQuery.includes('Signature=') && !rawQuery.includes('X-Amz-Credential')
+  );
 }
 
 export type SigV2Parse = { kind: 'ok'; query: SigV2Query } | { kind: 'malformed'; message: string };
@@ -91,10 +93,16 @@ export function parseSigV2Query(rawQuery: string): SigV2Parse {
   const signature = p.get('Signature');
   const expires = p.get('Expires');
   if (!accessKeyId || !signature) {
-    return { kind: 'malformed', message: 'Query-string authentication requires the Signature, Expires and AWSAccessKeyId parameters' };
+    return {
+      kind: 'malformed',
+      message: 'Query-string authentication requires the Signature, Expires and AWSAccessKeyId parameters',
+    };
   }
   if (expires === undefined || !/^\d{1,12}$/.test(expires)) {
-    return { kind: 'malformed', message: 'Query-string authentication requires the Signature, Expires and AWSAccessKeyId parameters' };
+    return {
+      kind: 'malformed',
+      message: 'Query-string authentication requires the Signature, Expires and AWSAccessKeyId parameters',
+    };
   }
   return { kind: 'ok', query: { accessKeyId, signature, expires: Number(expires) } };
 }
@@ -109,7 +117,13 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
  * values are the request's headers or, where the signer moved them into the query (botocore
  * does), those query parameters.
  */
-export function sigV2StringToSign(method: string, rawPath: string, rawQuery: string, headers: IncomingHttpHeaders, expires: number): string {
+export function sigV2StringToSign(
+  method: string,
+  rawPath: string,
+  rawQuery: string,
+  headers: IncomingHttpHeaders,
+  expires: number,
+): string {
   const query = params(rawQuery);
   const fromQuery = new Map<string, string>();
   for (const [name, value] of query) {

@@ -34,13 +34,15 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { demoData } from './demo-data.js';
+import { profileFinished, startProfile } from './demo-processing.js';
 
 export const DEMO_USAGE = `Usage: slipway demo [options]
 
 Runs the whole loop against a running Slipway server, as a new user would with the AWS SDK: makes an
 abalone data set and uploads it, trains three runs of the built-in XGBoost algorithm in an experiment
 and a Bayesian tuning job around them, registers and approves the best model, deploys it to a
-serverless endpoint and invokes it, runs a batch transform, and runs a pipeline that trains, checks
+serverless endpoint and invokes it, runs a batch transform and a processing job (a script in
+SageMaker's scikit-learn image), and runs a pipeline that trains, checks
 the model's validation:rmse and registers it for review. Each run of the demo adds a new round
 (slipway-demo-r1, -r2, ...).
 
@@ -96,12 +98,18 @@ export interface DemoResult {
   readonly transformJob: string;
   readonly tuningJob: string;
   readonly pipelineStatus: string;
+  readonly processingJob: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `read` every `everyMs` until `done` says so, or fails after `timeoutMs`. */
-async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 120_000): Promise<T> {
+async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs = 120_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (let every = 50; ; every = Math.min(every * 2, 500)) {
     const v = await read();
@@ -116,7 +124,9 @@ async function nextRound(sm: SageMakerClient): Promise<number> {
   let max = 0;
   let NextToken: string | undefined;
   do {
-    const page = await sm.send(new ListTrainingJobsCommand({ NameContains: 'slipway-demo-r', MaxResults: 100, NextToken }));
+    const page = await sm.send(
+      new ListTrainingJobsCommand({ NameContains: 'slipway-demo-r', MaxResults: 100, NextToken }),
+    );
     for (const j of page.TrainingJobSummaries ?? []) {
       const m = /^slipway-demo-r(\d+)-/.exec(j.TrainingJobName ?? '');
       if (m) max = Math.max(max, Number(m[1]));
@@ -133,7 +143,10 @@ async function ensure(create: () => Promise<unknown>): Promise<boolean> {
     return true;
   } catch (e) {
     const msg = (e as Error).message ?? '';
-    if (/already exist|BucketAlreadyOwnedByYou/i.test(msg) || (e as { name?: string }).name === 'BucketAlreadyOwnedByYou')
+    if (
+      /already exist|BucketAlreadyOwnedByYou/i.test(msg) ||
+      (e as { name?: string }).name === 'BucketAlreadyOwnedByYou'
+    )
       return false;
     throw e;
   }
@@ -167,11 +180,19 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       new PutObjectCommand({ Bucket: o.bucket, Key: 'abalone/validation/validation.csv', Body: data.validation }),
     );
     await s3.send(
-      new PutObjectCommand({ Bucket: o.bucket, Key: 'abalone/batch/features.csv', Body: `${data.features.join('\n')}\n` }),
+      new PutObjectCommand({
+        Bucket: o.bucket,
+        Key: 'abalone/batch/features.csv',
+        Body: `${data.features.join('\n')}\n`,
+      }),
     );
     o.print(
       `  data      ${base}/ (${bucketIsNew ? 'created the bucket, ' : ''}2,400 training and 600 validation rows of ${data.featureNames.length} features)`,
     );
+
+    // 1b. A processing job in SageMaker's scikit-learn image profiles the training data meanwhile.
+    const processingJob = `${prefix}-profile`;
+    await startProfile(s3, sm, { name: processingJob, role, bucket: o.bucket, base, featureNames: data.featureNames });
 
     // 2. An experiment with one trial per round and a training run per set of hyperparameters
     await ensure(() =>
@@ -203,9 +224,18 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       const rmse = j.FinalMetricDataList?.find((m) => m.MetricName === 'validation:rmse')?.Value ?? Number.NaN;
       return { name: j.TrainingJobName!, rmse, model: j.ModelArtifacts!.S3ModelArtifacts! };
     });
-    for (const s of scored) o.print(`            ${s.name.padEnd(prefix.length + 8)} validation:rmse ${s.rmse.toFixed(4)}`);
+    for (const s of scored)
+      o.print(`            ${s.name.padEnd(prefix.length + 8)} validation:rmse ${s.rmse.toFixed(4)}`);
     let best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
     o.print(`            best: ${best.name} (${t()})`);
+    const profiled = await profileFinished(sm, processingJob, until);
+    if (profiled.ProcessingJobStatus !== 'Completed')
+      throw new Error(
+        `processing job ${processingJob} ended ${profiled.ProcessingJobStatus}: ${profiled.FailureReason ?? ''}`,
+      );
+    o.print(
+      `  process   ${processingJob}: scikit-learn image profiled the training data → ${base}/profile/${processingJob}/profile.json`,
+    );
 
     // 2b. A hyperparameter tuning job around them: Bayesian search over eta and max_depth.
     const tuning = await tune(sm, `${prefix}-tune`, role, base, round);
@@ -248,7 +278,11 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     // 4. A serverless endpoint serving the approved package
     const name = prefix;
     await sm.send(
-      new CreateModelCommand({ ModelName: name, ExecutionRoleArn: role, Containers: [{ ModelPackageName: modelPackageArn }] }),
+      new CreateModelCommand({
+        ModelName: name,
+        ExecutionRoleArn: role,
+        Containers: [{ ModelPackageName: modelPackageArn }],
+      }),
     );
     await sm.send(
       new CreateEndpointConfigCommand({
@@ -264,13 +298,18 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       () => sm.send(new DescribeEndpointCommand({ EndpointName: name })),
       (e) => e.EndpointStatus !== 'Creating',
     );
-    if (ep.EndpointStatus !== 'InService') throw new Error(`endpoint ${name} is ${ep.EndpointStatus}: ${ep.FailureReason ?? ''}`);
+    if (ep.EndpointStatus !== 'InService')
+      throw new Error(`endpoint ${name} is ${ep.EndpointStatus}: ${ep.FailureReason ?? ''}`);
     const predictions: string[] = [];
     for (const row of data.features.slice(0, 5)) {
-      const out = await rt.send(new InvokeEndpointCommand({ EndpointName: name, ContentType: 'text/csv', Body: Buffer.from(row) }));
+      const out = await rt.send(
+        new InvokeEndpointCommand({ EndpointName: name, ContentType: 'text/csv', Body: Buffer.from(row) }),
+      );
       predictions.push(Buffer.from(out.Body!).toString().trim());
     }
-    o.print(`  endpoint  ${name} InService; predicted rings for 5 abalone: ${predictions.map((p) => Number(p).toFixed(1)).join(', ')}`);
+    o.print(
+      `  endpoint  ${name} InService; predicted rings for 5 abalone: ${predictions.map((p) => Number(p).toFixed(1)).join(', ')}`,
+    );
 
     // 5. A batch transform over the hold-out rows
     const transformJob = `${prefix}-batch`;
@@ -308,6 +347,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     o.print(`  tuning job        ${consoleUrl(`/tuning/${tuning.name}`)}`);
     o.print(`  pipeline          ${consoleUrl(`/pipelines/${PIPELINE}`)}`);
     o.print(`  training jobs     ${consoleUrl('/jobs/training')}`);
+    o.print(`  processing job    ${consoleUrl(`/jobs/processing/${processingJob}`)}`);
     o.print(`  model registry    ${consoleUrl(`/registry/${GROUP}`)}`);
     o.print(`  endpoint          ${consoleUrl(`/endpoints/${name}`)}`);
     o.print(`  lineage           ${consoleUrl(`/lineage?arn=${encodeURIComponent(lineageArn)}&direction=Ascendants`)}`);
@@ -321,6 +361,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       transformJob,
       tuningJob: tuning.name,
       pipelineStatus: pipeline.status,
+      processingJob,
     };
   } finally {
     s3.destroy();
@@ -354,7 +395,12 @@ async function tune(sm: SageMakerClient, name: string, role: string, base: strin
       },
       TrainingJobDefinition: {
         AlgorithmSpecification: { TrainingImage: IMAGE, TrainingInputMode: 'File' },
-        StaticHyperParameters: { objective: 'reg:squarederror', eval_metric: 'rmse', num_round: '60', min_child_weight: '4' },
+        StaticHyperParameters: {
+          objective: 'reg:squarederror',
+          eval_metric: 'rmse',
+          num_round: '60',
+          min_child_weight: '4',
+        },
         RoleArn: role,
         InputDataConfig: channels(base),
         OutputDataConfig: { S3OutputPath: `${base}/output` },
@@ -372,7 +418,9 @@ async function tune(sm: SageMakerClient, name: string, role: string, base: strin
   );
   const bestJob = done.BestTrainingJob;
   if (done.HyperParameterTuningJobStatus !== 'Completed' || !bestJob?.TrainingJobName)
-    throw new Error(`tuning job ${name} ended ${done.HyperParameterTuningJobStatus}: ${done.FailureReason ?? 'no best job'}`);
+    throw new Error(
+      `tuning job ${name} ended ${done.HyperParameterTuningJobStatus}: ${done.FailureReason ?? 'no best job'}`,
+    );
   const job = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: bestJob.TrainingJobName }));
   return {
     name,
@@ -396,7 +444,10 @@ async function runPipeline(sm: SageMakerClient, role: string, base: string) {
     Version: '2020-12-01',
     Metadata: {},
     Parameters: [{ Name: 'MaxRmse', Type: 'Float', DefaultValue: 3.0 }],
-    PipelineExperimentConfig: { ExperimentName: { Get: 'Execution.PipelineName' }, TrialName: { Get: 'Execution.PipelineExecutionId' } },
+    PipelineExperimentConfig: {
+      ExperimentName: { Get: 'Execution.PipelineName' },
+      TrialName: { Get: 'Execution.PipelineExecutionId' },
+    },
     Steps: [
       { Name: 'Train', Type: 'Training', Arguments: trainArgs },
       {
@@ -431,7 +482,9 @@ async function runPipeline(sm: SageMakerClient, role: string, base: string) {
               Name: 'TooInaccurate',
               Type: 'Fail',
               Arguments: {
-                ErrorMessage: { 'Std:Join': { On: ' ', Values: ['validation:rmse is above', { Get: 'Parameters.MaxRmse' }] } },
+                ErrorMessage: {
+                  'Std:Join': { On: ' ', Values: ['validation:rmse is above', { Get: 'Parameters.MaxRmse' }] },
+                },
               },
             },
           ],
@@ -441,7 +494,14 @@ async function runPipeline(sm: SageMakerClient, role: string, base: string) {
   };
   const PipelineDefinition = JSON.stringify(definition);
   const created = await ensure(() =>
-    sm.send(new CreatePipelineCommand({ PipelineName: PIPELINE, PipelineDefinition, RoleArn: role, PipelineDescription: 'slipway demo' })),
+    sm.send(
+      new CreatePipelineCommand({
+        PipelineName: PIPELINE,
+        PipelineDefinition,
+        RoleArn: role,
+        PipelineDescription: 'slipway demo',
+      }),
+    ),
   );
   if (!created) await sm.send(new UpdatePipelineCommand({ PipelineName: PIPELINE, PipelineDefinition, RoleArn: role }));
   const { PipelineExecutionArn } = await sm.send(new StartPipelineExecutionCommand({ PipelineName: PIPELINE }));
@@ -538,10 +598,14 @@ export async function demoCommand(argv: string[], env: NodeJS.ProcessEnv = proce
     return 0;
   } catch (e) {
     const err = e as Error & { name?: string };
-    const hint = /UnrecognizedClient|InvalidAccessKeyId|SignatureDoesNotMatch|InvalidSignature/.test(`${err.name} ${err.message}`)
+    const hint = /UnrecognizedClient|InvalidAccessKeyId|SignatureDoesNotMatch|InvalidSignature/.test(
+      `${err.name} ${err.message}`,
+    )
       ? ' The server has a credentials file: pass --access-key-id and --secret-access-key (or set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY).'
       : '';
-    process.stderr.write(`slipway demo: ${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}${hint}\n`);
+    process.stderr.write(
+      `slipway demo: ${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}${hint}\n`,
+    );
     return 1;
   }
 }

@@ -114,8 +114,8 @@ export async function lineageExportCommand(argv: string[], env: NodeJS.ProcessEn
     const sourceName = s('source') ?? 'store';
     // Every AWS-API endpoint this run talks to: what decides whether dummy credentials may stand in.
     const endpoints = [
-      sourceName === 'aws' ? s('endpoint-url') ?? null : undefined,
-      out.startsWith('s3://') ? s('s3-endpoint') ?? env.AWS_ENDPOINT_URL_S3 ?? null : undefined,
+      sourceName === 'aws' ? (s('endpoint-url') ?? null) : undefined,
+      out.startsWith('s3://') ? (s('s3-endpoint') ?? env.AWS_ENDPOINT_URL_S3 ?? null) : undefined,
     ].filter((e) => e !== undefined);
     const credentials = endpoints.length > 0 ? await signingCredentials(endpoints, env, region) : undefined;
     if (sourceName === 'aws') {

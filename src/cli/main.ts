@@ -104,7 +104,10 @@ export async function main(argv: string[]): Promise<number | undefined> {
       if (n) running.log.info(n, 'credentials reloaded');
       else running.log.warn('SIGHUP: no --credentials-file to reload');
     } catch (err) {
-      running.log.error({ error: (err as Error).message }, 'credentials reload failed; the previous credentials stay in force');
+      running.log.error(
+        { error: (err as Error).message },
+        'credentials reload failed; the previous credentials stay in force',
+      );
     }
   };
   process.on('SIGHUP', onHup);
@@ -116,6 +119,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
 
 /** The package's version, from its package.json. */
 export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }

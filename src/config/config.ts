@@ -273,13 +273,21 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       str('serverless-account-concurrency', 'SLIPWAY_SERVERLESS_ACCOUNT_CONCURRENCY'),
       1000,
     ),
-    blobGcGraceSeconds: nonNegative('blob-gc-grace-seconds', str('blob-gc-grace-seconds', 'SLIPWAY_BLOB_GC_GRACE_SECONDS'), 900),
+    blobGcGraceSeconds: nonNegative(
+      'blob-gc-grace-seconds',
+      str('blob-gc-grace-seconds', 'SLIPWAY_BLOB_GC_GRACE_SECONDS'),
+      900,
+    ),
     blobGcIntervalSeconds: positive(
       'blob-gc-interval-seconds',
       str('blob-gc-interval-seconds', 'SLIPWAY_BLOB_GC_INTERVAL_SECONDS'),
       3600,
     ),
-    incompleteUploadDays: nonNegative('incomplete-upload-days', str('incomplete-upload-days', 'SLIPWAY_INCOMPLETE_UPLOAD_DAYS'), 7),
+    incompleteUploadDays: nonNegative(
+      'incomplete-upload-days',
+      str('incomplete-upload-days', 'SLIPWAY_INCOMPLETE_UPLOAD_DAYS'),
+      7,
+    ),
     logFormat: logFormat(str('log-format', 'SLIPWAY_LOG_FORMAT')),
     endpointLatencyBuckets:
       values['endpoint-latency-buckets'] === true || /^(1|true|yes)$/i.test(env.SLIPWAY_ENDPOINT_LATENCY_BUCKETS ?? ''),

@@ -12,7 +12,10 @@ test('endpoint, config, model, model package and job ARNs are lower-cased; model
     'arn:aws:sagemaker:us-west-2:111122223333:model-package/abalonemodelpackagegroupname/2',
   );
   for (const kind of ['training-job', 'processing-job', 'transform-job']) {
-    assert.equal(sagemakerArn(p, kind, 'Abalone-Train'), `arn:aws:sagemaker:us-west-2:111122223333:${kind}/abalone-train`);
+    assert.equal(
+      sagemakerArn(p, kind, 'Abalone-Train'),
+      `arn:aws:sagemaker:us-west-2:111122223333:${kind}/abalone-train`,
+    );
   }
   assert.equal(
     sagemakerArn(p, 'model-package-group', 'Abalone'),

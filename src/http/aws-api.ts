@@ -206,7 +206,13 @@ export class AwsApi {
       // Any X-Amz-Target is an AWS JSON request (S3 never sends one): an unknown service prefix is
       // answered as an unknown operation, not handed to S3. So is every other route a request
       // declares (service-route.ts).
-      const route = serviceRoute({ method: req.method ?? 'GET', path, query, headers: req.headers, signedFor: scope?.service });
+      const route = serviceRoute({
+        method: req.method ?? 'GET',
+        path,
+        query,
+        headers: req.headers,
+        signedFor: scope?.service,
+      });
       if (route) {
         op =
           typeof target === 'string'
@@ -294,7 +300,14 @@ export class AwsApi {
     const seconds = (performance.now() - started) / 1000;
     const logger = this.opts.log;
     if (log && (status >= 500 ? logger.isLevelEnabled('error') : logger.isLevelEnabled('info'))) {
-      const fields = { requestId: ctx.requestId, service, op: operation, status, ms: Math.round(seconds * 100_000) / 100, ...(error ? { error } : {}) };
+      const fields = {
+        requestId: ctx.requestId,
+        service,
+        op: operation,
+        status,
+        ms: Math.round(seconds * 100_000) / 100,
+        ...(error ? { error } : {}),
+      };
       if (status >= 500) logger.error(fields, 'request failed');
       else logger.info(fields, 'request');
     }
@@ -332,7 +345,17 @@ export class AwsApi {
       } else res.destroy();
     }
     const record = ctx.record;
-    this.answered(req, ctx, protocol, record?.operation ?? 'Unknown', res.statusCode, record?.errorCode, started, path, true);
+    this.answered(
+      req,
+      ctx,
+      protocol,
+      record?.operation ?? 'Unknown',
+      res.statusCode,
+      record?.errorCode,
+      started,
+      path,
+      true,
+    );
   }
 
   /** Serves a request of a modelled service whose body is read whole (JSON, CBOR, query, SageMaker Metrics). */
@@ -354,7 +377,9 @@ export class AwsApi {
       const service = queryServiceOfForm(body);
       if (!service) {
         const sts = this.opts.sts;
-        return sts ? sts.error(new ServiceError('MissingAction', 'Missing Action', 400), ctx) : awsJsonError(new UnknownOperationException(), ctx);
+        return sts
+          ? sts.error(new ServiceError('MissingAction', 'Missing Action', 400), ctx)
+          : awsJsonError(new UnknownOperationException(), ctx);
       }
       r = { protocol: 'query', service };
     }

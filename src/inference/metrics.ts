@@ -167,7 +167,8 @@ const EMPTY = Buffer.alloc(0);
 /** What a variant's exposition depends on: when none of it changed, its kept text is still right. */
 function fingerprint(m: VariantMetrics): string {
   let gauges = '';
-  for (const p of m.pools) gauges += `${p.inFlight},${p.maxConcurrency},${p.idleWorkers},${p.busyWorkers},${p.startingWorkers};`;
+  for (const p of m.pools)
+    gauges += `${p.inFlight},${p.maxConcurrency},${p.idleWorkers},${p.busyWorkers},${p.startingWorkers};`;
   const f = m.workerFailures;
   return `${m.invocations},${m.errors4xx},${m.errors5xx},${m.throttles},${m.modelLatency.count},${m.overheadLatency.count},${m.modelSetupTime.count},${f.crash},${f.memory},${f.timeout},${f.startup}|${gauges}`;
 }
@@ -189,7 +190,10 @@ function counter(name: string, help: string, get: (m: VariantMetrics) => number,
 }
 
 function gauge(name: string, help: string, get: (g: PoolGauges) => number): FamilyRender {
-  return { header: `# HELP ${name} ${help}\n# TYPE ${name} gauge`, lines: (m, l) => `${name}{${l}} ${sumPools(m, get)}` };
+  return {
+    header: `# HELP ${name} ${help}\n# TYPE ${name} gauge`,
+    lines: (m, l) => `${name}{${l}} ${sumPools(m, get)}`,
+  };
 }
 
 /**
@@ -218,14 +222,23 @@ function histogram(name: string, help: string, get: (m: VariantMetrics) => Histo
         cumulative += h.counts[i]!;
         out.push(`${name}_bucket{${l},le="${BUCKETS[i]}"} ${cumulative}`);
       }
-      out.push(`${name}_bucket{${l},le="+Inf"} ${h.count}`, `${name}_sum{${l}} ${h.sum}`, `${name}_count{${l}} ${h.count}`);
+      out.push(
+        `${name}_bucket{${l},le="+Inf"} ${h.count}`,
+        `${name}_sum{${l}} ${h.sum}`,
+        `${name}_count{${l}} ${h.count}`,
+      );
       return out.join('\n');
     },
   };
 }
 
 const familiesWith = (buckets: boolean): readonly FamilyRender[] => [
-  counter('slipway_invocations_total', 'SageMaker Invocations: requests sent to the model.', (m) => m.invocations, true),
+  counter(
+    'slipway_invocations_total',
+    'SageMaker Invocations: requests sent to the model.',
+    (m) => m.invocations,
+    true,
+  ),
   counter(
     'slipway_invocation_4xx_errors_total',
     'SageMaker Invocation4XXErrors: requests the model answered with a 4xx status.',
@@ -241,7 +254,12 @@ const familiesWith = (buckets: boolean): readonly FamilyRender[] => [
     'Requests refused with ThrottlingException because the variant was at its MaxConcurrency.',
     (m) => m.throttles,
   ),
-  histogram('slipway_model_latency_seconds', 'SageMaker ModelLatency: time the model took to answer.', (m) => m.modelLatency, buckets),
+  histogram(
+    'slipway_model_latency_seconds',
+    'SageMaker ModelLatency: time the model took to answer.',
+    (m) => m.modelLatency,
+    buckets,
+  ),
   histogram(
     'slipway_overhead_latency_seconds',
     'SageMaker OverheadLatency: time spent outside the model, cold starts included.',
@@ -254,10 +272,15 @@ const familiesWith = (buckets: boolean): readonly FamilyRender[] => [
     (m) => m.modelSetupTime,
     buckets,
   ),
-  gauge('slipway_concurrent_executions', 'SageMaker ServerlessConcurrentExecutions: invocations in progress.', (g) => g.inFlight),
+  gauge(
+    'slipway_concurrent_executions',
+    'SageMaker ServerlessConcurrentExecutions: invocations in progress.',
+    (g) => g.inFlight,
+  ),
   gauge('slipway_max_concurrency', 'The variant MaxConcurrency.', (g) => g.maxConcurrency),
   {
-    header: '# HELP slipway_workers Warm workers (threads, processes or containers) by state.\n# TYPE slipway_workers gauge',
+    header:
+      '# HELP slipway_workers Warm workers (threads, processes or containers) by state.\n# TYPE slipway_workers gauge',
     lines: (m, l) =>
       [
         `slipway_workers{${l},state="idle"} ${sumPools(m, (g) => g.idleWorkers)}`,

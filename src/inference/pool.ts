@@ -347,7 +347,8 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
     this.provisioned = target;
     if (grew) this.replenish();
     else {
-      while (this.idle.length > 0 && this.idle.length + this.busy.size > this.provisioned) void this.retire(this.idle.shift()!);
+      while (this.idle.length > 0 && this.idle.length + this.busy.size > this.provisioned)
+        void this.retire(this.idle.shift()!);
       if (!this.timer) this.schedule();
     }
   }

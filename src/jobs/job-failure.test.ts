@@ -11,10 +11,7 @@ test('a JobFailure keeps its words; the job directory reads as /opt/ml', () => {
     message: 'x',
     error: new JobFailure(`ClientError: Unable to parse ${JOBS}/abalone-1-mf3k2a/input/data/train/h.csv: line 3`),
   };
-  assert.equal(
-    jobFailureReason(why, JOBS),
-    'ClientError: Unable to parse /opt/ml/input/data/train/h.csv: line 3',
-  );
+  assert.equal(jobFailureReason(why, JOBS), 'ClientError: Unable to parse /opt/ml/input/data/train/h.csv: line 3');
 });
 
 test('a missing bucket or object is a ClientError naming it', () => {
@@ -29,7 +26,10 @@ test('a missing bucket or object is a ClientError naming it', () => {
 });
 
 test('anything else is an InternalServerError, and worded reasons pass through', () => {
-  assert.match(jobFailureReason({ message: 'boom', error: new TypeError('boom') }), /^InternalServerError: .*\(boom\)$/);
+  assert.match(
+    jobFailureReason({ message: 'boom', error: new TypeError('boom') }),
+    /^InternalServerError: .*\(boom\)$/,
+  );
   assert.equal(jobFailureReason({ message: 'AlgorithmError: exit code 1' }), 'AlgorithmError: exit code 1');
 });
 

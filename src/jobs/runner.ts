@@ -508,7 +508,8 @@ export class JobRunner {
         // A failure the job's user can act on (JobFailure: a bad hyperparameter, a missing input) is
         // the job's outcome, not the server's fault: info, without a stack. Anything else is a fault.
         if (threw && !reason) {
-          if (error instanceof JobFailure) this.#log.info({ kind: kind.name, id: run.id, reason: error.message }, 'job failed');
+          if (error instanceof JobFailure)
+            this.#log.info({ kind: kind.name, id: run.id, reason: error.message }, 'job failed');
           else this.#log.error({ err: error, kind: kind.name, id: run.id }, 'job run failed unexpectedly');
         }
         run.status = await this.#fenced(run, (tx, current) => this.#end(tx, kind, current, why));

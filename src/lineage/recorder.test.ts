@@ -187,14 +187,32 @@ for (const d of DIALECTS) {
         from: (arns: readonly string[]) => associations.edgesFrom(t.db, arns),
         to: (arns: readonly string[]) => associations.edgesTo(t.db, arns),
       };
-      const newer = await traverse(loader, { arn: again.contextArn, type: 'Endpoint', lineageType: 'Context' }, 'Ascendants', 10, 1000);
+      const newer = await traverse(
+        loader,
+        { arn: again.contextArn, type: 'Endpoint', lineageType: 'Context' },
+        'Ascendants',
+        10,
+        1000,
+      );
       const artifactOf = async (uri: string) => (await bySource(uri)).find((e) => e.kind === 'artifact')!.arn;
       const [pkg1, pkg2] = [await artifactOf(PKG), await artifactOf(PKG2)];
       const newerArns = new Set(newer.vertices.map((v) => v.arn));
       assert.ok(newerArns.has(await artifactOf('s3://bucket/other/model.tar.gz')));
-      assert.ok(!newerArns.has(pkg2) && !newerArns.has(pkg1), "the old incarnation's packages are not the new one's lineage");
-      const older = await traverse(loader, { arn: arn('context', 'abalone-ep-aws-endpoint'), type: 'Endpoint', lineageType: 'Context' }, 'Ascendants', 10, 1000);
-      assert.ok(older.vertices.some((v) => v.arn === pkg2), 'the old context keeps its lineage');
+      assert.ok(
+        !newerArns.has(pkg2) && !newerArns.has(pkg1),
+        "the old incarnation's packages are not the new one's lineage",
+      );
+      const older = await traverse(
+        loader,
+        { arn: arn('context', 'abalone-ep-aws-endpoint'), type: 'Endpoint', lineageType: 'Context' },
+        'Ascendants',
+        10,
+        1000,
+      );
+      assert.ok(
+        older.vertices.some((v) => v.arn === pkg2),
+        'the old context keeps its lineage',
+      );
       assert.ok(!older.vertices.some((v) => v.arn === again.actionArn), 'and gains nothing of the new one');
     });
 

@@ -76,15 +76,27 @@ export function instrumentDatabase(db: Database, m: MetricsRegistry): Database {
   );
   if (db.poolStats) {
     const stats = () => db.poolStats!();
-    m.gauge('slipway_db_pool_connections', 'PostgreSQL pool connections: in use, idle, and the pool size.', ['state'], () => {
-      const s = stats();
-      return [
-        [['busy'], s.total - s.idle],
-        [['idle'], s.idle],
-        [['max'], s.max],
-      ];
-    });
-    m.gauge('slipway_db_pool_waiting', 'Queries waiting for a PostgreSQL pool connection.', [], () => [[[], stats().waiting]]);
+    m.gauge(
+      'slipway_db_pool_connections',
+      'PostgreSQL pool connections: in use, idle, and the pool size.',
+      ['state'],
+      () => {
+        const s = stats();
+        return [
+          [['busy'], s.total - s.idle],
+          [['idle'], s.idle],
+          [['max'], s.max],
+        ];
+      },
+    );
+    m.gauge('slipway_db_pool_waiting', 'Queries waiting for a PostgreSQL pool connection.', [], () => [
+      [[], stats().waiting],
+    ]);
   }
-  return new TimedDatabase(db, h.with(db.dialect, 'statement'), h.with(db.dialect, 'statement'), h.with(db.dialect, 'transaction'));
+  return new TimedDatabase(
+    db,
+    h.with(db.dialect, 'statement'),
+    h.with(db.dialect, 'statement'),
+    h.with(db.dialect, 'transaction'),
+  );
 }

@@ -8,11 +8,11 @@ export interface RequestObserver {
 }
 
 export function httpMetrics(m: MetricsRegistry): RequestObserver {
-  const total = m.counter('slipway_http_requests_total', 'HTTP requests answered, by service, operation and status code.', [
-    'service',
-    'operation',
-    'status',
-  ]);
+  const total = m.counter(
+    'slipway_http_requests_total',
+    'HTTP requests answered, by service, operation and status code.',
+    ['service', 'operation', 'status'],
+  );
   const duration = m.histogram(
     'slipway_http_request_duration_seconds',
     'Time from a request arriving to its answer being written, by service and operation.',

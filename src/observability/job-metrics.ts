@@ -16,17 +16,21 @@ export function jobMetrics(m: MetricsRegistry, db: Database): JobObserver {
     active = await countActive(db);
     readAt = Date.now();
   });
-  m.gauge('slipway_jobs', 'Background work items not finished, by kind and state (queued, running), on every replica.', ['kind', 'state'], () =>
-    active.map((a) => [[a.kind, a.state], a.n] as const),
+  m.gauge(
+    'slipway_jobs',
+    'Background work items not finished, by kind and state (queued, running), on every replica.',
+    ['kind', 'state'],
+    () => active.map((a) => [[a.kind, a.state], a.n] as const),
   );
   const running = new Map<string, number>();
   m.gauge('slipway_jobs_running_here', 'Background work items running on this replica, by kind.', ['kind'], () =>
     [...running].map(([k, n]) => [[k], n] as const),
   );
-  const finished = m.counter('slipway_jobs_finished_total', 'Runs that ended on this replica, by kind and final status.', [
-    'kind',
-    'status',
-  ]);
+  const finished = m.counter(
+    'slipway_jobs_finished_total',
+    'Runs that ended on this replica, by kind and final status.',
+    ['kind', 'status'],
+  );
   const lag = m.histogram(
     'slipway_job_claim_lag_seconds',
     'Time from a work item being submitted to a replica starting it (first attempts).',

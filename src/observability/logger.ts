@@ -77,7 +77,9 @@ export function prettyLine(json: string, color = false): string {
   const fields: string[] = [];
   for (const [k, v] of Object.entries(rec)) {
     if (SHOWN.has(k) || v === undefined) continue;
-    fields.push(`${k}=${typeof v === 'string' ? (/[\s"=]/.test(v) || v === '' ? JSON.stringify(v) : v) : JSON.stringify(v)}`);
+    fields.push(
+      `${k}=${typeof v === 'string' ? (/[\s"=]/.test(v) || v === '' ? JSON.stringify(v) : v) : JSON.stringify(v)}`,
+    );
   }
   let line = `${time} ${head} ${String(rec.msg ?? '')}${fields.length ? ` ${color ? '\x1b[2m' : ''}${fields.join(' ')}${color ? '\x1b[0m' : ''}` : ''}`;
   const err = rec.err as { type?: string; message?: string; stack?: string } | undefined;

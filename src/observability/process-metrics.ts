@@ -17,7 +17,9 @@ export function registerProcessMetrics(m: MetricsRegistry): { stop(): void } {
       [['system'], u.system / 1e6],
     ];
   });
-  m.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', [], () => [[[], process.memoryUsage.rss()]]);
+  m.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', [], () => [
+    [[], process.memoryUsage.rss()],
+  ]);
   m.gauge('nodejs_heap_used_bytes', 'V8 heap in use, in bytes.', [], () => [[[], process.memoryUsage().heapUsed]]);
   m.gauge('process_open_fds', 'Number of open file descriptors.', [], () => {
     try {
@@ -26,7 +28,9 @@ export function registerProcessMetrics(m: MetricsRegistry): { stop(): void } {
       return [];
     }
   });
-  m.gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch in seconds.', [], () => [[[], startSeconds]]);
+  m.gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch in seconds.', [], () => [
+    [[], startSeconds],
+  ]);
   // The delay histogram covers the time since the previous scrape (it restarts after each one).
   m.gauge(
     'nodejs_eventloop_lag_seconds',

@@ -135,12 +135,22 @@ export class MetricsRegistry {
     return this.#add(new Histogram(name, help, labels, buckets));
   }
 
-  gauge(name: string, help: string, labels: readonly string[], read: () => Iterable<readonly [readonly string[], number]>): void {
+  gauge(
+    name: string,
+    help: string,
+    labels: readonly string[],
+    read: () => Iterable<readonly [readonly string[], number]>,
+  ): void {
     this.#add(new Collected(name, help, 'gauge', labels, read));
   }
 
   /** A counter whose value something else keeps (process CPU time, a store's own count). */
-  counterOf(name: string, help: string, labels: readonly string[], read: () => Iterable<readonly [readonly string[], number]>): void {
+  counterOf(
+    name: string,
+    help: string,
+    labels: readonly string[],
+    read: () => Iterable<readonly [readonly string[], number]>,
+  ): void {
     this.#add(new Collected(name, help, 'counter', labels, read));
   }
 

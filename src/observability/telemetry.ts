@@ -29,7 +29,9 @@ export class Telemetry {
         format: o.format,
         counters: {
           lines: this.registry.counter('slipway_log_lines_total', 'Log lines written, by level.', ['level']),
-          bytes: this.registry.counter('slipway_log_bytes_total', 'Bytes of log lines written (as JSON), by level.', ['level']),
+          bytes: this.registry.counter('slipway_log_bytes_total', 'Bytes of log lines written (as JSON), by level.', [
+            'level',
+          ]),
         },
       });
   }

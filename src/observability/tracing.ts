@@ -15,7 +15,13 @@ export interface RequestSpanEnd {
 
 export interface Tracing {
   /** A server span from the request's arrival (`startMs`, epoch ms) to now. */
-  request(headers: Readonly<Record<string, string | string[] | undefined>>, method: string, path: string, startMs: number, end: RequestSpanEnd): void;
+  request(
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+    method: string,
+    path: string,
+    startMs: number,
+    end: RequestSpanEnd,
+  ): void;
   /** A span for one run of a job; the returned function ends it with the item's final status. */
   job(kind: string, id: string, attempt: number): (status: string) => void;
   /** Exports what is left and stops. */
@@ -30,7 +36,11 @@ export function tracingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /** Starts the SDK when the environment asks for it; undefined otherwise. */
-export async function startTracing(o: { log: Logger; version: string; env?: NodeJS.ProcessEnv }): Promise<Tracing | undefined> {
+export async function startTracing(o: {
+  log: Logger;
+  version: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<Tracing | undefined> {
   const env = o.env ?? process.env;
   if (!tracingWanted(env)) return undefined;
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;

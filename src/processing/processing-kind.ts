@@ -7,6 +7,7 @@ import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { CreateProcessingJobRequest, ProcessingInput } from '../generated/sagemaker/shapes.js';
 import type { ContainersFileReader } from '../inference/runtimes/container/containers-file.js';
+import { prepareScriptProcessing } from '../frameworks/script-job.js';
 import { entryCodeDirs, findContainerEntry } from '../inference/runtimes/container/containers-file.js';
 import { JobFailure, sandboxFailure, uploadFailure } from '../jobs/job-failure.js';
 import { type LoadedJob, type TableJobDoc, type TableWork, tableJobKind } from '../jobs/table-job.js';
@@ -107,7 +108,16 @@ async function runProcessing(
     (doc.ProcessingInputs ?? []).flatMap((i) => (i.S3Input ? [i.S3Input.S3Uri] : [])),
     (doc.ProcessingOutputConfig?.Outputs ?? []).flatMap((out) => (out.S3Output ? [out.S3Output.S3Uri] : [])),
   );
-  const entry = findContainerEntry(o.containers.read(), app.ImageUri);
+  let entry = findContainerEntry(o.containers.read(), app.ImageUri);
+  // SageMaker's framework images (SKLearnProcessor, ScriptProcessor with command=["python3"],
+  // FrameworkProcessor) run their entrypoint with this host's interpreter for the framework.
+  const script = entry
+    ? undefined
+    : await prepareScriptProcessing(app.ImageUri, app.ContainerEntrypoint, { containers: o.containers.read(), mlRoot });
+  if (script) {
+    entry = script.entry;
+    for (const n of script.notes) log.write(n);
+  }
   const network = doc.NetworkConfig?.EnableNetworkIsolation ? 'none' : 'outbound';
   const refused = entry ? o.sandbox.refusal(network) : undefined;
   if (refused) throw new JobFailure(`ClientError: ${refused}`);
@@ -143,7 +153,10 @@ async function runProcessing(
   if (entry) {
     exit = await o.sandbox.runJob(
       {
-        argv: [...(app.ContainerEntrypoint?.length ? app.ContainerEntrypoint : entry.command), ...args],
+        argv: [
+          ...(script?.argv ?? (app.ContainerEntrypoint?.length ? app.ContainerEntrypoint : entry.command)),
+          ...args,
+        ],
         cwd: entry.cwd,
         code: entryCodeDirs(entry),
         mlRoot,

@@ -320,7 +320,12 @@ export class Sandbox {
   /** Runs a job's program to its end; never rejects (a program that cannot start is reported in startError). */
   async runJob(spec: JobSpec, io: JobIo): Promise<SandboxExit> {
     // Stopped before it started (a stop that raced the job's start): nothing is run at all.
-    const stoppedFirst = (): SandboxExit => ({ code: null, signal: 'SIGTERM', sandboxed: this.probe.works, oomKilled: false });
+    const stoppedFirst = (): SandboxExit => ({
+      code: null,
+      signal: 'SIGTERM',
+      sandboxed: this.probe.works,
+      oomKilled: false,
+    });
     if (io.signal?.aborted) return stoppedFirst();
     if (!this.probe.works) {
       if (this.options.required)

@@ -147,6 +147,8 @@ export async function runContainerTraining(r: ContainerRun): Promise<void> {
   if (failed) throw failed;
   if (exit.code === 0) return;
   const failure = await readJobFile(join(r.mlRoot, 'output/failure'));
+  // Script mode's launcher (src/frameworks) words what the user must fix as a ClientError.
+  if (failure.startsWith('ClientError: ')) throw new JobFailure(failure.trim());
   const why = exit.code === null ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
   const detail = failure.trim() || r.log.tail.slice(-5).join('\n');
   throw new JobFailure(`AlgorithmError: ${detail ? `${detail}, ` : ''}${why}`);

@@ -28,6 +28,7 @@ import { JobMetricsPublisher } from './job-metrics.js';
 import type { TrainingProgress } from './progress.js';
 import { type BuiltinModel, runBuiltinXGBoost } from './run-builtin.js';
 import { runContainerTraining } from './run-container.js';
+import { prepareScriptTraining, scriptModeOf } from '../frameworks/script-job.js';
 import {
   advance,
   modelArtifactUri,
@@ -140,7 +141,10 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
   const stream = `${name}/algo-1-${Math.floor(started / 1000)}`;
   const log = new JobLog(o.appendLogs, p, TRAINING_LOG_GROUP, stream, o.logLimitBytes);
   const metrics = new MetricSeries();
-  const builtin = parseContainerVersion(image) !== undefined;
+  // A framework image (scikit-learn, PyTorch ..., or XGBoost with sagemaker_program) runs the
+  // user's script; an image the containers file lists runs as listed.
+  const script = listedImage(o.containers, image) ? undefined : scriptModeOf(image, created.HyperParameters ?? {});
+  const builtin = !script && parseContainerVersion(image) !== undefined;
   const custom = builtin ? undefined : metricMatchers(created.AlgorithmSpecification?.MetricDefinitions);
   const published = o.metrics ? new JobMetricsPublisher(o.metrics, p, name, row.arn, o.log) : undefined;
   const onLine = (line: string) => {
@@ -170,8 +174,8 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
       d.TrainingStartTime = started;
       d.LogStreamName = stream;
     });
-    const entry = builtin ? undefined : findContainerEntry(o.containers.read(), image);
-    if (!builtin && !entry && !(await dockerAnswers())) {
+    let entry = builtin || script ? undefined : findContainerEntry(o.containers.read(), image);
+    if (!builtin && !script && !entry && !(await dockerAnswers())) {
       throw new JobFailure(
         `ClientError: Image "${image}" cannot be run: it is not a SageMaker XGBoost algorithm image, it is not in the containers file (--containers-file), and no Docker engine answers.`,
       );
@@ -190,9 +194,22 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
     checkRoleAccess(
       o.access,
       created.RoleArn,
-      channels.flatMap((c) => (c.DataSource.S3DataSource ? [c.DataSource.S3DataSource.S3Uri] : [])),
+      [
+        ...channels.flatMap((c) => (c.DataSource.S3DataSource ? [c.DataSource.S3DataSource.S3Uri] : [])),
+        ...(script?.submitDirectory?.startsWith('s3://') ? [script.submitDirectory] : []),
+      ],
       [modelUri],
     );
+    const notes: string[] = [];
+    if (script) {
+      const prepared = await prepareScriptTraining(script, image, {
+        blobs: o.blobs,
+        containers: o.containers.read(),
+        mlRoot,
+      });
+      entry = prepared.entry;
+      notes.push(...prepared.notes);
+    }
     for (const c of channels) {
       if (builtin) objects[c.ChannelName] = await resolveChannel(o.blobs, c, p.region, created.RoleArn);
       else await fetchChannel(o, c, p.region, created.RoleArn, mlRoot, ctx.signal);
@@ -200,6 +217,7 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
 
     await step('Training', 'Training image download completed. Training in progress.');
     log.write(`Slipway training job ${name} on ${builtin ? 'the built-in XGBoost algorithm' : image}`);
+    for (const n of notes) log.write(n);
     let model: BuiltinModel | undefined;
     if (builtin) {
       // DEVIATION(aws): the built-in algorithm streams its channels from S3 while it parses them
@@ -244,6 +262,12 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         networkIsolation: created.EnableNetworkIsolation === true,
         metrics: (created.AlgorithmSpecification?.MetricDefinitions?.length ?? 0) > 0,
       });
+    }
+
+    if (script && (await readdir(join(mlRoot, 'model'))).length === 0) {
+      throw new JobFailure(
+        'ClientError: The training script wrote nothing to /opt/ml/model (SM_MODEL_DIR, args.model_dir): save the model there; SageMaker uploads what it holds as model.tar.gz.',
+      );
     }
 
     // The built-in algorithm's model is packed and stored while the step is recorded (both wait
@@ -323,6 +347,15 @@ async function runJob(o: TrainingOptions, ctx: RunContext<TrainingWork>, load: L
         .catch(() => {});
     }
     if (!builtin) await rm(mlRoot, { recursive: true, force: true });
+  }
+}
+
+/** Whether the containers file lists the image (a file that cannot be read is reported later, in the job). */
+function listedImage(containers: ContainersFileReader, image: string): boolean {
+  try {
+    return findContainerEntry(containers.read(), image) !== undefined;
+  } catch {
+    return false;
   }
 }
 

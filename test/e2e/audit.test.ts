@@ -16,7 +16,9 @@ import {
 import { ALICE, ALICE_ARN, BOB, BOB_ARN, writeCredentialsFile } from '../support/credentials.js';
 import { ACCOUNT, REGION, startServer, tempDir, type TestServer } from '../support/server.js';
 
-const CONTAINERS = [{ Image: `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.7-1`, ModelDataUrl: 's3://m/model.tar.gz' }];
+const CONTAINERS = [
+  { Image: `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/sagemaker-xgboost:1.7-1`, ModelDataUrl: 's3://m/model.tar.gz' },
+];
 const IAM_USER_ID = /^AIDA[A-Z2-7]{17}$/;
 
 describe('audit fields', () => {
@@ -30,13 +32,19 @@ describe('audit fields', () => {
       // alice registers; bob reviews (approves) and may do nothing else.
       const file = writeCredentialsFile(dir, {
         principals: [
-          { ...ALICE, arn: ALICE_ARN, policy: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] } },
+          {
+            ...ALICE,
+            arn: ALICE_ARN,
+            policy: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] },
+          },
           {
             ...BOB,
             arn: BOB_ARN,
             policy: {
               Version: '2012-10-17',
-              Statement: [{ Effect: 'Allow', Action: ['sagemaker:UpdateModelPackage', 'sagemaker:Describe*'], Resource: '*' }],
+              Statement: [
+                { Effect: 'Allow', Action: ['sagemaker:UpdateModelPackage', 'sagemaker:Describe*'], Resource: '*' },
+              ],
             },
           },
         ],
@@ -61,7 +69,11 @@ describe('audit fields', () => {
           new CreateModelPackageCommand({
             ModelPackageGroupName: 'audited',
             ModelApprovalStatus: 'PendingManualApproval',
-            InferenceSpecification: { Containers: CONTAINERS, SupportedContentTypes: ['text/csv'], SupportedResponseMIMETypes: ['text/csv'] },
+            InferenceSpecification: {
+              Containers: CONTAINERS,
+              SupportedContentTypes: ['text/csv'],
+              SupportedResponseMIMETypes: ['text/csv'],
+            },
           }),
         );
         const registered = await bob.send(new DescribeModelPackageCommand({ ModelPackageName: ModelPackageArn }));
@@ -69,7 +81,11 @@ describe('audit fields', () => {
         assert.equal(registered.LastModifiedBy?.IamIdentity?.Arn, ALICE_ARN);
 
         await bob.send(
-          new UpdateModelPackageCommand({ ModelPackageArn, ModelApprovalStatus: 'Approved', ApprovalDescription: 'metrics look right' }),
+          new UpdateModelPackageCommand({
+            ModelPackageArn,
+            ModelApprovalStatus: 'Approved',
+            ApprovalDescription: 'metrics look right',
+          }),
         );
         const approved = await alice.send(new DescribeModelPackageCommand({ ModelPackageName: ModelPackageArn }));
         assert.equal(approved.ModelApprovalStatus, 'Approved');
@@ -110,7 +126,9 @@ describe('audit fields', () => {
       try {
         await sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: 'local' }));
         const group = await sm.send(new DescribeModelPackageGroupCommand({ ModelPackageGroupName: 'local' }));
-        assert.deepEqual(group.CreatedBy, { IamIdentity: { Arn: `arn:aws:iam::${ACCOUNT}:root`, PrincipalId: ACCOUNT } });
+        assert.deepEqual(group.CreatedBy, {
+          IamIdentity: { Arn: `arn:aws:iam::${ACCOUNT}:root`, PrincipalId: ACCOUNT },
+        });
       } finally {
         sm.destroy();
       }

@@ -184,7 +184,14 @@ describe('graph port with a credentials file (Neptune IAM auth)', () => {
     it('the upgrade itself needs neptune-db:connect or a query action: a principal with neither is refused 403', async () => {
       const url = new URL(server.graphEndpoint);
       const signed = await sdkSigner(BOB, 'neptune-db', REGION).sign(
-        new HttpRequest({ method: 'GET', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: '/gremlin', headers: { host: url.host } }),
+        new HttpRequest({
+          method: 'GET',
+          protocol: 'http:',
+          hostname: url.hostname,
+          port: Number(url.port),
+          path: '/gremlin',
+          headers: { host: url.host },
+        }),
       );
       const ws = new WebSocket(`ws://${url.host}/gremlin`, { headers: signed.headers });
       const refusal = await new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -87,7 +87,12 @@ describe('console after slipway demo', { skip }, () => {
   before(async () => {
     // A training image that runs until it is stopped, for the Stop button.
     const containers = join(tempDir(), 'containers.json');
-    writeFileSync(containers, JSON.stringify({ images: { '*/slow-train:*': { command: ['sh', '-c', 'echo started; exec sleep 120'], appendServe: false } } }));
+    writeFileSync(
+      containers,
+      JSON.stringify({
+        images: { '*/slow-train:*': { command: ['sh', '-c', 'echo started; exec sleep 120'], appendServe: false } },
+      }),
+    );
     server = await startServer(['--default-region', REGION, '--containers-file', containers]);
     await runDemo({
       endpoint: server.endpoint,
@@ -106,14 +111,26 @@ describe('console after slipway demo', { skip }, () => {
   });
 
   test('the training-jobs list shows final metrics and failure reasons; a job is cloned, and its log searched', async () => {
-    const sm = new SageMakerClient({ endpoint: server.endpoint, region: REGION, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+    const sm = new SageMakerClient({
+      endpoint: server.endpoint,
+      region: REGION,
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    });
     await sm.send(
       new CreateTrainingJobCommand({
         TrainingJobName: 'no-such-bucket',
         RoleArn: 'arn:aws:iam::111122223333:role/sm',
-        AlgorithmSpecification: { TrainingImage: '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1', TrainingInputMode: 'File' },
+        AlgorithmSpecification: {
+          TrainingImage: '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1',
+          TrainingInputMode: 'File',
+        },
         HyperParameters: { num_round: '5' },
-        InputDataConfig: [{ ChannelName: 'train', DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://nope-bucket/x/' } } }],
+        InputDataConfig: [
+          {
+            ChannelName: 'train',
+            DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://nope-bucket/x/' } },
+          },
+        ],
         OutputDataConfig: { S3OutputPath: 's3://slipway-demo/out' },
         ResourceConfig: { InstanceType: 'ml.m5.large', InstanceCount: 1, VolumeSizeInGB: 1 },
         StoppingCondition: { MaxRuntimeInSeconds: 60 },
@@ -124,7 +141,10 @@ describe('console after slipway demo', { skip }, () => {
     await failure.waitFor();
     assert.match(await failure.innerText(), /^ClientError: The bucket of s3:\/\/nope-bucket\/x\/ does not exist/);
     const headers = await page.locator('thead th').allInnerTexts();
-    assert.ok(headers.some((h) => h.startsWith('validation:rmse')), headers.join(' | '));
+    assert.ok(
+      headers.some((h) => h.startsWith('validation:rmse')),
+      headers.join(' | '),
+    );
     // Clone the deep run with another depth.
     await page.goto(url('/jobs/training/slipway-demo-r1-deep'));
     await page.getByRole('link', { name: 'Clone' }).click();
@@ -150,12 +170,19 @@ describe('console after slipway demo', { skip }, () => {
   });
 
   test('a running job is stopped from its page', async () => {
-    const sm = new SageMakerClient({ endpoint: server.endpoint, region: REGION, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+    const sm = new SageMakerClient({
+      endpoint: server.endpoint,
+      region: REGION,
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    });
     await sm.send(
       new CreateTrainingJobCommand({
         TrainingJobName: 'runs-long',
         RoleArn: 'arn:aws:iam::111122223333:role/sm',
-        AlgorithmSpecification: { TrainingImage: '111122223333.dkr.ecr.us-west-2.amazonaws.com/slow-train:1', TrainingInputMode: 'File' },
+        AlgorithmSpecification: {
+          TrainingImage: '111122223333.dkr.ecr.us-west-2.amazonaws.com/slow-train:1',
+          TrainingInputMode: 'File',
+        },
         OutputDataConfig: { S3OutputPath: 's3://slipway-demo/out' },
         ResourceConfig: { InstanceType: 'ml.m5.large', InstanceCount: 1, VolumeSizeInGB: 1 },
         StoppingCondition: { MaxRuntimeInSeconds: 300 },
@@ -185,13 +212,22 @@ describe('console after slipway demo', { skip }, () => {
     await page.locator('.column-chooser summary').click();
     await page.locator('.chooser-panel label', { hasText: 'eta' }).locator('input').uncheck();
     await page.waitForFunction(() => {
-      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> } }).document;
-      return !Array.from(doc.querySelectorAll('.runs-table thead th')).some((th) => (th.textContent ?? '').trim() === 'eta');
+      const doc = (
+        globalThis as unknown as {
+          document: { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> };
+        }
+      ).document;
+      return !Array.from(doc.querySelectorAll('.runs-table thead th')).some(
+        (th) => (th.textContent ?? '').trim() === 'eta',
+      );
     });
     // One metric across the runs, best (lowest rmse) first.
     const values = (await page.locator('.bars[data-metric="validation:rmse"] .bar-value').allInnerTexts()).map(Number);
     assert.equal(values.length, await page.locator('.runs-table tbody tr').count(), 'a bar for every run');
-    assert.deepEqual([...values].sort((a, b) => a - b), values);
+    assert.deepEqual(
+      [...values].sort((a, b) => a - b),
+      values,
+    );
     // Two runs side by side, their curves overlaid.
     const boxes = page.locator('.runs-table tbody input[type=checkbox]');
     await boxes.nth(0).check();

@@ -76,7 +76,13 @@ describe('console pages after slipway demo', { skip }, () => {
     await sm.send(
       new CreateEndpointConfigCommand({
         EndpointConfigName: 'broken',
-        ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'broken', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 } }],
+        ProductionVariants: [
+          {
+            VariantName: 'AllTraffic',
+            ModelName: 'broken',
+            ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 },
+          },
+        ],
       }),
     );
     await sm.send(new CreateEndpointCommand({ EndpointName: 'broken', EndpointConfigName: 'broken' }));
@@ -87,8 +93,23 @@ describe('console pages after slipway demo', { skip }, () => {
     }
     // The demo's lineage, loaded into the graph as `slipway lineage export --load` does.
     const code = await lineageExportCommand(
-      ['--source', 'aws', '--endpoint-url', server.endpoint, '--out', 's3://lineage/console/', '--s3-endpoint', server.endpoint, '--load', server.graphEndpoint],
-      { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_REGION: REGION },
+      [
+        '--source',
+        'aws',
+        '--endpoint-url',
+        server.endpoint,
+        '--out',
+        's3://lineage/console/',
+        '--s3-endpoint',
+        server.endpoint,
+        '--load',
+        server.graphEndpoint,
+      ],
+      {
+        AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+        AWS_REGION: REGION,
+      },
     );
     assert.equal(code, 0);
     browser = await launchChromium();
@@ -157,7 +178,10 @@ describe('console pages after slipway demo', { skip }, () => {
     await page.goto(url('/endpoints/broken'));
     const failure = page.getByRole('alert').filter({ hasText: 'This endpoint failed' });
     await failure.waitFor();
-    assert.match(await failure.innerText(), /Failed to download model data[\s\S]*s3:\/\/slipway-demo\/no\/such\/model\.tar\.gz[\s\S]*delete the endpoint and create it again/);
+    assert.match(
+      await failure.innerText(),
+      /Failed to download model data[\s\S]*s3:\/\/slipway-demo\/no\/such\/model\.tar\.gz[\s\S]*delete the endpoint and create it again/,
+    );
     await page.locator('.deployed-image', { hasText: IMAGE }).waitFor();
     assert.equal(await page.locator('figure.chart').count(), 0, 'no charts');
     assert.equal(await page.locator('form.test-box').count(), 0, 'no test box');
@@ -172,7 +196,10 @@ describe('console pages after slipway demo', { skip }, () => {
     const first = page.locator('figure.chart').first();
     await first.waitFor();
     const range = async () => {
-      const [from, to] = [Number(await first.getAttribute('data-x-from')), Number(await first.getAttribute('data-x-to'))];
+      const [from, to] = [
+        Number(await first.getAttribute('data-x-from')),
+        Number(await first.getAttribute('data-x-to')),
+      ];
       return { span: to - from, lag: Date.now() / 1000 - to };
     };
     const r1h = await range();
@@ -185,7 +212,11 @@ describe('console pages after slipway demo', { skip }, () => {
     await page.waitForFunction(
       () =>
         Number(
-          (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(a: string): string | null } | null } }).document
+          (
+            globalThis as unknown as {
+              document: { querySelector(s: string): { getAttribute(a: string): string | null } | null };
+            }
+          ).document
             .querySelector('.charts')
             ?.getAttribute('data-invocations'),
         ) >= 5,
@@ -193,7 +224,10 @@ describe('console pages after slipway demo', { skip }, () => {
       { timeout: 15_000 },
     );
     assert.equal(await page.locator('.chart-empty').count(), 0);
-    assert.match(await page.locator('.traffic-source').innerText(), /CloudWatch's AWS\/SageMaker metrics of variant AllTraffic/);
+    assert.match(
+      await page.locator('.traffic-source').innerText(),
+      /CloudWatch's AWS\/SageMaker metrics of variant AllTraffic/,
+    );
     await page.selectOption('select[name=window]', '15m');
     await page.waitForURL(/window=15m/);
     await page.locator('figure.chart').first().waitFor();
@@ -204,16 +238,23 @@ describe('console pages after slipway demo', { skip }, () => {
   test('lineage details: key facts first with readable times, the job linked, the raw answer folded', async () => {
     const ep = `arn:aws:sagemaker:${REGION}:${ACCOUNT}:context/${endpoint}-aws-endpoint`;
     const tc = `arn:aws:sagemaker:${REGION}:${ACCOUNT}:experiment-trial-component/slipway-demo-r1-shallow-aws-training-job`;
-    await page.goto(url(`/lineage?arn=${encodeURIComponent(ep)}&direction=Ascendants&selected=${encodeURIComponent(tc)}`));
+    await page.goto(
+      url(`/lineage?arn=${encodeURIComponent(ep)}&direction=Ascendants&selected=${encodeURIComponent(tc)}`),
+    );
     const details = page.locator('.entity-details');
     await details.locator('dt', { hasText: 'Started' }).waitFor();
     const facts = await details.locator('dl').first().locator('dt').allInnerTexts();
     assert.deepEqual(facts.slice(0, 5), ['Kind', 'Name', 'Display name', 'Source', 'Status']);
     const started = await details.locator('dt:has-text("Started") + dd time').innerText();
     assert.doesNotMatch(started, /^\d{9,}/, 'not an epoch number');
-    assert.ok(!Number.isNaN(Date.parse((await details.locator('dt:has-text("Started") + dd time').getAttribute('datetime'))!)));
+    assert.ok(
+      !Number.isNaN(Date.parse((await details.locator('dt:has-text("Started") + dd time').getAttribute('datetime'))!)),
+    );
     assert.match(await details.locator('.fact-group', { hasText: 'Parameters' }).innerText(), /max_depth\s+2/);
-    assert.match(await details.locator('.fact-group', { hasText: 'Metrics' }).innerText(), /validation:rmse\s+last [\d.]+ · min/);
+    assert.match(
+      await details.locator('.fact-group', { hasText: 'Metrics' }).innerText(),
+      /validation:rmse\s+last [\d.]+ · min/,
+    );
     assert.equal(await details.locator('details.raw pre.json').isVisible(), false, 'the raw JSON is folded');
     await details.locator('details.raw summary').click();
     assert.match(await details.locator('details.raw pre.json').innerText(), /"TrialComponentArn"/);
@@ -225,9 +266,11 @@ describe('console pages after slipway demo', { skip }, () => {
   test("graph: the exporter's labels, one colour per kind in a legend that matches, examples that find what was loaded", async () => {
     await page.goto(url('/graph'));
     const legendColours = async () =>
-      page.locator('.graph-legend span').evaluateAll((spans) =>
-        spans.map((s) => [(s.textContent ?? '').trim(), s.querySelector('[fill]')?.getAttribute('fill') ?? '']),
-      );
+      page
+        .locator('.graph-legend span')
+        .evaluateAll((spans) =>
+          spans.map((s) => [(s.textContent ?? '').trim(), s.querySelector('[fill]')?.getAttribute('fill') ?? '']),
+        );
     /** Runs an example; the number of vertices its picture drew. */
     const example = async (title: string) => {
       const button = page.getByRole('button', { name: title });

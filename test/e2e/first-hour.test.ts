@@ -10,6 +10,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import {
   DescribeEndpointCommand,
   DescribeModelPackageCommand,
+  DescribeProcessingJobCommand,
   ListModelPackagesCommand,
   ListTrialComponentsCommand,
   QueryLineageCommand,
@@ -64,6 +65,9 @@ describe('slipway demo', () => {
     assert.equal(first.predictions.length, 5);
     assert.equal(first.pipelineStatus, 'Succeeded');
     assert.match(first.tuningJob, /^slipway-demo-r1-tune$/);
+    // A processing job in SageMaker's scikit-learn image (script mode) profiled the training data.
+    const profiled = await sm.send(new DescribeProcessingJobCommand({ ProcessingJobName: first.processingJob }));
+    assert.equal(profiled.ProcessingJobStatus, 'Completed', profiled.FailureReason);
     for (const p of first.predictions) assert.ok(Number(p) > 1 && Number(p) < 30, `a plausible number of rings: ${p}`);
     // The best run is the registered, approved version, and the endpoint serves it.
     const pkg = await sm.send(new DescribeModelPackageCommand({ ModelPackageName: first.modelPackageArn }));
@@ -76,7 +80,10 @@ describe('slipway demo', () => {
     assert.equal(runs.TrialComponentSummaries?.length, 3);
     // The pipeline registered its model for review in the same group.
     const pending = await sm.send(
-      new ListModelPackagesCommand({ ModelPackageGroupName: 'slipway-demo-abalone', ModelApprovalStatus: 'PendingManualApproval' }),
+      new ListModelPackagesCommand({
+        ModelPackageGroupName: 'slipway-demo-abalone',
+        ModelApprovalStatus: 'PendingManualApproval',
+      }),
     );
     assert.equal(pending.ModelPackageSummaryList?.length, 1);
     const ctx = await sm.send(new ListContextsCommand({ ContextType: 'Endpoint', SourceUri: ep.EndpointArn }));
@@ -94,11 +101,27 @@ describe('slipway demo', () => {
     );
     // The batch transform wrote one prediction per hold-out row.
     const s3 = new S3Client({ endpoint: server.endpoint, region: REGION, credentials: creds, forcePathStyle: true });
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'slipway-demo', Prefix: 'abalone/batch-output/slipway-demo-r1/' }));
+    const listed = await s3.send(
+      new ListObjectsV2Command({ Bucket: 'slipway-demo', Prefix: 'abalone/batch-output/slipway-demo-r1/' }),
+    );
     const key = listed.Contents?.[0]?.Key;
     assert.ok(key, 'a transform output');
-    const body = await (await s3.send(new GetObjectCommand({ Bucket: 'slipway-demo', Key: key }))).Body!.transformToString();
+    const body = await (
+      await s3.send(new GetObjectCommand({ Bucket: 'slipway-demo', Key: key }))
+    ).Body!.transformToString();
     assert.equal(body.trim().split('\n').length, 600);
+    const profile = JSON.parse(
+      await (
+        await s3.send(
+          new GetObjectCommand({
+            Bucket: 'slipway-demo',
+            Key: `abalone/profile/${first.processingJob}/profile.json`,
+          }),
+        )
+      ).Body!.transformToString(),
+    ) as { rows: number; columns: Record<string, { mean: number }> };
+    assert.equal(profile.rows, 2400);
+    assert.ok(profile.columns.rings!.mean > 5, JSON.stringify(profile.columns.rings));
     s3.destroy();
     // Links into the console for each thing it made.
     const text = lines.join('\n');
@@ -108,6 +131,7 @@ describe('slipway demo', () => {
       `/console/endpoints/${first.endpointName}`,
       '/console/tuning/slipway-demo-r1-tune',
       '/console/pipelines/slipway-demo-pipeline',
+      `/console/jobs/processing/${first.processingJob}`,
     ])
       assert.ok(text.includes(`${server.endpoint}${path}`), `links to ${path}:\n${text}`);
 

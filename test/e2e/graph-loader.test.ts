@@ -71,23 +71,29 @@ describe('graph API (Neptune-compatible) end to end', () => {
     assert.ok(s.gremlin?.version);
   });
 
-  it('advertises Gremlin only, and answers openCypher and SPARQL with Neptune\'s unsupported-operation error', async () => {
+  it("advertises Gremlin only, and answers openCypher and SPARQL with Neptune's unsupported-operation error", async () => {
     const s = await neptune.send(new GetEngineStatusCommand({}));
     assert.equal(s.opencypher, undefined);
     assert.equal(s.sparql, undefined);
-    await assert.rejects(neptune.send(new ExecuteOpenCypherQueryCommand({ openCypherQuery: 'MATCH (n) RETURN n' })), (e) => {
-      assert.ok(e instanceof UnsupportedOperationException, String(e));
-      assert.equal(e.$metadata.httpStatusCode, 400);
-      // The sentence reaches the SDK's error message, not "UnknownError".
-      assert.match(e.message, /^openCypher operation\/feature unsupported: this graph store answers Gremlin/);
-      return true;
-    });
+    await assert.rejects(
+      neptune.send(new ExecuteOpenCypherQueryCommand({ openCypherQuery: 'MATCH (n) RETURN n' })),
+      (e) => {
+        assert.ok(e instanceof UnsupportedOperationException, String(e));
+        assert.equal(e.$metadata.httpStatusCode, 400);
+        // The sentence reaches the SDK's error message, not "UnknownError".
+        assert.match(e.message, /^openCypher operation\/feature unsupported: this graph store answers Gremlin/);
+        return true;
+      },
+    );
     for (const path of ['/sparql', '/openCypher', '/opencypher/explain']) {
       const res = await fetch(`${server.graphEndpoint}${path}`, { method: 'POST', body: 'query=x' });
       const body = (await res.json()) as Record<string, string>;
       assert.equal(res.status, 400, path);
       assert.equal(body.code, 'UnsupportedOperationException');
-      assert.match(body.detailedMessage!, path === '/sparql' ? /^SPARQL operation\/feature unsupported/ : /^openCypher/);
+      assert.match(
+        body.detailedMessage!,
+        path === '/sparql' ? /^SPARQL operation\/feature unsupported/ : /^openCypher/,
+      );
     }
   });
 

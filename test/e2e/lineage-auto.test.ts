@@ -182,22 +182,45 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           Body: readFileSync('test/fixtures/xgboost/models/abalone.pkl3-cfgoffset.tar.gz'),
         }),
       );
-      await sm.send(new CreateModelCommand({ ModelName: 'abalone-v2', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: IMAGE, ModelDataUrl: OTHER } }));
+      await sm.send(
+        new CreateModelCommand({
+          ModelName: 'abalone-v2',
+          ExecutionRoleArn: ROLE,
+          PrimaryContainer: { Image: IMAGE, ModelDataUrl: OTHER },
+        }),
+      );
       await sm.send(
         new CreateEndpointConfigCommand({
           EndpointConfigName: 'abalone-v2',
-          ProductionVariants: [{ ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 }, ModelName: 'abalone-v2', VariantName: 'AllTraffic' }],
+          ProductionVariants: [
+            {
+              ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 },
+              ModelName: 'abalone-v2',
+              VariantName: 'AllTraffic',
+            },
+          ],
         }),
       );
-      const again = await sm.send(new CreateEndpointCommand({ EndpointName: 'abalone-ep', EndpointConfigName: 'abalone-v2' }));
+      const again = await sm.send(
+        new CreateEndpointCommand({ EndpointName: 'abalone-ep', EndpointConfigName: 'abalone-v2' }),
+      );
       assert.equal(again.EndpointArn, endpointArn);
-      await waitUntilEndpointInService({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: 'abalone-ep' });
+      await waitUntilEndpointInService(
+        { client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+        { EndpointName: 'abalone-ep' },
+      );
       const contexts = (await sm.send(new ListContextsCommand({ SourceUri: endpointArn }))).ContextSummaries!;
       assert.equal(contexts.length, 2);
       assert.match(contexts[0]!.ContextName!, /^abalone-ep-\d{10}-aws-endpoint$/);
       assert.equal(contexts[1]!.ContextArn, contextArn);
       const uris = async (start: string) => {
-        const up = await sm.send(new QueryLineageCommand({ StartArns: [start], Direction: 'Ascendants', Filters: { LineageTypes: ['Artifact'] } }));
+        const up = await sm.send(
+          new QueryLineageCommand({
+            StartArns: [start],
+            Direction: 'Ascendants',
+            Filters: { LineageTypes: ['Artifact'] },
+          }),
+        );
         const all = (await sm.send(new ListArtifactsCommand({ MaxResults: 100 }))).ArtifactSummaries!;
         const byArn = new Map(all.map((a) => [a.ArtifactArn!, a.Source!.SourceUri!]));
         return up.Vertices!.map((v) => byArn.get(v.Arn!)).sort();

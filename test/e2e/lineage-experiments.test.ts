@@ -147,7 +147,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await sm.send(new AssociateTrialComponentCommand({ TrialComponentName: 'evaluate-1', TrialName: 'xgb-trial' }));
       await sm.send(new AssociateTrialComponentCommand({ TrialComponentName: 'train-1', TrialName: 'other-trial' }));
       // Associating again succeeds (the SDK's Run does it whenever it opens a run) and adds nothing.
-      const again = await sm.send(new AssociateTrialComponentCommand({ TrialComponentName: 'train-1', TrialName: 'xgb-trial' }));
+      const again = await sm.send(
+        new AssociateTrialComponentCommand({ TrialComponentName: 'train-1', TrialName: 'xgb-trial' }),
+      );
       assert.equal(again.TrialComponentArn, TrialComponentArn);
       assert.equal(again.TrialArn, TrialArn);
       await rejects(

@@ -40,7 +40,10 @@ async function otlpReceiver() {
       if (req.method === 'POST' && req.url === '/v1/traces') {
         contentTypes.add(String(req.headers['content-type']));
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          resourceSpans: Array<{ resource: { attributes: OtlpSpan['attributes'] }; scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+          resourceSpans: Array<{
+            resource: { attributes: OtlpSpan['attributes'] };
+            scopeSpans: Array<{ spans: OtlpSpan[] }>;
+          }>;
         };
         for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -48,7 +51,12 @@ async function otlpReceiver() {
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { spans, contentTypes, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+  return {
+    spans,
+    contentTypes,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => server.close(),
+  };
 }
 
 const attr = (s: OtlpSpan, key: string) => {
@@ -76,7 +84,11 @@ describe('metrics, logs and traces of a running server', () => {
 
   before(async () => {
     receiver = await otlpReceiver();
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_SERVICE_NAME: 'slipway-test' };
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      OTEL_SERVICE_NAME: 'slipway-test',
+    };
     for (const [k, v] of Object.entries(env)) {
       saved[k] = process.env[k];
       process.env[k] = v;
@@ -107,11 +119,15 @@ describe('metrics, logs and traces of a running server', () => {
     const s3 = new S3Client({ ...common, forcePathStyle: true });
     try {
       await sm.send(new CreateModelPackageGroupCommand({ ModelPackageGroupName: 'observed' }));
-      await assert.rejects(sm.send(new DescribeEndpointCommand({ EndpointName: 'nowhere' })), { name: 'ValidationException' });
+      await assert.rejects(sm.send(new DescribeEndpointCommand({ EndpointName: 'nowhere' })), {
+        name: 'ValidationException',
+      });
       await s3.send(new CreateBucketCommand({ Bucket: 'observed-data' }));
       await s3.send(new PutObjectCommand({ Bucket: 'observed-data', Key: 'train/a.csv', Body: '1,2\n3,4\n' }));
       await s3.send(new GetObjectCommand({ Bucket: 'observed-data', Key: 'train/a.csv' }));
-      await assert.rejects(s3.send(new GetObjectCommand({ Bucket: 'observed-data', Key: 'missing' })), { name: 'NoSuchKey' });
+      await assert.rejects(s3.send(new GetObjectCommand({ Bucket: 'observed-data', Key: 'missing' })), {
+        name: 'NoSuchKey',
+      });
       // A user's mistake in a job: the job fails, the server is fine.
       await sm.send(
         new CreateTrainingJobCommand({
@@ -120,7 +136,11 @@ describe('metrics, logs and traces of a running server', () => {
           AlgorithmSpecification: { TrainingImage: NOTEBOOK_IMAGE, TrainingInputMode: 'File' },
           HyperParameters: { ...NOTEBOOK_HYPERPARAMETERS, max_depth: '-3' },
           InputDataConfig: [
-            { ChannelName: 'train', ContentType: 'text/csv', DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://observed-data/train/' } } },
+            {
+              ChannelName: 'train',
+              ContentType: 'text/csv',
+              DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://observed-data/train/' } },
+            },
           ],
           OutputDataConfig: { S3OutputPath: 's3://observed-data/out' },
           ResourceConfig: { InstanceType: 'ml.m5.xlarge', InstanceCount: 1, VolumeSizeInGB: 5 },
@@ -131,11 +151,15 @@ describe('metrics, logs and traces of a running server', () => {
       const until = Date.now() + 60_000;
       do {
         await sleep(200);
-        status = (await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: 'bad-hyperparameter' }))).TrainingJobStatus;
+        status = (await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: 'bad-hyperparameter' })))
+          .TrainingJobStatus;
       } while (status === 'InProgress' && Date.now() < until);
       assert.equal(status, 'Failed');
       // A Gremlin query on the graph port.
-      const g = await fetch(`${server.graphEndpoint}/gremlin`, { method: 'POST', body: JSON.stringify({ gremlin: 'g.V().count()' }) });
+      const g = await fetch(`${server.graphEndpoint}/gremlin`, {
+        method: 'POST',
+        body: JSON.stringify({ gremlin: 'g.V().count()' }),
+      });
       assert.equal(g.status, 200);
     } finally {
       sm.destroy();
@@ -165,7 +189,10 @@ describe('metrics, logs and traces of a running server', () => {
     const finished = new Map(series(text, 'slipway_jobs_finished_total'));
     assert.equal(finished.get('{kind="training-job",status="Failed"}'), 1);
     assert.equal(new Map(series(text, 'slipway_job_claim_lag_seconds_count')).get('{kind="training-job"}'), 1);
-    assert.ok(series(text, 'slipway_jobs').every(([, v]) => v === 0), 'nothing left queued or running');
+    assert.ok(
+      series(text, 'slipway_jobs').every(([, v]) => v === 0),
+      'nothing left queued or running',
+    );
     const logLines = new Map(series(text, 'slipway_log_lines_total'));
     assert.ok((logLines.get('{level="info"}') ?? 0) >= 8);
     assert.ok(series(text, 'slipway_log_bytes_total').length > 0);
@@ -183,14 +210,26 @@ describe('metrics, logs and traces of a running server', () => {
     const jobLine = lines.find((l) => l.msg === 'job failed' && l.id !== undefined);
     assert.equal(jobLine?.level, 30, "a job's own failure is logged at info");
     assert.match(String(jobLine?.reason), /max_depth/);
-    assert.ok(!lines.some((l) => l.level !== undefined && Number(l.level) >= 40), `warnings or errors logged: ${JSON.stringify(lines.filter((l) => Number(l.level) >= 40))}`);
+    assert.ok(
+      !lines.some((l) => l.level !== undefined && Number(l.level) >= 40),
+      `warnings or errors logged: ${JSON.stringify(lines.filter((l) => Number(l.level) >= 40))}`,
+    );
     assert.ok(!JSON.stringify(lines).includes('"stack"'), 'no stack trace in the log');
 
     // Traces: a server span per request (SageMaker, S3, the graph port), and the job's span.
     const deadline = Date.now() + 10_000;
-    const want = ['SageMaker/CreateModelPackageGroup', 'S3/PutObject', 'NeptuneData/ExecuteGremlinQuery', 'job training-job'];
+    const want = [
+      'SageMaker/CreateModelPackageGroup',
+      'S3/PutObject',
+      'NeptuneData/ExecuteGremlinQuery',
+      'job training-job',
+    ];
     while (!want.every((n) => receiver.spans.some((s) => s.name === n)) && Date.now() < deadline) await sleep(100);
-    for (const n of want) assert.ok(receiver.spans.some((s) => s.name === n), `no span ${n}`);
+    for (const n of want)
+      assert.ok(
+        receiver.spans.some((s) => s.name === n),
+        `no span ${n}`,
+      );
     const describe = receiver.spans.find((s) => s.name === 'SageMaker/DescribeEndpoint')!;
     assert.equal(describe.kind, 2, 'SPAN_KIND_SERVER');
     assert.equal(attr(describe, 'http.response.status_code'), 400);
@@ -200,7 +239,7 @@ describe('metrics, logs and traces of a running server', () => {
     assert.ok([...receiver.contentTypes].every((t) => t.startsWith('application/json')));
   });
 
-  test('a request carrying a W3C traceparent continues the caller\'s trace', async () => {
+  test("a request carrying a W3C traceparent continues the caller's trace", async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const res = await fetch(`${server.endpoint}/_slipway/health`, {
       headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },

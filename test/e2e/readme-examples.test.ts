@@ -78,7 +78,9 @@ describe('README examples', () => {
     assert.ok(Math.abs(prediction - 1) < 0.3, r.out);
   });
 
-  it('the AWS CLI loop runs with Debian\'s CLI v1', { skip: !hasAws && !process.env.CI && 'no aws command (Debian package awscli)' }, async () => {
+  it("the AWS CLI loop runs with Debian's CLI v1", {
+    skip: !hasAws && !process.env.CI && 'no aws command (Debian package awscli)',
+  }, async () => {
     assert.ok(hasAws, 'the aws command must be installed (Debian package awscli)');
     const file = join(work, 'loop.sh');
     writeFileSync(file, localize(examples.get('shell')!));

@@ -40,7 +40,10 @@ const MAX = 2;
 /** Descendant process ids (the model containers a replica started). */
 function children(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number);
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -81,9 +84,20 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
     process.env.AWS_SECRET_ACCESS_KEY = CREDENTIALS.secretAccessKey;
     process.env.AWS_REGION = REGION;
     await sql.connect();
-    const s3 = new S3Client({ region: REGION, credentials: CREDENTIALS, endpoint: objects.endpoint, forcePathStyle: true });
+    const s3 = new S3Client({
+      region: REGION,
+      credentials: CREDENTIALS,
+      endpoint: objects.endpoint,
+      forcePathStyle: true,
+    });
     await s3.send(new CreateBucketCommand({ Bucket: 'limit-models' }));
-    await s3.send(new PutObjectCommand({ Bucket: 'limit-models', Key: 'm.tar.gz', Body: readFileSync('test/fixtures/onnx/model.tar.gz') }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: 'limit-models',
+        Key: 'm.tar.gz',
+        Body: readFileSync('test/fixtures/onnx/model.tar.gz'),
+      }),
+    );
     s3.destroy();
     const containers = join(dirs[0]!, 'containers.json');
     writeFileSync(
@@ -130,9 +144,14 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
   const runtime = (s: ChildServer) =>
     new SageMakerRuntimeClient({ region: REGION, credentials: CREDENTIALS, endpoint: s.endpoint, maxAttempts: 1 });
   /** 'throttled', or when the model ran the invocation (record:<ms> answers its start and end). */
-  const invoke = async (rt: SageMakerRuntimeClient, body: string): Promise<{ start: number; end: number } | 'throttled'> => {
+  const invoke = async (
+    rt: SageMakerRuntimeClient,
+    body: string,
+  ): Promise<{ start: number; end: number } | 'throttled'> => {
     try {
-      const out = await rt.send(new InvokeEndpointCommand({ EndpointName: 'shared-limit', ContentType: 'text/plain', Body: Buffer.from(body) }));
+      const out = await rt.send(
+        new InvokeEndpointCommand({ EndpointName: 'shared-limit', ContentType: 'text/plain', Body: Buffer.from(body) }),
+      );
       return JSON.parse(Buffer.from(out.Body!).toString()) as { start: number; end: number };
     } catch (err) {
       if ((err as Error).name === 'ThrottlingException') return 'throttled';
@@ -144,16 +163,29 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
     const sm = new SageMakerClient({ region: REGION, credentials: CREDENTIALS, endpoint: a.endpoint, maxAttempts: 1 });
     try {
       await sm.send(
-        new CreateModelCommand({ ModelName: 'recorder', ExecutionRoleArn: ROLE, PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://limit-models/m.tar.gz' } }),
+        new CreateModelCommand({
+          ModelName: 'recorder',
+          ExecutionRoleArn: ROLE,
+          PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://limit-models/m.tar.gz' },
+        }),
       );
       await sm.send(
         new CreateEndpointConfigCommand({
           EndpointConfigName: 'recorder',
-          ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'recorder', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: MAX } }],
+          ProductionVariants: [
+            {
+              VariantName: 'AllTraffic',
+              ModelName: 'recorder',
+              ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: MAX },
+            },
+          ],
         }),
       );
       await sm.send(new CreateEndpointCommand({ EndpointName: 'shared-limit', EndpointConfigName: 'recorder' }));
-      await waitUntilEndpointInService({ client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 }, { EndpointName: 'shared-limit' });
+      await waitUntilEndpointInService(
+        { client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
+        { EndpointName: 'shared-limit' },
+      );
     } finally {
       sm.destroy();
     }
@@ -168,7 +200,9 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
       const ran = outcomes.filter((o) => o !== 'throttled');
       assert.ok(ran.length >= MAX, `${ran.length} ran`);
       // The most that ran at once, from when each ran in the model (an end before a start at the same ms).
-      const edges = ran.flatMap((r) => [[r.start, 1] as const, [r.end, -1] as const]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+      const edges = ran
+        .flatMap((r) => [[r.start, 1] as const, [r.end, -1] as const])
+        .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
       let running = 0;
       let peak = 0;
       for (const [, d] of edges) {
@@ -180,7 +214,10 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
       const metrics = await (await fetch(`${b.endpoint}/metrics`)).text();
       assert.match(metrics, /^slipway_concurrency_grants_total [1-9]\d*$/m);
       assert.match(metrics, /^slipway_db_pool_connections\{state="max"\} 10$/m);
-      assert.match(metrics, /^slipway_throttled_invocations_total\{endpoint="shared-limit",variant="AllTraffic"\} [1-9]/m);
+      assert.match(
+        metrics,
+        /^slipway_throttled_invocations_total\{endpoint="shared-limit",variant="AllTraffic"\} [1-9]/m,
+      );
     } finally {
       ra.destroy();
       rb.destroy();
@@ -191,7 +228,9 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
     const sm = new SageMakerClient({ region: REGION, credentials: CREDENTIALS, endpoint: a.endpoint, maxAttempts: 1 });
     const rb = runtime(b);
     const text = async (body: string) => {
-      const out = await rb.send(new InvokeEndpointCommand({ EndpointName: 'shared-limit', ContentType: 'text/plain', Body: Buffer.from(body) }));
+      const out = await rb.send(
+        new InvokeEndpointCommand({ EndpointName: 'shared-limit', ContentType: 'text/plain', Body: Buffer.from(body) }),
+      );
       return out.Body ? Buffer.from(out.Body).toString() : '';
     };
     try {
@@ -200,33 +239,55 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
         new CreateModelCommand({
           ModelName: 'recorder-v2',
           ExecutionRoleArn: ROLE,
-          PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://limit-models/m.tar.gz', Environment: { MODEL_VERSION: '2' } },
+          PrimaryContainer: {
+            Image: IMAGE,
+            ModelDataUrl: 's3://limit-models/m.tar.gz',
+            Environment: { MODEL_VERSION: '2' },
+          },
         }),
       );
       await sm.send(
         new CreateEndpointConfigCommand({
           EndpointConfigName: 'recorder-v2',
-          ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'recorder-v2', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: MAX } }],
+          ProductionVariants: [
+            {
+              VariantName: 'AllTraffic',
+              ModelName: 'recorder-v2',
+              ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: MAX },
+            },
+          ],
         }),
       );
       await sm.send(new UpdateEndpointCommand({ EndpointName: 'shared-limit', EndpointConfigName: 'recorder-v2' }));
-      await waitUntilEndpointInService({ client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 }, { EndpointName: 'shared-limit' });
+      await waitUntilEndpointInService(
+        { client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
+        { EndpointName: 'shared-limit' },
+      );
       const updatedAt = Date.now();
       let seen = '';
       while (seen !== '2' && Date.now() - updatedAt < 10_000) seen = await text('env:MODEL_VERSION');
       assert.equal(seen, '2', 'B serves the new model');
-      assert.ok(Date.now() - updatedAt < 5000, `B served the update ${Date.now() - updatedAt} ms after it completed on A`);
+      assert.ok(
+        Date.now() - updatedAt < 5000,
+        `B served the update ${Date.now() - updatedAt} ms after it completed on A`,
+      );
 
       // Deleted on A: B stops its workers (no request needed) within its reconciliation period.
       assert.ok(modelWorkers(b.child.pid!).length > 0, 'B runs model workers');
       await sm.send(new DeleteEndpointCommand({ EndpointName: 'shared-limit' }));
-      await waitUntilEndpointDeleted({ client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { EndpointName: 'shared-limit' });
+      await waitUntilEndpointDeleted(
+        { client: sm, maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+        { EndpointName: 'shared-limit' },
+      );
       const deletedAt = Date.now();
       while (modelWorkers(b.child.pid!).length > 0 && Date.now() - deletedAt < 10_000) await sleep(100);
       assert.deepEqual(modelWorkers(b.child.pid!), [], "B's workers of the deleted endpoint stopped");
       // Back for the next test.
       await sm.send(new CreateEndpointCommand({ EndpointName: 'shared-limit', EndpointConfigName: 'recorder' }));
-      await waitUntilEndpointInService({ client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 }, { EndpointName: 'shared-limit' });
+      await waitUntilEndpointInService(
+        { client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
+        { EndpointName: 'shared-limit' },
+      );
     } finally {
       sm.destroy();
       rb.destroy();
@@ -240,7 +301,10 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
       const held = [invoke(ra, 'record:20000'), invoke(ra, 'record:20000')];
       for (const p of held) p.catch(() => undefined);
       const deadline = Date.now() + 10_000;
-      while ((await sql.query(`SELECT COALESCE(SUM(slots), 0)::int AS n FROM ${schema}.slot_holds WHERE scope LIKE 'e|%'`)).rows[0].n < MAX) {
+      while (
+        (await sql.query(`SELECT COALESCE(SUM(slots), 0)::int AS n FROM ${schema}.slot_holds WHERE scope LIKE 'e|%'`))
+          .rows[0].n < MAX
+      ) {
         assert.ok(Date.now() < deadline, 'replica A never held both slots');
         await sleep(50);
       }

@@ -19,7 +19,8 @@ import {
 import Database from 'better-sqlite3';
 import { CREDENTIALS, REGION, spawnServer, tempDir } from '../support/server.js';
 
-const s3 = (endpoint: string) => new S3Client({ endpoint, region: REGION, credentials: CREDENTIALS, forcePathStyle: true, maxAttempts: 1 });
+const s3 = (endpoint: string) =>
+  new S3Client({ endpoint, region: REGION, credentials: CREDENTIALS, forcePathStyle: true, maxAttempts: 1 });
 
 /** Blob ids the database refers to (objects' segments and upload parts), read from the stopped server's files. */
 function referenced(dataDir: string): Set<string> {
@@ -53,11 +54,25 @@ describe('orphan blobs after kill -9', () => {
         objects.set(`obj/${i}`, body);
       }
       stale = (await c.send(new CreateMultipartUploadCommand({ Bucket: 'gc-test', Key: 'big' }))).UploadId!;
-      await c.send(new UploadPartCommand({ Bucket: 'gc-test', Key: 'big', UploadId: stale, PartNumber: 1, Body: Buffer.alloc(5 << 20, 1) }));
+      await c.send(
+        new UploadPartCommand({
+          Bucket: 'gc-test',
+          Key: 'big',
+          UploadId: stale,
+          PartNumber: 1,
+          Body: Buffer.alloc(5 << 20, 1),
+        }),
+      );
       // Uploads in flight when the server dies: half their body written, never committed.
       const port = new URL(first.endpoint).port;
       const inFlight = Array.from({ length: 12 }, (_, i) => {
-        const req = request({ host: '127.0.0.1', port, method: 'PUT', path: `/gc-test/partial/${i}`, headers: { 'content-length': 4 << 20 } });
+        const req = request({
+          host: '127.0.0.1',
+          port,
+          method: 'PUT',
+          path: `/gc-test/partial/${i}`,
+          headers: { 'content-length': 4 << 20 },
+        });
         req.on('error', () => undefined);
         req.write(Buffer.alloc(2 << 20, 7));
         return req;
@@ -84,7 +99,11 @@ describe('orphan blobs after kill -9', () => {
     try {
       const deadline = Date.now() + 15_000;
       while (orphans.some((id) => existsSync(join(blobsDir, id))) && Date.now() < deadline) await sleep(200);
-      assert.deepEqual(orphans.filter((id) => existsSync(join(blobsDir, id))), [], 'orphans still on disk');
+      assert.deepEqual(
+        orphans.filter((id) => existsSync(join(blobsDir, id))),
+        [],
+        'orphans still on disk',
+      );
       for (const [key, body] of objects) {
         const got = await c.send(new GetObjectCommand({ Bucket: 'gc-test', Key: key }));
         assert.ok(Buffer.from(await got.Body!.transformToByteArray()).equals(body), `${key} changed`);

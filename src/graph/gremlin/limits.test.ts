@@ -24,10 +24,20 @@ describe('query size limits', () => {
   });
 
   it('refuses GraphBinary nested too deep, and BulkSets that expand without bound', () => {
-    const header = Buffer.concat([Buffer.from([0x81]), Buffer.alloc(16), str('bytecode'), str('traversal'), int(1), typed(0x03, str('gremlin'))]);
+    const header = Buffer.concat([
+      Buffer.from([0x81]),
+      Buffer.alloc(16),
+      str('bytecode'),
+      str('traversal'),
+      int(1),
+      typed(0x03, str('gremlin')),
+    ]);
     const list = Buffer.concat([Buffer.from([0x09, 0x00]), int(1)]);
     // The args map's value: a list of a list of ... 50,000 deep (the depth check comes before the end).
-    assert.throws(() => readBinaryRequest(Buffer.concat([header, Buffer.alloc(list.length * 50_000).fill(list)])), limited);
+    assert.throws(
+      () => readBinaryRequest(Buffer.concat([header, Buffer.alloc(list.length * 50_000).fill(list)])),
+      limited,
+    );
     const bulk = Buffer.concat([header, Buffer.from([0x2a, 0x00]), int(1), typed(0x01, int(7)), long(2n ** 40n)]);
     assert.throws(() => readBinaryRequest(bulk), limited);
   });

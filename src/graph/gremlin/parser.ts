@@ -155,7 +155,6 @@ function lex(src: string): Tok[] {
   return out;
 }
 
-
 class Parser {
   #i = 0;
   #depth = 0;

@@ -34,7 +34,13 @@ export function observedGraphListener(
       const status = res.statusCode;
       const seconds = (performance.now() - started) / 1000;
       const requestId = String(res.getHeader('x-amzn-requestid') ?? '');
-      const fields = { requestId, service: 'NeptuneData', op: operation, status, ms: Math.round(seconds * 100_000) / 100 };
+      const fields = {
+        requestId,
+        service: 'NeptuneData',
+        op: operation,
+        status,
+        ms: Math.round(seconds * 100_000) / 100,
+      };
       if (status >= 500) log.error(fields, 'request failed');
       else if (operation !== 'GetEngineStatus') log.info(fields, 'request');
       observe?.({

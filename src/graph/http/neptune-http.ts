@@ -265,7 +265,10 @@ export function neptuneListener(o: NeptuneHttpOptions) {
         }
         // DEVIATION(neptune): `message` repeats detailedMessage on every error of the graph port, so
         // that an SDK error (the JS SDK reads `message`) carries the sentence, not "UnknownError".
-        return { status: e.httpStatus, body: { code: e.code, requestId, detailedMessage: e.message, message: e.message } };
+        return {
+          status: e.httpStatus,
+          body: { code: e.code, requestId, detailedMessage: e.message, message: e.message },
+        };
       })
       .then(({ status, body }) => {
         const text = JSON.stringify(body);

@@ -270,7 +270,10 @@ export class SharedLimiter implements ConcurrencyLimiter {
     try {
       const granted = await this.#o.db.transaction(async (tx) => {
         const scopes = [...needed.keys()].sort((a, b) => (a.key < b.key ? -1 : 1));
-        await this.#repo.lock(tx, scopes.map((s) => s.key));
+        await this.#repo.lock(
+          tx,
+          scopes.map((s) => s.key),
+        );
         const out = new Map<Scope, number>();
         const now = Date.now();
         for (const s of scopes) {
@@ -315,7 +318,10 @@ export class SharedLimiter implements ConcurrencyLimiter {
     }
     // Another replica may give idle slots back at once: wait a moment for its answer, then ask again.
     for (const w of again) {
-      void this.#answers(w.scopes.filter((s) => short.has(s)), short).then(() => {
+      void this.#answers(
+        w.scopes.filter((s) => short.has(s)),
+        short,
+      ).then(() => {
         this.#queue.push(w);
         this.#flushSoon();
       });

@@ -127,7 +127,6 @@ export function edgeRows(edges: readonly LineageEdge[], progress: ExportProgress
   return buf;
 }
 
-
 /** Writes every node file, then the edge file; returns what it wrote. */
 export async function exportLineage(o: {
   source: LineageSource;

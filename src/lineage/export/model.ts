@@ -3,7 +3,6 @@
 // https://docs.aws.amazon.com/sagemaker/latest/dg/lineage-tracking-entities.html
 // https://docs.aws.amazon.com/neptune/latest/userguide/bulk-load-tutorial-format-gremlin.html
 
-
 export type ExportFormat = 'gremlin' | 'opencypher';
 
 /**

@@ -102,7 +102,10 @@ export function createRepositories(): Repositories {
     transformJobs: new ResourceTable('transform_jobs'),
     processingJobs: new ResourceTable('processing_jobs'),
     pipelines: new ResourceTable('pipelines'),
-    pipelineExecutions: new ResourceTable<PipelineExecutionRow>('pipeline_executions', ['pipeline_key', 'client_token']),
+    pipelineExecutions: new ResourceTable<PipelineExecutionRow>('pipeline_executions', [
+      'pipeline_key',
+      'client_token',
+    ]),
     tuningJobs: new ResourceTable('tuning_jobs'),
     tuningChildren: new TuningChildRepository(),
     lineageEntities: new LineageEntityRepository(),

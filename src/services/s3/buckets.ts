@@ -43,7 +43,8 @@ export class BucketHandlers {
   async headBucket(input: HeadBucketRequest): Promise<HeadBucketOutput> {
     const b = await requireBucket(this.deps, input.Bucket);
     // The SageMaker SDK's default bucket check: a bucket of another account is 403.
-    if (input.ExpectedBucketOwner !== undefined && input.ExpectedBucketOwner !== b.account_id) throw s3Error('AccessDenied');
+    if (input.ExpectedBucketOwner !== undefined && input.ExpectedBucketOwner !== b.account_id)
+      throw s3Error('AccessDenied');
     return { BucketRegion: b.region, BucketArn: bucketArn(b.name), AccessPointAlias: false };
   }
 

@@ -71,24 +71,26 @@ export function endpointConfigHandlers(deps: ServiceDeps) {
       const arn = sagemakerArn(ctx, 'endpoint-config', EndpointConfigName);
       checkVariants(doc.ProductionVariants);
       const taken = () => new ValidationException(`Cannot create already existing endpoint configuration "${arn}".`);
-      await db.transaction(async (tx) => {
-        for (const v of doc.ProductionVariants) {
-          if (!v.ModelName || !(await repos.models.get(tx, ctx, v.ModelName.toLowerCase()))) {
-            throw modelNotFound(ctx, v.ModelName ?? '');
+      await db
+        .transaction(async (tx) => {
+          for (const v of doc.ProductionVariants) {
+            if (!v.ModelName || !(await repos.models.get(tx, ctx, v.ModelName.toLowerCase()))) {
+              throw modelNotFound(ctx, v.ModelName ?? '');
+            }
           }
-        }
-        if (await repos.endpointConfigs.get(tx, ctx, EndpointConfigName.toLowerCase())) throw taken();
-        await repos.endpointConfigs.insert(tx, ctx, {
-          name_key: EndpointConfigName.toLowerCase(),
-          name: EndpointConfigName,
-          arn,
-          status: null,
-          doc: JSON.stringify(doc),
-          created_at: ctx.receivedAt,
-          last_modified_at: ctx.receivedAt,
-        });
-        if (Tags?.length) await repos.tags.put(tx, arn, Tags);
-      }).catch(concurrentlyTaken(() => repos.endpointConfigs.get(db, ctx, EndpointConfigName.toLowerCase()), taken));
+          if (await repos.endpointConfigs.get(tx, ctx, EndpointConfigName.toLowerCase())) throw taken();
+          await repos.endpointConfigs.insert(tx, ctx, {
+            name_key: EndpointConfigName.toLowerCase(),
+            name: EndpointConfigName,
+            arn,
+            status: null,
+            doc: JSON.stringify(doc),
+            created_at: ctx.receivedAt,
+            last_modified_at: ctx.receivedAt,
+          });
+          if (Tags?.length) await repos.tags.put(tx, arn, Tags);
+        })
+        .catch(concurrentlyTaken(() => repos.endpointConfigs.get(db, ctx, EndpointConfigName.toLowerCase()), taken));
       return { EndpointConfigArn: arn };
     },
 

@@ -76,7 +76,8 @@ export interface Capacity {
   readonly serverless?: ProductionVariantServerlessConfig;
 }
 
-const variantCapacity = (name: string, c: Capacity) => JSON.stringify([name, c.instances ?? null, c.serverless ?? null]);
+const variantCapacity = (name: string, c: Capacity) =>
+  JSON.stringify([name, c.instances ?? null, c.serverless ?? null]);
 
 /** The capacities an endpoint's variants currently run with (DescribeEndpoint's Current* fields). */
 export function currentCapacities(variants: readonly StoredVariant[]): Map<string, Capacity> {
@@ -88,7 +89,10 @@ export function currentCapacities(variants: readonly StoredVariant[]): Map<strin
 /** The capacities UpdateEndpointWeightsAndCapacities asked for (the Desired* fields). */
 function desiredCapacities(doc: EndpointDoc): Map<string, Capacity> {
   return new Map(
-    doc.ProductionVariants.map((v) => [v.VariantName, { instances: v.DesiredInstanceCount, serverless: v.DesiredServerlessConfig }]),
+    doc.ProductionVariants.map((v) => [
+      v.VariantName,
+      { instances: v.DesiredInstanceCount, serverless: v.DesiredServerlessConfig },
+    ]),
   );
 }
 
@@ -125,7 +129,8 @@ function current(have: LiveEndpoint, row: ResourceRow, doc: EndpointDoc): boolea
   if (doc.DeploymentId !== undefined) return have.deploymentId === doc.DeploymentId;
   return (
     have.asOf >= row.last_modified_at ||
-    (have.configName === doc.EndpointConfigName && have.capacity === capacityKey(currentCapacities(doc.ProductionVariants)))
+    (have.configName === doc.EndpointConfigName &&
+      have.capacity === capacityKey(currentCapacities(doc.ProductionVariants)))
   );
 }
 
@@ -210,7 +215,12 @@ export class EndpointDeployments {
    */
   async submit(tx: Queryable, p: Partition, nameKey: string, status: string): Promise<void> {
     const id = this.key(p, nameKey);
-    await this.runner.submit(this.kind, id, { accountId: p.accountId, region: p.region, nameKey }, { tx, status, whenActive: 'rerun' });
+    await this.runner.submit(
+      this.kind,
+      id,
+      { accountId: p.accountId, region: p.region, nameKey },
+      { tx, status, whenActive: 'rerun' },
+    );
   }
 
   /** After the transaction that submitted commits: starts the transition now. */
@@ -230,7 +240,14 @@ export class EndpointDeployments {
       for (const r of rows) {
         const work = { accountId: r.account_id, region: r.region, nameKey: r.name_key };
         const id = this.key(work, r.name_key);
-        if ((await this.runner.submit(this.kind, id, work, { tx, status: r.status ?? undefined, whenActive: 'ignore' })) === 'submitted') submitted++;
+        if (
+          (await this.runner.submit(this.kind, id, work, {
+            tx,
+            status: r.status ?? undefined,
+            whenActive: 'ignore',
+          })) === 'submitted'
+        )
+          submitted++;
       }
     });
     return submitted;
@@ -247,7 +264,14 @@ export class EndpointDeployments {
     if (have && current(have, row, doc)) return have;
     let pending = this.loading.get(key);
     if (!pending) {
-      pending = this.deployConfig(p, doc.EndpointConfigName, row.name, row.last_modified_at, doc.DeploymentId, currentCapacities(doc.ProductionVariants))
+      pending = this.deployConfig(
+        p,
+        doc.EndpointConfigName,
+        row.name,
+        row.last_modified_at,
+        doc.DeploymentId,
+        currentCapacities(doc.ProductionVariants),
+      )
         .then((live) => {
           const old = this.live.get(key);
           this.live.set(key, live);
@@ -295,7 +319,9 @@ export class EndpointDeployments {
     }
     let stopped = 0;
     for (const { p, keys } of byPartition.values()) {
-      const rows = new Map((await this.deps.repos.endpoints.getMany(this.deps.db, p, keys)).map((r) => [r.name_key, r]));
+      const rows = new Map(
+        (await this.deps.repos.endpoints.getMany(this.deps.db, p, keys)).map((r) => [r.name_key, r]),
+      );
       for (const nameKey of keys) {
         const key = this.key(p, nameKey);
         const have = this.live.get(key);
@@ -303,7 +329,11 @@ export class EndpointDeployments {
         const row = rows.get(nameKey);
         // In a transition: the replica running it decides (and the next reconciliation sees the end).
         if (row?.status === 'Creating' || row?.status === 'Deleting') continue;
-        if (row && (row.status === 'InService' || row.status === 'Updating') && current(have, row, JSON.parse(row.doc) as EndpointDoc))
+        if (
+          row &&
+          (row.status === 'InService' || row.status === 'Updating') &&
+          current(have, row, JSON.parse(row.doc) as EndpointDoc)
+        )
           continue;
         // Deleted, failed, or serving a deployment other than this one.
         this.live.delete(key);
@@ -312,7 +342,8 @@ export class EndpointDeployments {
         void this.stopAll(have);
       }
     }
-    if (stopped > 0) this.log.info({ endpoints: stopped }, 'stopped variants of endpoints changed or deleted elsewhere');
+    if (stopped > 0)
+      this.log.info({ endpoints: stopped }, 'stopped variants of endpoints changed or deleted elsewhere');
     return stopped;
   }
 
@@ -327,7 +358,9 @@ export class EndpointDeployments {
   /** Stops the variants of `l`, but those `keep` still serves (a capacity update keeps some). */
   private async stopAll(l: LiveEndpoint, keep?: LiveEndpoint): Promise<void> {
     const kept = new Set(keep?.variants.map((v) => v.deployed));
-    await Promise.all(l.variants.filter((v) => !kept.has(v.deployed)).map((v) => v.deployed.stop().catch(() => undefined)));
+    await Promise.all(
+      l.variants.filter((v) => !kept.has(v.deployed)).map((v) => v.deployed.stop().catch(() => undefined)),
+    );
   }
 
   /**
@@ -347,7 +380,9 @@ export class EndpointDeployments {
     const { db, repos } = this.deps;
     const configRow = await repos.endpointConfigs.get(db, p, configName.toLowerCase());
     if (!configRow) {
-      throw new DeploymentError(`Could not find endpoint configuration "${sagemakerArn(p, 'endpoint-config', configName)}".`);
+      throw new DeploymentError(
+        `Could not find endpoint configuration "${sagemakerArn(p, 'endpoint-config', configName)}".`,
+      );
     }
     const config = JSON.parse(configRow.doc) as EndpointConfigDoc;
     const planned = config.ProductionVariants.map((v) => ({
@@ -398,10 +433,18 @@ export class EndpointDeployments {
             networkIsolation: c.networkIsolation,
           })),
           serverless: s
-            ? { memorySizeInMB: s.MemorySizeInMB, maxConcurrency: s.MaxConcurrency, provisionedConcurrency: s.ProvisionedConcurrency }
+            ? {
+                memorySizeInMB: s.MemorySizeInMB,
+                maxConcurrency: s.MaxConcurrency,
+                provisionedConcurrency: s.ProvisionedConcurrency,
+              }
             : // DEVIATION(aws): instance-based variants run on the same worker pool as serverless
               // ones, with the largest serverless memory size and one warm worker per instance.
-              { memorySizeInMB: 6144, maxConcurrency: 200, provisionedConcurrency: Math.min(capacity.instances ?? 1, 200) },
+              {
+                memorySizeInMB: 6144,
+                maxConcurrency: 200,
+                provisionedConcurrency: Math.min(capacity.instances ?? 1, 200),
+              },
         });
         const live = {
           name: v.VariantName,
@@ -455,17 +498,28 @@ export class EndpointDeployments {
     // Updating without a pending configuration: UpdateEndpointWeightsAndCapacities. Variants whose
     // capacity changes are deployed again with it; the others keep serving; weights only move traffic.
     const capacityUpdate = row.status === 'Updating' && !doc.PendingConfigName;
-    const targetConfig = row.status === 'Updating' && doc.PendingConfigName ? doc.PendingConfigName : doc.EndpointConfigName;
+    const targetConfig =
+      row.status === 'Updating' && doc.PendingConfigName ? doc.PendingConfigName : doc.EndpointConfigName;
     const previous = this.live.get(key);
     let live: LiveEndpoint | undefined;
     let failure: string | undefined;
     try {
       live = capacityUpdate
-        ? await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER, randomUUID(), desiredCapacities(doc), previous)
+        ? await this.deployConfig(
+            p,
+            targetConfig,
+            row.name,
+            Number.MAX_SAFE_INTEGER,
+            randomUUID(),
+            desiredCapacities(doc),
+            previous,
+          )
         : await this.deployConfig(p, targetConfig, row.name, Number.MAX_SAFE_INTEGER, randomUUID());
     } catch (err) {
       if (!(err instanceof DeploymentError)) this.log.error({ err, endpoint: row.name }, 'deployment error');
-      failure = reason(err instanceof DeploymentError ? err.message : `Internal error while deploying: ${(err as Error).message}`);
+      failure = reason(
+        err instanceof DeploymentError ? err.message : `Internal error while deploying: ${(err as Error).message}`,
+      );
     }
     const now = Date.now();
 
@@ -557,5 +611,4 @@ export class EndpointDeployments {
     }
     if (committed) this.log.info({ endpoint: row.name, from: row.status, failure }, 'endpoint deployment finished');
   }
-
 }

@@ -28,7 +28,9 @@ function desired(v: StoredVariant, d: DesiredWeightAndCapacity, at: number): Sto
     );
   }
   if (!serverless && d.ServerlessUpdateConfig !== undefined) {
-    throw new ValidationException(`Variant "${d.VariantName}" is not serverless: ServerlessUpdateConfig does not apply to it.`);
+    throw new ValidationException(
+      `Variant "${d.VariantName}" is not serverless: ServerlessUpdateConfig does not apply to it.`,
+    );
   }
   // DEVIATION(aws): an instance-based variant needs at least one instance here; SageMaker scales
   // to zero only endpoints with inference components, which Slipway does not serve.
@@ -86,7 +88,8 @@ export function endpointWeightHandlers(deps: ServiceDeps, deployments: EndpointD
         if (row.status === 'Failed') {
           throw new ValidationException(`Cannot update failed endpoint "${row.arn}". Delete it and create it again.`);
         }
-        if (row.status !== 'InService') throw new ValidationException(`Cannot update in-progress endpoint "${row.arn}".`);
+        if (row.status !== 'InService')
+          throw new ValidationException(`Cannot update in-progress endpoint "${row.arn}".`);
         const asked = new Map(input.DesiredWeightsAndCapacities.map((d) => [d.VariantName, d]));
         const variants = doc.ProductionVariants.map((v) => {
           const d = asked.get(v.VariantName);

@@ -24,7 +24,12 @@ import type { ServiceDeps } from '../common/deps.js';
 import { listPage, sortKey } from '../common/listing.js';
 import { concurrentlyTaken } from '../common/resource-kind.js';
 import { endpointConfigNotFound, type EndpointConfigDoc } from './endpoint-configs.js';
-import { desiredVariants, type EndpointDeployments, type EndpointDoc, type StoredVariant } from './endpoint-deployments.js';
+import {
+  desiredVariants,
+  type EndpointDeployments,
+  type EndpointDoc,
+  type StoredVariant,
+} from './endpoint-deployments.js';
 import { resolveModelContainers, type ResolvedContainer } from './models.js';
 
 export const endpointNotFound = (p: Partition, name: string) =>
@@ -62,7 +67,10 @@ export function endpointDocument(row: ResourceRow): DescribeEndpointOutput {
     LastModifiedTime: new Date(row.last_modified_at),
     LastDeploymentConfig: doc.LastDeploymentConfig,
     PendingDeploymentSummary: doc.PendingConfigName
-      ? { EndpointConfigName: doc.PendingConfigName, StartTime: doc.PendingSince ? new Date(doc.PendingSince) : undefined }
+      ? {
+          EndpointConfigName: doc.PendingConfigName,
+          StartTime: doc.PendingSince ? new Date(doc.PendingSince) : undefined,
+        }
       : undefined,
   };
 }
@@ -105,27 +113,29 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
       const arn = sagemakerArn(ctx, 'endpoint', input.EndpointName);
       const nameKey = input.EndpointName.toLowerCase();
       const taken = () => new ValidationException(`Cannot create already existing endpoint "${arn}".`);
-      await db.transaction(async (tx) => {
-        const config = await loadConfig(tx, ctx, input.EndpointConfigName);
-        if (await repos.endpoints.get(tx, ctx, nameKey)) throw taken();
-        const doc: EndpointDoc = {
-          EndpointConfigName: config.row.name,
-          ProductionVariants: desiredVariants(config.doc, 'Creating', ctx.receivedAt),
-          LastDeploymentConfig: input.DeploymentConfig,
-        };
-        await repos.endpoints.insert(tx, ctx, {
-          name_key: nameKey,
-          name: input.EndpointName,
-          arn,
-          status: 'Creating',
-          doc: JSON.stringify(doc),
-          created_at: ctx.receivedAt,
-          last_modified_at: ctx.receivedAt,
-        });
-        if (input.Tags?.length) await repos.tags.put(tx, arn, input.Tags);
-        await recordDeployment(tx, ctx, input.EndpointName, arn, ctx.receivedAt, config.doc);
-        await deployments.submit(tx, ctx, nameKey, 'Creating');
-      }).catch(concurrentlyTaken(() => repos.endpoints.get(db, ctx, nameKey), taken));
+      await db
+        .transaction(async (tx) => {
+          const config = await loadConfig(tx, ctx, input.EndpointConfigName);
+          if (await repos.endpoints.get(tx, ctx, nameKey)) throw taken();
+          const doc: EndpointDoc = {
+            EndpointConfigName: config.row.name,
+            ProductionVariants: desiredVariants(config.doc, 'Creating', ctx.receivedAt),
+            LastDeploymentConfig: input.DeploymentConfig,
+          };
+          await repos.endpoints.insert(tx, ctx, {
+            name_key: nameKey,
+            name: input.EndpointName,
+            arn,
+            status: 'Creating',
+            doc: JSON.stringify(doc),
+            created_at: ctx.receivedAt,
+            last_modified_at: ctx.receivedAt,
+          });
+          if (input.Tags?.length) await repos.tags.put(tx, arn, input.Tags);
+          await recordDeployment(tx, ctx, input.EndpointName, arn, ctx.receivedAt, config.doc);
+          await deployments.submit(tx, ctx, nameKey, 'Creating');
+        })
+        .catch(concurrentlyTaken(() => repos.endpoints.get(db, ctx, nameKey), taken));
       deployments.schedule(ctx, nameKey);
       return { EndpointArn: arn };
     },
@@ -165,7 +175,8 @@ export function endpointHandlers(deps: ServiceDeps, deployments: EndpointDeploym
         if (row.status === 'Failed') {
           throw new ValidationException(`Cannot update failed endpoint "${row.arn}". Delete it and create it again.`);
         }
-        if (row.status !== 'InService') throw new ValidationException(`Cannot update in-progress endpoint "${row.arn}".`);
+        if (row.status !== 'InService')
+          throw new ValidationException(`Cannot update in-progress endpoint "${row.arn}".`);
         const config = await loadConfig(tx, ctx, input.EndpointConfigName);
         const doc = JSON.parse(row.doc) as EndpointDoc;
         const next: EndpointDoc = {

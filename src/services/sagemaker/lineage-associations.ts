@@ -49,23 +49,25 @@ export function lineageAssociationHandlers(deps: ServiceDeps) {
       const { SourceArn: src, DestinationArn: dst } = input;
       if (src === dst) throw new ValidationException('An entity cannot be associated with itself.');
       const taken = () => new ValidationException(`Association between '${src}' and '${dst}' already exists.`);
-      await db.transaction(async (tx) => {
-        const source = await end(tx, ctx, src);
-        const destination = await end(tx, ctx, dst);
-        if (EXPERIMENT_KINDS.has(source.kind) && EXPERIMENT_KINDS.has(destination.kind)) {
-          throw new ValidationException('An association cannot be created between two experiment entities.');
-        }
-        if (await repos.lineageAssociations.get(tx, src, dst)) throw taken();
-        await insertAssociation(
-          tx,
-          repos.lineageAssociations,
-          ctx,
-          source,
-          destination,
-          input.AssociationType ?? null,
-          ctx.receivedAt,
-        );
-      }).catch(concurrentlyTaken(() => repos.lineageAssociations.get(db, src, dst), taken));
+      await db
+        .transaction(async (tx) => {
+          const source = await end(tx, ctx, src);
+          const destination = await end(tx, ctx, dst);
+          if (EXPERIMENT_KINDS.has(source.kind) && EXPERIMENT_KINDS.has(destination.kind)) {
+            throw new ValidationException('An association cannot be created between two experiment entities.');
+          }
+          if (await repos.lineageAssociations.get(tx, src, dst)) throw taken();
+          await insertAssociation(
+            tx,
+            repos.lineageAssociations,
+            ctx,
+            source,
+            destination,
+            input.AssociationType ?? null,
+            ctx.receivedAt,
+          );
+        })
+        .catch(concurrentlyTaken(() => repos.lineageAssociations.get(db, src, dst), taken));
       return { SourceArn: src, DestinationArn: dst };
     },
 

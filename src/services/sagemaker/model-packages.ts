@@ -30,7 +30,8 @@ import { callerUserContext } from '../common/user-context.js';
 const RESOURCE = 'model-package';
 
 /** name_key of a version: lower(group)/zero-padded version, so versions sort in order. */
-export const versionKey = (group: string, version: number) => `${group.toLowerCase()}/${String(version).padStart(10, '0')}`;
+export const versionKey = (group: string, version: number) =>
+  `${group.toLowerCase()}/${String(version).padStart(10, '0')}`;
 
 /** The fields of CreateModelPackage kept verbatim and echoed by DescribeModelPackage. */
 type PackageDoc = Omit<
@@ -168,7 +169,8 @@ export function modelPackageHandlers(deps: ServiceDeps) {
         };
         if (ModelPackageGroupName) {
           const groupName = nameFromArnOrName(ctx, ModelPackageGroupName, 'model-package-group');
-          const group = groupName === undefined ? undefined : await repos.modelPackageGroups.get(tx, ctx, groupName, true);
+          const group =
+            groupName === undefined ? undefined : await repos.modelPackageGroups.get(tx, ctx, groupName, true);
           // SageMaker's words, which code written against it compares (moto records them too).
           if (!group) throw new ValidationException('Model Package Group does not exist.');
           // The group row is locked (PostgreSQL) or the writer is exclusive (SQLite): versions are dense.
@@ -210,7 +212,10 @@ export function modelPackageHandlers(deps: ServiceDeps) {
       }
     },
 
-    async describeModelPackage(input: DescribeModelPackageInput, ctx: RequestContext): Promise<DescribeModelPackageOutput> {
+    async describeModelPackage(
+      input: DescribeModelPackageInput,
+      ctx: RequestContext,
+    ): Promise<DescribeModelPackageOutput> {
       return modelPackageDocument(await mustFind(db, ctx, input.ModelPackageName));
     },
 

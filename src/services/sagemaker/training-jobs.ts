@@ -125,7 +125,8 @@ export function trainingJobService(deps: ServiceDeps, training: JobService) {
       // them (not a script-mode job, which names its entry point in sagemaker_program).
       const spec = given.AlgorithmSpecification!;
       const builtin =
-        parseContainerVersion(spec.TrainingImage ?? '') !== undefined && given.HyperParameters?.sagemaker_program === undefined;
+        parseContainerVersion(spec.TrainingImage ?? '') !== undefined &&
+        given.HyperParameters?.sagemaker_program === undefined;
       if (!spec.MetricDefinitions?.length && builtin) {
         doc.AlgorithmSpecification = { ...spec, MetricDefinitions: builtinMetricDefinitions() };
       }

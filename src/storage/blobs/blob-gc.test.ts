@@ -56,9 +56,26 @@ for (const dialect of DIALECTS) {
         assert.ok(await store.commitObject(o));
         kept.push(b.id);
       }
-      assert.ok(await store.createUpload({ uploadId: 'u1', bucket: 'bkt', key: 'big', initiated: Date.now(), headers: {}, userMetadata: {} }));
+      assert.ok(
+        await store.createUpload({
+          uploadId: 'u1',
+          bucket: 'bkt',
+          key: 'big',
+          initiated: Date.now(),
+          headers: {},
+          userMetadata: {},
+        }),
+      );
       const part = await blob('part one');
-      assert.ok(await store.commitPart('u1', { partNumber: 1, size: part.size, etag: '"p"', blobId: part.id, lastModified: Date.now() }));
+      assert.ok(
+        await store.commitPart('u1', {
+          partNumber: 1,
+          size: part.size,
+          etag: '"p"',
+          blobId: part.id,
+          lastModified: Date.now(),
+        }),
+      );
       kept.push(part.id);
       const orphan = await blob('nobody refers to me');
       const fresh = await blob('a commit is on its way');
@@ -75,9 +92,26 @@ for (const dialect of DIALECTS) {
     });
 
     test('aborts uploads initiated longer ago than the expiry, with their parts', async () => {
-      assert.ok(await store.createUpload({ uploadId: 'old', bucket: 'bkt', key: 'stale', initiated: Date.now() - 3 * HOUR, headers: {}, userMetadata: {} }));
+      assert.ok(
+        await store.createUpload({
+          uploadId: 'old',
+          bucket: 'bkt',
+          key: 'stale',
+          initiated: Date.now() - 3 * HOUR,
+          headers: {},
+          userMetadata: {},
+        }),
+      );
       const part = await blob('stale part');
-      assert.ok(await store.commitPart('old', { partNumber: 1, size: part.size, etag: '"p"', blobId: part.id, lastModified: Date.now() }));
+      assert.ok(
+        await store.commitPart('old', {
+          partNumber: 1,
+          size: part.size,
+          etag: '"p"',
+          blobId: part.id,
+          lastModified: Date.now(),
+        }),
+      );
       const r = await collector(2 * HOUR).run();
       assert.equal(r.expiredUploads, 1);
       assert.equal((await store.listUploads('bkt', { maxUploads: 10 })).uploads.map((u) => u.uploadId).join(), 'u1');

@@ -5,16 +5,7 @@
 // Uploads take files from a pool created ahead of time, whose directory entries are already durable
 // (one directory sync per batch): a PUT then waits only for its own bytes' fdatasync.
 import { randomBytes } from 'node:crypto';
-import {
-  close,
-  closeSync,
-  createReadStream,
-  fdatasync,
-  ftruncate,
-  open as openCb,
-  unlinkSync,
-  writev,
-} from 'node:fs';
+import { close, closeSync, createReadStream, fdatasync, ftruncate, open as openCb, unlinkSync, writev } from 'node:fs';
 import { mkdir, open, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough, type Readable, Writable } from 'node:stream';

@@ -145,7 +145,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     process.emitWarning(`PostgreSQL idle client error: ${err.message}`, 'SlipwayDatabaseWarning');
   });
   const session = async (): Promise<DatabaseSession> => {
-    const client = new pg.Client({ connectionString, options: startupOptions, types: typeParsers, connectionTimeoutMillis: 10_000 });
+    const client = new pg.Client({
+      connectionString,
+      options: startupOptions,
+      types: typeParsers,
+      connectionTimeoutMillis: 10_000,
+    });
     await client.connect();
     let ended = false;
     const lost: Array<(err: Error) => void> = [];

@@ -117,7 +117,10 @@ export class ResourceTable<Row extends ResourceRow = ResourceRow> {
   }
 
   /** Rows in any state of a partition-independent status set (for resuming work after a restart). */
-  async withStatus(q: Queryable, statuses: readonly string[]): Promise<Array<Row & { account_id: string; region: string }>> {
+  async withStatus(
+    q: Queryable,
+    statuses: readonly string[],
+  ): Promise<Array<Row & { account_id: string; region: string }>> {
     return q.all<Row & { account_id: string; region: string } & Record<string, unknown>>(
       `SELECT account_id, region, ${this.columns} FROM ${this.table} WHERE status IN (${statuses.map(() => '?').join(', ')})`,
       statuses,
@@ -132,8 +135,10 @@ export class ResourceTable<Row extends ResourceRow = ResourceRow> {
       where.push(sql);
       params.push(...v);
     };
-    if (query.nameContains !== undefined) add(`name_key LIKE ? ${LIKE_ESCAPE}`, `%${escapeLike(query.nameContains.toLowerCase())}%`);
-    if (query.namePrefix !== undefined) add(`name_key LIKE ? ${LIKE_ESCAPE}`, `${escapeLike(query.namePrefix.toLowerCase())}%`);
+    if (query.nameContains !== undefined)
+      add(`name_key LIKE ? ${LIKE_ESCAPE}`, `%${escapeLike(query.nameContains.toLowerCase())}%`);
+    if (query.namePrefix !== undefined)
+      add(`name_key LIKE ? ${LIKE_ESCAPE}`, `${escapeLike(query.namePrefix.toLowerCase())}%`);
     if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter);
     if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore);
     if (query.modifiedAfter !== undefined) add('last_modified_at > ?', query.modifiedAfter);
@@ -145,7 +150,8 @@ export class ResourceTable<Row extends ResourceRow = ResourceRow> {
     const cmp = query.descending ? '<' : '>';
     if (query.after) {
       if (col === 'name_key') add(`name_key ${cmp} ?`, query.after[1]);
-      else add(`(${col} ${cmp} ? OR (${col} = ? AND name_key ${cmp} ?))`, query.after[0], query.after[0], query.after[1]);
+      else
+        add(`(${col} ${cmp} ? OR (${col} = ? AND name_key ${cmp} ?))`, query.after[0], query.after[0], query.after[1]);
     }
     const order = col === 'name_key' ? `name_key ${dir}` : `${col} ${dir}, name_key ${dir}`;
     params.push(query.limit);

@@ -19,11 +19,17 @@ const DEAD = `(h.lease_until <= ? OR NOT EXISTS (
 export class SlotHoldRepository {
   /** Serializes changes to these scopes until the transaction ends (call with the scopes sorted). */
   async lock(tx: Queryable, scopes: readonly string[]): Promise<void> {
-    for (const s of scopes) await tx.get(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':' || CAST(? AS TEXT))) AS l`, [s]);
+    for (const s of scopes)
+      await tx.get(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':' || CAST(? AS TEXT))) AS l`, [s]);
   }
 
   /** Other holders' live holds of a scope; dead and expired holds are deleted on the way. */
-  async others(tx: Queryable, scope: string, me: string, now: number): Promise<Array<{ holder: string; slots: number }>> {
+  async others(
+    tx: Queryable,
+    scope: string,
+    me: string,
+    now: number,
+  ): Promise<Array<{ holder: string; slots: number }>> {
     await tx.run(`DELETE FROM slot_holds h WHERE h.scope = ? AND ${DEAD}`, [scope, now]);
     return tx.all<{ holder: string; slots: number }>(
       `SELECT holder, slots FROM slot_holds WHERE scope = ? AND holder <> ? AND slots > 0`,
