@@ -184,7 +184,10 @@ try {
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   for (let i = 0; ; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/ping`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/ping`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (i > 300) throw new Error('gunicorn did not answer /ping');
     await sleep(50);
@@ -232,7 +235,10 @@ async function trainingFigures(): Promise<void> {
     "print('training started', flush=True)\nimport os\nopen(os.path.join(os.environ['SM_MODEL_DIR'], 'm.txt'), 'w').write('x')\n",
   );
   execFileSync('tar', ['czf', join(work, 'sourcedir.tar.gz'), '-C', src, '.']);
-  await fetch(`${base}/bench-fw/code/sourcedir.tar.gz`, { method: 'PUT', body: readFileSync(join(work, 'sourcedir.tar.gz')) });
+  await fetch(`${base}/bench-fw/code/sourcedir.tar.gz`, {
+    method: 'PUT',
+    body: readFileSync(join(work, 'sourcedir.tar.gz')),
+  });
   await fetch(`${base}/bench-fw/data/train/rows.csv`, { method: 'PUT', body: '1,2\n3,4\n' });
   const starts: number[] = [];
   for (let r = 0; r < RUNS; r++) {
@@ -277,7 +283,9 @@ async function trainingFigures(): Promise<void> {
   for (let r = 0; r < RUNS; r++) {
     const t0 = Date.now();
     await new Promise<void>((done) => {
-      const child = spawn(PYTHON, ['-c', "print('training started', flush=True)"], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn(PYTHON, ['-c', "print('training started', flush=True)"], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       child.stdout!.once('data', () => {
         floor.push(Date.now() - t0);
         done();

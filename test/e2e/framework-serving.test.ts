@@ -17,9 +17,12 @@ before(async () => {
 });
 after(() => server?.close());
 
-test('boto3: SKLearnModel-style deploys (serverless), XGBoost script mode, PyTorch, batch transform, sandbox', { skip: missing }, async (t) => {
+test('boto3: SKLearnModel-style deploys (serverless), XGBoost script mode, PyTorch, batch transform, sandbox', {
+  skip: missing,
+}, async (t) => {
   const torch = hasPythonModule('torch');
-  if (!torch) t.diagnostic('PyTorch part skipped: /usr/bin/python3 cannot import torch (apt-get install -y python3-torch)');
+  if (!torch)
+    t.diagnostic('PyTorch part skipped: /usr/bin/python3 cannot import torch (apt-get install -y python3-torch)');
   const { code, out } = await runPythonScript([
     'test/e2e/boto3_framework_serving.py',
     server.endpoint,

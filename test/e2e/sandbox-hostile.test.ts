@@ -406,7 +406,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       );
       assert.equal(e.EndpointStatus, 'InService', e.FailureReason);
       const r = await rt.send(
-        new InvokeEndpointCommand({ EndpointName: 'attack-fw', ContentType: 'text/plain', Body: Buffer.from('attack') }),
+        new InvokeEndpointCommand({
+          EndpointName: 'attack-fw',
+          ContentType: 'text/plain',
+          Body: Buffer.from('attack'),
+        }),
       );
       return JSON.parse(Buffer.from(r.Body!).toString()) as Results;
     });

@@ -19,7 +19,12 @@
 
 import { readFileSync } from 'node:fs';
 import { hostCaps, serverLimits } from '../../../sandbox/limits.js';
-import { type Sandbox, type SandboxedServer, type ServerSpec, startUnsandboxedServer } from '../../../sandbox/sandbox.js';
+import {
+  type Sandbox,
+  type SandboxedServer,
+  type ServerSpec,
+  startUnsandboxedServer,
+} from '../../../sandbox/sandbox.js';
 import { DeploymentError } from '../../engine.js';
 import type { Instance, Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
 import { ContainerFailure } from '../../failure.js';

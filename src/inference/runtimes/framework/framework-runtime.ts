@@ -123,14 +123,17 @@ export function frameworkProvider(settings: FrameworkRuntimeSettings): RuntimePr
       for (const note of interp.notes) log.info(note);
       const program = env.SAGEMAKER_PROGRAM?.trim() ?? '';
       const code = await locateCode(ctx, settings);
-      const hostCodeDir = code.hostDir ?? (code.inModel !== undefined ? join(ctx.artifact.dir, code.inModel) : undefined);
+      const hostCodeDir =
+        code.hostDir ?? (code.inModel !== undefined ? join(ctx.artifact.dir, code.inModel) : undefined);
       if (program && !/^[A-Za-z_][\w.]*$/.test(program.replace(/\.py$/, '').replaceAll('/', '_')))
         throw new DeploymentError(`SAGEMAKER_PROGRAM "${program}" is not a Python module name or file.`);
       if (program && (!hostCodeDir || !programExists(hostCodeDir, program)))
         throw new DeploymentError(
           hostCodeDir
             ? `SAGEMAKER_PROGRAM "${program}" was not found in the model's code (${
-                code.hostDir ? `SAGEMAKER_SUBMIT_DIRECTORY ${env.SAGEMAKER_SUBMIT_DIRECTORY}` : `${code.inModel}/ in the model data`
+                code.hostDir
+                  ? `SAGEMAKER_SUBMIT_DIRECTORY ${env.SAGEMAKER_SUBMIT_DIRECTORY}`
+                  : `${code.inModel}/ in the model data`
               }).`
             : `SAGEMAKER_PROGRAM "${program}" is set but the model has no code: neither code/ in model.tar.gz nor SAGEMAKER_SUBMIT_DIRECTORY.`,
         );
@@ -170,7 +173,10 @@ export function frameworkProvider(settings: FrameworkRuntimeSettings): RuntimePr
               // the FailureReason is cut at 1,024 characters.
               const lines = tail.split('\n');
               const said = lines.findLast((l) => l.startsWith('slipway_serving: '));
-              const rest = lines.filter((l) => l !== said).join('\n').trim();
+              const rest = lines
+                .filter((l) => l !== said)
+                .join('\n')
+                .trim();
               const head = said ? `: ${said.slice('slipway_serving: '.length)}` : '';
               return `The ${name} model server${program ? ` (${program})` : ''} ${how}${head}${rest ? `\n${rest}` : ''}`;
             },

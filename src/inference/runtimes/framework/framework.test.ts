@@ -51,7 +51,13 @@ describe('framework runtime (scikit-learn)', { skip }, () => {
     const v = await h.engine.deploy(variant({ image: SKLEARN_IMAGE, modelDataUrl: uri, environment: env }));
     // y = 1.5 x0 - 2 x1 + 3
     const csv = await v.invoke({ body: body('1,2\n3,4'), contentType: 'text/csv', accept: 'text/csv' });
-    assert.deepEqual(text(csv.body).trim().split('\n').map((x) => Math.round(Number(x)) + 0), [1, 0]);
+    assert.deepEqual(
+      text(csv.body)
+        .trim()
+        .split('\n')
+        .map((x) => Math.round(Number(x)) + 0),
+      [1, 0],
+    );
     assert.equal(csv.contentType, 'text/csv');
     const json = await v.invoke({ body: body('[[2,1]]'), contentType: 'application/json' });
     assert.equal(json.contentType, 'application/json');
@@ -71,7 +77,8 @@ describe('framework runtime (scikit-learn)', { skip }, () => {
     );
     await assert.rejects(
       v.invoke({ body: body('1,2'), contentType: 'text/csv', accept: 'application/x-protobuf' }),
-      (e: unknown) => e instanceof ModelError && e.message.includes('Content type application/x-protobuf is not supported'),
+      (e: unknown) =>
+        e instanceof ModelError && e.message.includes('Content type application/x-protobuf is not supported'),
     );
     await v.stop();
   });
@@ -155,7 +162,9 @@ def predict_fn(data, model):
   it('a failing model_fn, a syntax error or a missing module fail the deployment naming the cause', async () => {
     const boom = `def model_fn(model_dir):\n    raise RuntimeError("cannot load the model: weights missing")\n`;
     await assert.rejects(
-      h.engine.deploy(variant({ image: SKLEARN_IMAGE, modelDataUrl: await put({ 'inference.py': boom }), environment: env })),
+      h.engine.deploy(
+        variant({ image: SKLEARN_IMAGE, modelDataUrl: await put({ 'inference.py': boom }), environment: env }),
+      ),
       (e: unknown) =>
         e instanceof DeploymentError &&
         e.message.includes('RuntimeError: cannot load the model: weights missing') &&
@@ -166,7 +175,8 @@ def predict_fn(data, model):
       h.engine.deploy(
         variant({ image: SKLEARN_IMAGE, modelDataUrl: await put({ 'inference.py': syntax }), environment: env }),
       ),
-      (e: unknown) => e instanceof DeploymentError && /SyntaxError/.test(e.message) && e.message.includes('inference.py'),
+      (e: unknown) =>
+        e instanceof DeploymentError && /SyntaxError/.test(e.message) && e.message.includes('inference.py'),
     );
     const missingImport = 'import not_a_module_here\n';
     await assert.rejects(
@@ -221,7 +231,11 @@ def predict_fn(data, model):
         makeTarGz([...dirEntries(xgbDir), { path: 'code/serve.py', data: 'print("xgboost script mode")\n' }]),
       );
       const script = await h.engine.deploy(
-        variant({ image: XGBOOST_IMAGE, modelDataUrl: 's3://m/xgb-script.tar.gz', environment: { SAGEMAKER_PROGRAM: 'serve.py' } }),
+        variant({
+          image: XGBOOST_IMAGE,
+          modelDataUrl: 's3://m/xgb-script.tar.gz',
+          environment: { SAGEMAKER_PROGRAM: 'serve.py' },
+        }),
       );
       const b = await script.invoke({ body: body('2,1'), contentType: 'text/csv', accept: 'text/csv' });
       assert.ok(Math.abs(Number(text(a.body)) - Number(text(b.body))) < 1e-4, `${text(a.body)} vs ${text(b.body)}`);
@@ -231,7 +245,9 @@ def predict_fn(data, model):
     }
   });
 
-  it('PyTorch: the default model_fn loads TorchScript model.pt', { skip: frameworkMissing('torch', 'python3-torch') }, async () => {
+  it('PyTorch: the default model_fn loads TorchScript model.pt', {
+    skip: frameworkMissing('torch', 'python3-torch'),
+  }, async () => {
     const ptDir = makeModel('pytorch');
     try {
       await h.blobs.put('s3://m/pt.tar.gz', makeTarGz(dirEntries(ptDir)));
@@ -256,6 +272,6 @@ function npy(row: number[]): Buffer {
   h[7] = 0;
   h.writeUInt16LE(header.length, 8);
   const data = Buffer.alloc(8 * row.length);
-  row.forEach((v, i) => data.writeDoubleLE(v, i * 8));
+  for (const [i, v] of row.entries()) data.writeDoubleLE(v, i * 8);
   return Buffer.concat([h, Buffer.from(header, 'latin1'), data]);
 }
