@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ModelError } from '../../../generated/sagemaker-runtime/errors.js';
 import { DeploymentError } from '../../engine.js';
-import { body, harness, text, variant } from '../../testing/helpers.js';
+import { body, harness, metric, sleep, text, variant } from '../../testing/helpers.js';
 import { makeTarGz } from '../../testing/tar.js';
 import {
   dirEntries,
@@ -199,23 +199,65 @@ def predict_fn(data, model):
     );
   });
 
-  it('reads the code from SAGEMAKER_SUBMIT_DIRECTORY (s3 sourcedir.tar.gz); a later cold start loads again', async () => {
-    await h.blobs.put('s3://m/sourcedir.tar.gz', makeTarGz([{ path: 'inference.py', data: SKLEARN_INFERENCE }]));
-    await h.blobs.put('s3://m/bare.tar.gz', makeTarGz(dirEntries(modelDir)));
+  it('reads the code from SAGEMAKER_SUBMIT_DIRECTORY (s3 sourcedir.tar.gz); scales to zero and cold-starts again', async () => {
+    const idle = harness({ idleSeconds: 0.3, invocationTimeoutMs: 20_000 });
+    try {
+      await idle.blobs.put('s3://m/sourcedir.tar.gz', makeTarGz([{ path: 'inference.py', data: SKLEARN_INFERENCE }]));
+      await idle.blobs.put('s3://m/bare.tar.gz', makeTarGz(dirEntries(modelDir)));
+      const v = await idle.engine.deploy(
+        variant(
+          {
+            image: SKLEARN_IMAGE,
+            modelDataUrl: 's3://m/bare.tar.gz',
+            environment: { SAGEMAKER_PROGRAM: 'inference.py', SAGEMAKER_SUBMIT_DIRECTORY: 's3://m/sourcedir.tar.gz' },
+          },
+          { maxConcurrency: 2 },
+          'fw-idle',
+        ),
+      );
+      const labels = { endpoint: 'fw-idle', variant: 'AllTraffic' };
+      const rs = await Promise.all(
+        [0, 1].map(() => v.invoke({ body: body('2,1'), contentType: 'text/csv', accept: 'text/csv' })),
+      );
+      for (const r of rs) assert.equal(Math.round(Number(text(r.body))), 4);
+      assert.equal(metric(idle.engine.metrics(), 'slipway_model_setup_time_seconds_count', labels), 2);
+      await sleep(1200);
+      assert.equal(metric(idle.engine.metrics(), 'slipway_workers', { ...labels, state: 'idle' }), 0, 'scaled to zero');
+      const r = await v.invoke({ body: body('0,0'), contentType: 'text/csv', accept: 'text/csv' });
+      assert.equal(Math.round(Number(text(r.body))), 3);
+      assert.equal(metric(idle.engine.metrics(), 'slipway_model_setup_time_seconds_count', labels), 3);
+      await v.stop();
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('a worker over MemorySizeInMB is stopped and replaced; the endpoint keeps answering', async () => {
+    const hog = `${SKLEARN_INFERENCE}
+def predict_fn(data, model):
+    if data[0][0] == 999:
+        hog = []
+        while True:
+            hog.append(bytearray(16 << 20))
+    return model.predict(data)
+`;
     const v = await h.engine.deploy(
       variant(
-        {
-          image: SKLEARN_IMAGE,
-          modelDataUrl: 's3://m/bare.tar.gz',
-          environment: { SAGEMAKER_PROGRAM: 'inference.py', SAGEMAKER_SUBMIT_DIRECTORY: 's3://m/sourcedir.tar.gz' },
-        },
-        { maxConcurrency: 2 },
+        { image: SKLEARN_IMAGE, modelDataUrl: await put({ 'inference.py': hog }), environment: env },
+        { memorySizeInMB: 256 },
+        'fw-oom',
       ),
     );
-    const rs = await Promise.all(
-      [0, 1].map(() => v.invoke({ body: body('2,1'), contentType: 'text/csv', accept: 'text/csv' })),
+    await assert.rejects(
+      v.invoke({ body: body('999,0'), contentType: 'text/csv' }),
+      (e: unknown) => e instanceof ModelError && e.message.includes('exceeded its memory limit (MemorySizeInMB=256)'),
     );
-    for (const r of rs) assert.equal(Math.round(Number(text(r.body))), 4);
+    const r = await v.invoke({ body: body('0,0'), contentType: 'text/csv', accept: 'text/csv' });
+    assert.equal(Math.round(Number(text(r.body))), 3);
+    assert.equal(
+      metric(h.engine.metrics(), 'slipway_worker_failures_total', { endpoint: 'fw-oom', reason: 'memory' }),
+      1,
+    );
     await v.stop();
   });
 
