@@ -208,6 +208,8 @@ try {
   const p2 = await openLoop(gu, RATE, SECONDS);
   console.log(line(`at ${RATE} req/s  Slipway (MaxConcurrency 2)`, p1));
   console.log(line(`at ${RATE} req/s  gunicorn -w 2 + Flask peer`, p2));
+  const p3 = await openLoop(sw(`sk-${N}`), RATE, SECONDS);
+  console.log(line(`at ${RATE} req/s  Slipway (MaxConcurrency ${N})`, p3));
   const t1 = await closedLoop(sw('sk-2'), 2, SECONDS);
   const t2 = await closedLoop(gu, 2, SECONDS);
   console.log(line('max, 2 connections  Slipway (MaxConcurrency 2)', t1));
