@@ -12,12 +12,13 @@
 //
 // The user's code (SAGEMAKER_PROGRAM, a file or package in it): SAGEMAKER_SUBMIT_DIRECTORY when set
 // (s3:// of sourcedir.tar.gz, fetched and unpacked safely by the artifact cache, shown read-only at
-// /opt/ml/code; file:// or a host directory, likewise; /opt/ml/model/code as the SDK's repack
-// sets it), else code/ inside model.tar.gz (/opt/ml/model/code).
+// /opt/ml/code; /opt/ml/model/code as the SDK's repack sets it), else code/ inside model.tar.gz
+// (/opt/ml/model/code). A host path (file://, local mode's
+// way) is refused: it would show any directory of this host to whoever may create a model.
 // The worker gets the container's Environment, the framework's settings' env, and
 // SAGEMAKER_BIND_TO_PORT, SM_MODEL_DIR, SAGEMAKER_MODEL_DIR, SLIPWAY_CODE_DIR, SLIPWAY_FRAMEWORK.
 
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FRAMEWORK_MODULES, type FrameworkImage, parseFrameworkImage } from '../../../frameworks/images.js';
@@ -79,19 +80,14 @@ async function locateCode(ctx: RuntimeContext, settings: FrameworkRuntimeSetting
       });
       return { hostDir: a.dir };
     }
-    const path = sub.startsWith('file://') ? sub.slice('file://'.length) : sub;
+    const path = posix.normalize(sub.startsWith('file://') ? sub.slice('file://'.length) : sub);
     if (path === '/opt/ml/model' || path.startsWith('/opt/ml/model/')) {
       return { inModel: posix.relative('/opt/ml/model', path) };
     }
-    let isDir = false;
-    try {
-      isDir = statSync(path).isDirectory();
-    } catch {}
-    if (!isDir)
-      throw new DeploymentError(
-        `SAGEMAKER_SUBMIT_DIRECTORY "${sub}" is not an s3:// URI of sourcedir.tar.gz nor a directory on this host.`,
-      );
-    return { hostDir: path };
+    // A host path would show any directory of this host to whoever may create a model.
+    throw new DeploymentError(
+      `SAGEMAKER_SUBMIT_DIRECTORY must be an s3:// URI of sourcedir.tar.gz or a directory inside the model (/opt/ml/model/code), not "${sub.slice(0, 200)}": Slipway shows no host directory to a model's code.`,
+    );
   }
   if (existsSync(join(ctx.artifact.dir, 'code'))) return { inModel: 'code' };
   return {};

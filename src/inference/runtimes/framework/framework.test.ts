@@ -192,6 +192,20 @@ def predict_fn(data, model):
       (e: unknown) =>
         e instanceof DeploymentError && e.message.includes('SAGEMAKER_PROGRAM "inference.py" was not found'),
     );
+    // A host directory is never shown to a model's code.
+    for (const dir of ['file:///etc', '/opt/ml/model/../../../etc', '/root']) {
+      await assert.rejects(
+        h.engine.deploy(
+          variant({
+            image: SKLEARN_IMAGE,
+            modelDataUrl: await put({ 'inference.py': SKLEARN_INFERENCE }),
+            environment: { SAGEMAKER_PROGRAM: 'inference.py', SAGEMAKER_SUBMIT_DIRECTORY: dir },
+          }),
+        ),
+        (e: unknown) =>
+          e instanceof DeploymentError && e.message.includes('Slipway shows no host directory to a model'),
+      );
+    }
     // No SAGEMAKER_PROGRAM: scikit-learn's default model_fn asks for one.
     await assert.rejects(
       h.engine.deploy(variant({ image: SKLEARN_IMAGE, modelDataUrl: await put({}) })),
