@@ -10,6 +10,7 @@ CSV = "text/csv"
 JSON = "application/json"
 NPY = "application/x-npy"
 UTF8_TYPES = (JSON, CSV)
+ENCODED = (JSON, CSV, NPY)
 
 
 class ToolkitError(Exception):
@@ -74,6 +75,11 @@ def _jsonable(o):
 
 
 def encode(prediction, accept):
+    if "," in accept:  # a list: the first type there is an encoder for
+        for part in accept.split(","):
+            if base_type(part) in (JSON, CSV, NPY):
+                return encode(prediction, part)
+        raise unsupported(accept)
     ct = base_type(accept)
     if ct == JSON:
         return json.dumps(prediction, default=_jsonable)

@@ -120,6 +120,8 @@ class Handler:
             traceback.print_exc(file=sys.stderr)
             return 500, "text/plain", error_text(e).encode("utf-8", "replace")
         out_type = accept
+        if "," in out_type:  # a list of types: the one the default encoder chose
+            out_type = next((codecs.base_type(t) for t in accept.split(",") if codecs.base_type(t) in codecs.ENCODED), accept)
         if isinstance(result, tuple) and len(result) == 2:
             result, out_type = result
         if isinstance(result, str):

@@ -59,6 +59,13 @@ describe('framework runtime (scikit-learn)', { skip }, () => {
       [1, 0],
     );
     assert.equal(csv.contentType, 'text/csv');
+    const listed = await v.invoke({
+      body: body('0,0'),
+      contentType: 'text/csv',
+      accept: 'application/x-foo, text/csv',
+    });
+    assert.equal(listed.contentType, 'text/csv');
+    assert.equal(Math.round(Number(text(listed.body))), 3);
     const json = await v.invoke({ body: body('[[2,1]]'), contentType: 'application/json' });
     assert.equal(json.contentType, 'application/json');
     assert.equal(Math.round((JSON.parse(text(json.body)) as number[])[0]! * 1000), 4000);
