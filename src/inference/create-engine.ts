@@ -3,6 +3,9 @@
 // https://docs.aws.amazon.com/sagemaker/latest/dg/serverless-endpoints.html
 //
 // Runtime choice, first match wins:
+//   0. SageMaker framework images (scikit-learn, PyTorch, TensorFlow, HuggingFace, MXNet; XGBoost
+//      with SAGEMAKER_PROGRAM) not listed in the containers file's "images" → framework (the user's
+//      code behind the inference toolkit's contract, runtimes/framework/);
 //   1. XGBoost algorithm images (`*/sagemaker-xgboost:<version>`, older `*/xgboost:<tag>`) → xgboost;
 //   2. an image configured as ONNX (container Environment SLIPWAY_RUNTIME=onnx, or "runtime": "onnx"
 //      in the containers file) → onnx;
@@ -22,6 +25,7 @@ import { ServerlessPool } from './pool.js';
 import type { Runtime, RuntimeContext, RuntimeProvider } from './runtime.js';
 import { ContainersFileError, ContainersFileReader, findContainerEntry } from './runtimes/container/containers-file.js';
 import { dockerProvider } from './runtimes/container/docker-runtime.js';
+import { frameworkProvider } from './runtimes/framework/framework-runtime.js';
 import { processProvider } from './runtimes/container/process-runtime.js';
 import { artifactOnnxProvider, configuredOnnxProvider } from './runtimes/onnx/onnx-runtime.js';
 import { xgboostProvider } from './runtimes/xgboost-runtime.js';
@@ -87,6 +91,12 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
   const containers = new ContainersFileReader(opts.containerConfigPath ?? process.env.SLIPWAY_CONTAINERS_FILE);
   const providers: RuntimeProvider[] = [
     ...(opts.extraRuntimes ?? []),
+    frameworkProvider({
+      memoryPollMs: opts.memoryPollMs ?? 100,
+      sandbox: opts.sandbox,
+      fetchSource: (uri) => cache.fetch(uri),
+      containersFile: () => containers.read(),
+    }),
     xgboostProvider,
     configuredOnnxProvider,
     processProvider({ memoryPollMs: opts.memoryPollMs ?? 100, sandbox: opts.sandbox }),

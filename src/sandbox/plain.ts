@@ -63,7 +63,7 @@ export function runUnsandboxed(spec: JobSpec, io: JobIo): Promise<SandboxExit> {
 export async function startUnsandboxedServer(spec: ServerSpec, hostPort: number): Promise<SandboxedServer> {
   const env: Record<string, string> = {};
   for (const k of ['PATH', 'HOME', 'LANG', 'TMPDIR']) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-  Object.assign(env, spec.env({ modelDir: spec.modelDir, port: hostPort }));
+  Object.assign(env, spec.env({ modelDir: spec.modelDir, port: hostPort, codeDir: spec.codeDir }));
   const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
     cwd: spec.cwd ?? dirname(spec.modelDir),
     env,

@@ -95,7 +95,9 @@ export interface SandboxExit {
 export interface ServerSpec extends CommonSpec {
   /** The unpacked model: /opt/ml/model inside (read-only). */
   readonly modelDir: string;
-  readonly env: (where: { modelDir: string; port: number }) => Record<string, string>;
+  /** The model's code from outside its archive (a framework model's source directory): /opt/ml/code inside (read-only). */
+  readonly codeDir?: string;
+  readonly env: (where: { modelDir: string; port: number; codeDir?: string }) => Record<string, string>;
 }
 
 /** A long-lived sandboxed server, reached on 127.0.0.1:`port`. */
@@ -504,8 +506,13 @@ export class Sandbox {
     let launched: Awaited<ReturnType<typeof launch>>;
     try {
       await makeReadable(spec.modelDir);
+      if (spec.codeDir) await makeReadable(spec.codeDir);
       const { binds, staged } = await this.#staged(
-        [{ dir: spec.modelDir, at: `${CONTAINER_ML_ROOT}/model`, writable: false }, ...this.#codeBinds(spec.code)],
+        [
+          { dir: spec.modelDir, at: `${CONTAINER_ML_ROOT}/model`, writable: false },
+          ...(spec.codeDir ? [{ dir: spec.codeDir, at: `${CONTAINER_ML_ROOT}/code`, writable: false }] : []),
+          ...this.#codeBinds(spec.code),
+        ],
         uid,
       );
       launched = await launch({
@@ -521,7 +528,11 @@ export class Sandbox {
           PATH: SANDBOX_PATH,
           HOME: '/tmp',
           LANG: process.env.LANG ?? 'C.UTF-8',
-          ...spec.env({ modelDir: `${CONTAINER_ML_ROOT}/model`, port }),
+          ...spec.env({
+            modelDir: `${CONTAINER_ML_ROOT}/model`,
+            port,
+            ...(spec.codeDir ? { codeDir: `${CONTAINER_ML_ROOT}/code` } : {}),
+          }),
         },
         binds,
         hidden: this.#hidden,

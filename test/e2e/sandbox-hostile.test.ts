@@ -3,7 +3,7 @@
 // model server, on SQLite and PostgreSQL: each attempt is asserted on its own and fails when the
 // protection it checks is removed. test/fixtures/sandbox/attack.py holds the attempts.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -24,6 +24,7 @@ import {
   waitUntilProcessingJobCompletedOrStopped,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import { makeTarGz } from '../../src/inference/testing/tar.js';
 import { sdkSigner } from '../support/credentials.js';
 import {
   ACCOUNT,
@@ -54,6 +55,19 @@ async function until<T>(describe: () => Promise<T>, done: (d: T) => boolean): Pr
 }
 
 /** The attempts attack.py makes, each a test. */
+const FRAMEWORK_IMAGE = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-scikit-learn:1.2-1-cpu-py3';
+/** attack.py's attempts loaded without its trailing main() call, run per request by transform_fn. */
+const FRAMEWORK_ATTACK = `import json, os
+src = open(os.path.join(os.path.dirname(__file__), "attack_src.py")).read().rsplit("\\nmain()", 1)[0]
+attack = {"__name__": "attack"}
+exec(compile(src, "attack.py", "exec"), attack)
+
+def model_fn(model_dir):
+    return None
+
+def transform_fn(model, body, content_type, accept):
+    return json.dumps(attack["attack"]()), "application/json"
+`;
 const ATTEMPTS = ['identity', 'secrets', 'mounts', 'seccomp', 'network', 'pids', 'fork bomb', 'tmp and shm'];
 
 type Results = Record<string, { held: boolean; detail: string }>;
@@ -341,17 +355,78 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await endpoint();
       return JSON.parse(Buffer.from((await invoke('attack')).Body!).toString()) as Results;
     });
+    // The same attempts from the user's inference.py in SageMaker's scikit-learn image (the
+    // framework runtime's worker: model_fn, then transform_fn per request).
+    const fromFramework = lazy(async () => {
+      const s3 = new S3Client({ endpoint: server.endpoint, region: REGION, credentials: ADMIN, forcePathStyle: true });
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: 'jobs',
+          Key: 'framework/model.tar.gz',
+          Body: makeTarGz([
+            { path: 'code/attack_src.py', data: readFileSync('test/fixtures/sandbox/attack.py') },
+            { path: 'code/inference.py', data: FRAMEWORK_ATTACK },
+          ]),
+        }),
+      );
+      s3.destroy();
+      await create(() =>
+        sm.send(
+          new CreateModelCommand({
+            ModelName: 'attack-fw',
+            ExecutionRoleArn: ADMIN_ROLE,
+            PrimaryContainer: {
+              Image: FRAMEWORK_IMAGE,
+              ModelDataUrl: 's3://jobs/framework/model.tar.gz',
+              Environment: { ...env, NETWORK: 'outbound', SAGEMAKER_PROGRAM: 'inference.py' },
+            },
+          }),
+        ),
+      );
+      await create(() =>
+        sm.send(
+          new CreateEndpointConfigCommand({
+            EndpointConfigName: 'attack-fw',
+            ProductionVariants: [
+              {
+                VariantName: 'AllTraffic',
+                ModelName: 'attack-fw',
+                ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 1 },
+              },
+            ],
+          }),
+        ),
+      );
+      await create(() =>
+        sm.send(new CreateEndpointCommand({ EndpointName: 'attack-fw', EndpointConfigName: 'attack-fw' })),
+      );
+      const e = await until(
+        () => sm.send(new DescribeEndpointCommand({ EndpointName: 'attack-fw' })),
+        (d) => d.EndpointStatus !== 'Creating',
+      );
+      assert.equal(e.EndpointStatus, 'InService', e.FailureReason);
+      const r = await rt.send(
+        new InvokeEndpointCommand({
+          EndpointName: 'attack-fw',
+          ContentType: 'text/plain',
+          Body: Buffer.from('attack'),
+        }),
+      );
+      return JSON.parse(Buffer.from(r.Body!).toString()) as Results;
+    });
     // The three run side by side.
     before(() => {
       void fromProcessing().catch(() => {});
       void fromTraining().catch(() => {});
       void fromEndpoint().catch(() => {});
+      void fromFramework().catch(() => {});
     });
 
     for (const attempt of ATTEMPTS) {
       it(`processing job: ${attempt}`, async () => assertHeld(await fromProcessing(), attempt));
       it(`training job: ${attempt}`, async () => assertHeld(await fromTraining(), attempt));
       it(`model server: ${attempt}`, async () => assertHeld(await fromEndpoint(), attempt));
+      it(`framework model server: ${attempt}`, async () => assertHeld(await fromFramework(), attempt));
     }
 
     it('EnableNetworkIsolation: no network at all (processing and training)', async () => {

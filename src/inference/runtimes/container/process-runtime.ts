@@ -19,7 +19,12 @@
 
 import { readFileSync } from 'node:fs';
 import { hostCaps, serverLimits } from '../../../sandbox/limits.js';
-import { type Sandbox, type SandboxedServer, startUnsandboxedServer } from '../../../sandbox/sandbox.js';
+import {
+  type Sandbox,
+  type SandboxedServer,
+  type ServerSpec,
+  startUnsandboxedServer,
+} from '../../../sandbox/sandbox.js';
 import { DeploymentError } from '../../engine.js';
 import type { Instance, Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
 import { ContainerFailure } from '../../failure.js';
@@ -69,7 +74,7 @@ function track(server: SandboxedServer): void {
 }
 
 /** A plain process, for an engine built without a sandbox (tests of the engine, benches). */
-function unsandboxed(): Pick<Sandbox, 'startServer' | 'host'> {
+export function unsandboxed(): Pick<Sandbox, 'startServer' | 'host'> {
   return {
     host: hostCaps(),
     startServer: (spec, port) => startUnsandboxedServer(spec, port),
@@ -86,77 +91,109 @@ export function processProvider(settings: ProcessRuntimeSettings): RuntimeProvid
       if (entry.command.length === 0)
         throw new DeploymentError(`The containers file gives no command for image "${ctx.container.image}".`);
       const startupTimeoutMs = entry.startupTimeoutMs ?? ctx.startupTimeoutMs;
-      const limitBytes = ctx.memoryMB * 1024 * 1024;
       const network = ctx.container.networkIsolation ? 'none' : 'outbound';
       const refused = settings.sandbox?.refusal(network, true);
       if (refused) throw new DeploymentError(refused);
       return {
         kind: 'process',
         resolvedImage: ctx.container.image,
-        async start(): Promise<Instance> {
-          const hostPort = await freePort();
-          let server: SandboxedServer;
-          try {
-            server = await sandbox.startServer(
-              {
-                argv: entry.appendServe ? [...entry.command, 'serve'] : [...entry.command],
-                cwd: entry.cwd,
-                code: entryCodeDirs(entry),
-                network,
-                limits: serverLimits(ctx.memoryMB, sandbox.host),
-                modelDir: ctx.artifact.dir,
-                env: ({ modelDir, port }) => ({
-                  ...ctx.container.environment,
-                  ...entry.env,
-                  SAGEMAKER_BIND_TO_PORT: String(port),
-                  SM_MODEL_DIR: modelDir,
-                  SAGEMAKER_MODEL_DIR: modelDir,
-                }),
-              },
-              hostPort,
-            );
-          } catch (e) {
-            throw new ContainerFailure(
-              'startup',
-              500,
-              `The container command could not start: ${(e as Error).message}`,
-            );
-          }
-          let stderr = '';
-          server.onStderr((s) => {
-            stderr = (stderr + s).slice(-STDERR_TAIL);
-          });
-          const container = new HttpContainer(server.host, server.port, { stop: (graceful) => server.stop(graceful) });
-          track(server);
-          // Without a memory cgroup, the resident memory of the tree is watched instead.
-          const watchdog = server.memoryBounded
-            ? undefined
-            : setInterval(() => {
-                if (server.pid === undefined || container.dead) return;
-                if (treeRss(server.pid) > limitBytes) {
-                  container.dying('memory');
-                  server.stop(false);
-                }
-              }, settings.memoryPollMs);
-          watchdog?.unref();
-          void server.exited.then((exit) => {
-            if (watchdog) clearInterval(watchdog);
-            live.delete(server);
-            if (exit.oomKilled) container.dying('memory');
-            const tail = stderr.trim().split('\n').slice(-5).join(' | ');
-            const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
-            container.exited(
-              exit.startError
-                ? exit.startError
-                : container.dyingKind === 'memory'
-                  ? `The container exceeded its memory limit (MemorySizeInMB=${ctx.memoryMB}) and was restarted.`
-                  : `The container ${how}${tail ? `: ${tail}` : ''}.`,
-            );
-          });
-          await container.waitReady(startupTimeoutMs);
-          return container;
-        },
+        start: () =>
+          startServerInstance(sandbox, {
+            spec: {
+              argv: entry.appendServe ? [...entry.command, 'serve'] : [...entry.command],
+              cwd: entry.cwd,
+              code: entryCodeDirs(entry),
+              network,
+              limits: serverLimits(ctx.memoryMB, sandbox.host),
+              modelDir: ctx.artifact.dir,
+              env: ({ modelDir, port }) => ({
+                ...ctx.container.environment,
+                ...entry.env,
+                SAGEMAKER_BIND_TO_PORT: String(port),
+                SM_MODEL_DIR: modelDir,
+                SAGEMAKER_MODEL_DIR: modelDir,
+              }),
+            },
+            memoryMB: ctx.memoryMB,
+            memoryPollMs: settings.memoryPollMs,
+            startupTimeoutMs,
+          }),
       };
     },
   };
+}
+
+export interface ServerInstanceOptions {
+  readonly spec: ServerSpec;
+  readonly memoryMB: number;
+  readonly memoryPollMs: number;
+  readonly startupTimeoutMs: number;
+  /** Lines of standard error kept for the exit message (default 5, joined with " | "). */
+  readonly tailLines?: number;
+  /** How a start that failed is worded (default: "The container command could not start: ..."). */
+  readonly startFailure?: (message: string) => string;
+  /** How an exit is worded, given the default wording and the standard error's tail. */
+  readonly exitMessage?: (how: string, tail: string) => string;
+  /** Each piece of standard error as it arrives (the model's log). */
+  readonly onStderr?: (text: string) => void;
+}
+
+/**
+ * One instance: a server started in the sandbox (or as a plain process), reached over HTTP once
+ * GET /ping answers; its resident memory watched when no memory cgroup bounds it.
+ */
+export async function startServerInstance(
+  sandbox: Pick<Sandbox, 'startServer' | 'host'>,
+  o: ServerInstanceOptions,
+): Promise<Instance> {
+  const limitBytes = o.memoryMB * 1024 * 1024;
+  const hostPort = await freePort();
+  let server: SandboxedServer;
+  try {
+    server = await sandbox.startServer(o.spec, hostPort);
+  } catch (e) {
+    const m = (e as Error).message;
+    throw new ContainerFailure(
+      'startup',
+      500,
+      o.startFailure ? o.startFailure(m) : `The container command could not start: ${m}`,
+    );
+  }
+  let stderr = '';
+  server.onStderr((s) => {
+    stderr = (stderr + s).slice(-STDERR_TAIL);
+    o.onStderr?.(s);
+  });
+  const container = new HttpContainer(server.host, server.port, { stop: (graceful) => server.stop(graceful) });
+  track(server);
+  // Without a memory cgroup, the resident memory of the tree is watched instead.
+  const watchdog = server.memoryBounded
+    ? undefined
+    : setInterval(() => {
+        if (server.pid === undefined || container.dead) return;
+        if (treeRss(server.pid) > limitBytes) {
+          container.dying('memory');
+          server.stop(false);
+        }
+      }, o.memoryPollMs);
+  watchdog?.unref();
+  void server.exited.then((exit) => {
+    if (watchdog) clearInterval(watchdog);
+    live.delete(server);
+    if (exit.oomKilled) container.dying('memory');
+    const lines = stderr.trim().split('\n');
+    const tail = (o.tailLines ? lines.slice(-o.tailLines).join('\n') : lines.slice(-5).join(' | ')).trim();
+    const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
+    container.exited(
+      exit.startError
+        ? exit.startError
+        : container.dyingKind === 'memory'
+          ? `The container exceeded its memory limit (MemorySizeInMB=${o.memoryMB}) and was restarted.`
+          : o.exitMessage
+            ? o.exitMessage(how, tail)
+            : `The container ${how}${tail ? `: ${tail}` : ''}.`,
+    );
+  });
+  await container.waitReady(o.startupTimeoutMs);
+  return container;
 }

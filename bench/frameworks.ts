@@ -1,0 +1,310 @@
+// Framework model serving (issue 30): warm InvokeEndpoint of a scikit-learn model served by the
+// user's inference.py (model_fn; the toolkit's default CSV chain), p50/p99 at 200 req/s and the
+// most requests per second at concurrency N, side by side with SageMaker's scikit-learn serving
+// stack modelled in ../shared/peers/sk_container.py (gunicorn -w 2 + Flask + the handler chain) on
+// the same model.joblib; and (--training) a framework training job's CreateTrainingJob → the
+// script's first line against `python3 -c` starting by hand.
+// Usage: npm run build && node dist/bench/frameworks.js [--seconds 10] [--connections 8] [--training] [--runs 5]
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { freePort } from '../src/inference/runtimes/container/http-container.js';
+import { Agent, request } from 'node:http';
+import { median, percentile, sagemaker, sleep, slipway } from './support.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '8' },
+    rate: { type: 'string', default: '200' },
+    training: { type: 'boolean', default: false },
+    runs: { type: 'string', default: '5' },
+  },
+});
+const SECONDS = Number(values.seconds);
+const N = Number(values.connections);
+const RATE = Number(values.rate);
+const RUNS = Number(values.runs);
+const PYTHON = process.env.SLIPWAY_PYTHON ?? '/usr/bin/python3';
+const IMAGE = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-scikit-learn:1.2-1-cpu-py3';
+const ROLE = 'arn:aws:iam::000000000000:role/bench';
+const la = () => loadavg()[0]!.toFixed(2);
+
+// Our own HTTP client rather than autocannon: gunicorn's sync workers close every connection
+// (Connection: close), which autocannon counts as errors and stalls on; node's agent reconnects.
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  bad: number;
+}
+const BODY = Buffer.from(ROW_TEXT());
+function ROW_TEXT(): string {
+  return '1.5,-0.25';
+}
+function post(agent: Agent, url: URL): Promise<number> {
+  return new Promise((done) => {
+    const r = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'text/csv', accept: 'text/csv', 'content-length': BODY.length },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => done(res.statusCode ?? 0));
+        res.on('error', () => done(0));
+      },
+    );
+    r.on('error', () => done(0));
+    r.end(BODY);
+  });
+}
+function summary(lat: number[], bad: number, ms: number): Result {
+  return {
+    rps: Math.round((lat.length * 1000) / ms),
+    p50: Number(percentile(lat, 50).toFixed(2)),
+    p99: Number(percentile(lat, 99).toFixed(2)),
+    total: lat.length,
+    bad,
+  };
+}
+/** `conns` loops, each sending its next request when the last is answered. */
+async function closedLoop(url: string, conns: number, seconds: number): Promise<Result> {
+  const u = new URL(url);
+  const agent = new Agent({ keepAlive: true, maxSockets: conns });
+  const lat: number[] = [];
+  let bad = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: conns }, async () => {
+      while (performance.now() < end) {
+        const s = performance.now();
+        const status = await post(agent, u);
+        lat.push(performance.now() - s);
+        if (status !== 200) bad++;
+      }
+    }),
+  );
+  agent.destroy();
+  return summary(lat, bad, performance.now() - t0);
+}
+/** Open loop: a request every 1/rate s whatever the answers; latency from its scheduled time. */
+async function openLoop(url: string, rate: number, seconds: number): Promise<Result> {
+  const u = new URL(url);
+  const agent = new Agent({ keepAlive: true });
+  const lat: number[] = [];
+  let bad = 0;
+  const n = Math.round(rate * seconds);
+  const t0 = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = t0 + (i * 1000) / rate;
+    const wait = at - performance.now();
+    if (wait > 1) await sleep(wait);
+    pending.push(
+      post(agent, u).then((status) => {
+        lat.push(performance.now() - at);
+        if (status !== 200) bad++;
+      }),
+    );
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return summary(lat, bad, seconds * 1000);
+}
+
+const peers = [process.env.PEERS_DIR, '../shared/peers', '../../shared/peers']
+  .filter((p): p is string => !!p)
+  .map((p) => resolve(p))
+  .find((p) => existsSync(join(p, 'sk_container.py')));
+if (!peers) throw new Error('../shared/peers/sk_container.py not found (set PEERS_DIR)');
+
+const work = mkdtempSync(join(tmpdir(), 'slipway-bench-fw-'));
+const modelDir = join(work, 'model');
+mkdirSync(join(modelDir, 'code'), { recursive: true });
+execFileSync(PYTHON, ['scripts/fixtures/framework-models.py', 'sklearn', modelDir]);
+writeFileSync(
+  join(modelDir, 'code', 'inference.py'),
+  'import os\nimport joblib\n\n\ndef model_fn(model_dir):\n    return joblib.load(os.path.join(model_dir, "model.joblib"))\n',
+);
+execFileSync('tar', ['czf', join(work, 'model.tar.gz'), '-C', modelDir, '.']);
+
+const dataDir = join(work, 'data');
+const server = await slipway(dataDir, ['--log-level', 'warn']);
+const base = `http://127.0.0.1:${server.port}`;
+let peer: ChildProcess | undefined;
+try {
+  await fetch(`${base}/bench-fw`, { method: 'PUT' });
+  const put = await fetch(`${base}/bench-fw/sk/model.tar.gz`, {
+    method: 'PUT',
+    body: readFileSync(join(work, 'model.tar.gz')),
+  });
+  if (put.status !== 200) throw new Error(`upload: ${put.status}`);
+  await sagemaker(server.port, 'CreateModel', {
+    ModelName: 'sk',
+    ExecutionRoleArn: ROLE,
+    PrimaryContainer: {
+      Image: IMAGE,
+      ModelDataUrl: 's3://bench-fw/sk/model.tar.gz',
+      Environment: { SAGEMAKER_PROGRAM: 'inference.py', SAGEMAKER_SUBMIT_DIRECTORY: '/opt/ml/model/code' },
+    },
+  });
+  const endpoint = async (name: string, max: number) => {
+    await sagemaker(server.port, 'CreateEndpointConfig', {
+      EndpointConfigName: name,
+      ProductionVariants: [
+        { VariantName: 'AllTraffic', ModelName: 'sk', ServerlessConfig: { MemorySizeInMB: 2048, MaxConcurrency: max } },
+      ],
+    });
+    const t0 = performance.now();
+    await sagemaker(server.port, 'CreateEndpoint', { EndpointName: name, EndpointConfigName: name });
+    for (;;) {
+      const d = await sagemaker(server.port, 'DescribeEndpoint', { EndpointName: name });
+      if (d.EndpointStatus === 'InService') break;
+      if (d.EndpointStatus === 'Failed') throw new Error(String(d.FailureReason));
+      await sleep(5);
+    }
+    return performance.now() - t0;
+  };
+  const created = await endpoint('sk-2', 2);
+  console.log(`CreateEndpoint → InService (scikit-learn, model_fn loaded once to check it): ${created.toFixed(0)} ms`);
+  await endpoint(`sk-${N}`, N);
+
+  const port = await freePort();
+  peer = spawn('gunicorn', ['-w', '2', '-b', `127.0.0.1:${port}`, '--chdir', peers, 'sk_container:app'], {
+    env: { ...process.env, MODEL_DIR: modelDir },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  for (let i = 0; ; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/ping`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (i > 300) throw new Error('gunicorn did not answer /ping');
+    await sleep(50);
+  }
+
+  const sw = (name: string) => `${base}/endpoints/${name}/invocations`;
+  const gu = `http://127.0.0.1:${port}/invocations`;
+  const line = (label: string, r: Result) =>
+    `${label}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${r.total} requests, errors ${r.bad})`;
+
+  // Warm both (a cold start each, then the imports' first calls).
+  await closedLoop(sw('sk-2'), 2, 2);
+  await closedLoop(sw(`sk-${N}`), N, 2);
+  await closedLoop(gu, 2, 2);
+
+  console.log(`load ${la()}; one CSV row "${ROW_TEXT()}", Accept text/csv; ${SECONDS} s each`);
+  const p1 = await openLoop(sw('sk-2'), RATE, SECONDS);
+  const p2 = await openLoop(gu, RATE, SECONDS);
+  console.log(line(`at ${RATE} req/s  Slipway (MaxConcurrency 2)`, p1));
+  console.log(line(`at ${RATE} req/s  gunicorn -w 2 + Flask peer`, p2));
+  const p3 = await openLoop(sw(`sk-${N}`), RATE, SECONDS);
+  console.log(line(`at ${RATE} req/s  Slipway (MaxConcurrency ${N})`, p3));
+  const t1 = await closedLoop(sw('sk-2'), 2, SECONDS);
+  const t2 = await closedLoop(gu, 2, SECONDS);
+  console.log(line('max, 2 connections  Slipway (MaxConcurrency 2)', t1));
+  console.log(line('max, 2 connections  gunicorn -w 2 + Flask peer', t2));
+  console.log(`throughput ratio Slipway / peer at concurrency 2: ${(t1.rps / t2.rps).toFixed(2)}`);
+  const t3 = await closedLoop(sw(`sk-${N}`), N, SECONDS);
+  const t4 = await closedLoop(gu, N, SECONDS);
+  console.log(line(`max, ${N} connections  Slipway (MaxConcurrency ${N})`, t3));
+  console.log(line(`max, ${N} connections  gunicorn -w 2 + Flask peer`, t4));
+  console.log(`throughput ratio at concurrency ${N}: ${(t3.rps / t4.rps).toFixed(2)}; load ${la()}`);
+
+  if (values.training) await trainingFigures();
+} finally {
+  peer?.kill('SIGTERM');
+  await server.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** CreateTrainingJob (scikit-learn image, sourcedir.tar.gz) → the script's first log line, against python3 by hand. */
+async function trainingFigures(): Promise<void> {
+  const src = join(work, 'src');
+  mkdirSync(src, { recursive: true });
+  writeFileSync(
+    join(src, 'train.py'),
+    "print('training started', flush=True)\nimport os\nopen(os.path.join(os.environ['SM_MODEL_DIR'], 'm.txt'), 'w').write('x')\n",
+  );
+  execFileSync('tar', ['czf', join(work, 'sourcedir.tar.gz'), '-C', src, '.']);
+  await fetch(`${base}/bench-fw/code/sourcedir.tar.gz`, {
+    method: 'PUT',
+    body: readFileSync(join(work, 'sourcedir.tar.gz')),
+  });
+  await fetch(`${base}/bench-fw/data/train/rows.csv`, { method: 'PUT', body: '1,2\n3,4\n' });
+  const starts: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const name = `train-${r}`;
+    const t0 = Date.now();
+    await sagemaker(server.port, 'CreateTrainingJob', {
+      TrainingJobName: name,
+      RoleArn: ROLE,
+      AlgorithmSpecification: { TrainingImage: IMAGE, TrainingInputMode: 'File' },
+      HyperParameters: {
+        sagemaker_program: '"train.py"',
+        sagemaker_submit_directory: '"s3://bench-fw/code/sourcedir.tar.gz"',
+      },
+      InputDataConfig: [
+        {
+          ChannelName: 'train',
+          DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://bench-fw/data/train' } },
+        },
+      ],
+      OutputDataConfig: { S3OutputPath: 's3://bench-fw/output' },
+      ResourceConfig: { InstanceType: 'ml.m5.large', InstanceCount: 1, VolumeSizeInGB: 1 },
+      StoppingCondition: { MaxRuntimeInSeconds: 600 },
+    });
+    for (;;) {
+      const d = await sagemaker(server.port, 'DescribeTrainingJob', { TrainingJobName: name });
+      if (d.TrainingJobStatus === 'Completed') break;
+      if (d.TrainingJobStatus !== 'InProgress') throw new Error(`${name}: ${String(d.FailureReason)}`);
+      await sleep(20);
+    }
+    const streams = await logs('DescribeLogStreams', {
+      logGroupName: '/aws/sagemaker/TrainingJobs',
+      logStreamNamePrefix: `${name}/`,
+    });
+    const events = await logs('GetLogEvents', {
+      logGroupName: '/aws/sagemaker/TrainingJobs',
+      logStreamName: streams.logStreams[0].logStreamName,
+    });
+    const first = events.events.find((e: { message: string }) => e.message.startsWith('training started'));
+    starts.push(first.timestamp - t0);
+  }
+  const floor: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const t0 = Date.now();
+    await new Promise<void>((done) => {
+      const child = spawn(PYTHON, ['-c', "print('training started', flush=True)"], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      child.stdout!.once('data', () => {
+        floor.push(Date.now() - t0);
+        done();
+      });
+    });
+  }
+  console.log(
+    `training job (scikit-learn image, sourcedir.tar.gz), CreateTrainingJob → first script line: median ${median(starts)} ms (${starts.join(', ')}); ${PYTHON} -c by hand → its first line: median ${median(floor)} ms (${floor.join(', ')}); over the interpreter: ${median(starts) - median(floor)} ms; load ${la()}`,
+  );
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a JSON answer read by hand
+async function logs(op: string, body: object): Promise<any> {
+  const res = await fetch(`${base}/`, {
+    method: 'POST',
+    headers: { 'x-amz-target': `Logs_20140328.${op}`, 'content-type': 'application/x-amz-json-1.1' },
+    body: JSON.stringify(body),
+  });
+  return res.json();
+}

@@ -1,0 +1,1 @@
+"""Slipway's model server for SageMaker framework images (see worker.py)."""

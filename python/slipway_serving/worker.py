@@ -1,0 +1,221 @@
+"""Slipway's model server for SageMaker framework images: the inference toolkit's contract
+(model_fn once, then per request input_fn -> predict_fn -> output_fn, or transform_fn) behind a
+small HTTP/1.1 keep-alive server on SAGEMAKER_BIND_TO_PORT (GET /ping, POST /invocations).
+
+Environment: SM_MODEL_DIR (the model), SLIPWAY_CODE_DIR (the user's code, may be empty),
+SAGEMAKER_PROGRAM (the module), SLIPWAY_FRAMEWORK (sklearn, xgboost, pytorch, ...),
+SAGEMAKER_DEFAULT_INVOCATIONS_ACCEPT (default application/json).
+The user's print() goes to standard error (the model's log); the protocol is on the socket."""
+import importlib
+import os
+import socket
+import sys
+import threading
+import traceback
+
+sys.dont_write_bytecode = True
+_real_stdout = sys.stdout
+sys.stdout = sys.stderr  # user code's print() is the model's log, never the protocol
+
+import slipway_codecs as codecs  # noqa: E402
+import slipway_handlers as handlers  # noqa: E402
+
+MAX_TRACE = 2500
+REASONS = {200: b"OK", 400: b"Bad Request", 404: b"Not Found", 415: b"Unsupported Media Type", 500: b"Internal Server Error"}
+
+
+def log(msg):
+    sys.stderr.write("slipway_serving: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def user_trace(exc):
+    """The traceback without the import machinery's and this server's own frames."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen") and f.filename != __file__]
+    lines = ["Traceback (most recent call last):\n"] + traceback.format_list(frames)
+    return "".join(lines + traceback.format_exception_only(type(exc), exc))
+
+
+def startup_failure(what, exc):
+    sys.stderr.write(user_trace(exc))
+    line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    log("%s: %s" % (what, line))
+    sys.stderr.flush()
+    os._exit(1)
+
+
+def error_text(exc):
+    """The exception's own line first, then the traceback's tail (as the toolkit's 500 body holds it)."""
+    trace = user_trace(exc)
+    first = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    if len(trace) > MAX_TRACE:
+        trace = "..." + trace[-MAX_TRACE:]
+    return "%s\n\n%s" % (first, trace)
+
+
+class Handler:
+    def __init__(self):
+        self.framework = os.environ.get("SLIPWAY_FRAMEWORK", "sklearn")
+        self.model_dir = os.environ.get("SM_MODEL_DIR", "/opt/ml/model")
+        self.code_dir = os.environ.get("SLIPWAY_CODE_DIR", "")
+        self.default_accept = os.environ.get("SAGEMAKER_DEFAULT_INVOCATIONS_ACCEPT") or codecs.JSON
+        # scikit-learn's and XGBoost's containers hand input_fn text for CSV and JSON, PyTorch's bytes.
+        self.text_bodies = self.framework in ("sklearn", "xgboost")
+        fns = dict(handlers.defaults(self.framework))
+        self.transform_fn = None
+        program = os.environ.get("SAGEMAKER_PROGRAM", "").strip()
+        if program:
+            module = self.load_module(program)
+            for name in ("model_fn", "input_fn", "predict_fn", "output_fn"):
+                f = getattr(module, name, None)
+                if callable(f):
+                    fns[name] = f
+            t = getattr(module, "transform_fn", None)
+            self.transform_fn = t if callable(t) else None
+        self.input_fn = fns["input_fn"]
+        self.predict_fn = fns["predict_fn"]
+        self.output_fn = fns["output_fn"]
+        try:
+            self.model = fns["model_fn"](self.model_dir)
+        except Exception as e:  # noqa: BLE001
+            startup_failure("model_fn failed", e)
+        self.lock = threading.Lock()
+
+    def load_module(self, program):
+        name = program[:-3] if program.endswith(".py") else program
+        code = self.code_dir
+        if not code or not os.path.isdir(code):
+            log("SAGEMAKER_PROGRAM is %s but the model has no code directory (code/ in model.tar.gz or SAGEMAKER_SUBMIT_DIRECTORY)" % program)
+            os._exit(1)
+        if not os.path.exists(os.path.join(code, name + ".py")) and not os.path.isdir(os.path.join(code, name)):
+            files = sorted(n for n in os.listdir(code) if not n.startswith("."))[:20]
+            log("SAGEMAKER_PROGRAM %s was not found in the code directory %s (it holds: %s)" % (program, code, ", ".join(files) or "nothing"))
+            os._exit(1)
+        if os.path.exists(os.path.join(code, "requirements.txt")):
+            log("%s/requirements.txt is not installed at serving time: the packages it names must be installed for %s" % (code, sys.executable))
+        sys.path.insert(0, code)
+        try:
+            return importlib.import_module(name.replace("/", "."))
+        except BaseException as e:  # noqa: BLE001  (a SyntaxError, a missing import, SystemExit)
+            startup_failure("importing %s failed" % program, e)
+
+    def invoke(self, body, content_type, accept):
+        """(status, content_type, bytes)."""
+        content_type = content_type or codecs.JSON
+        if not accept or accept == "*/*":
+            accept = self.default_accept
+        ct = codecs.base_type(content_type)
+        data = body
+        if self.text_bodies and ct in codecs.UTF8_TYPES:
+            data = body.decode("utf-8")
+        try:
+            with self.lock:
+                if self.transform_fn is not None:
+                    result = self.transform_fn(self.model, data, content_type, accept)
+                else:
+                    result = self.output_fn(self.predict_fn(self.input_fn(data, content_type), self.model), accept)
+        except codecs.ToolkitError as e:
+            return e.status, "text/plain", e.message.encode("utf-8")
+        except Exception as e:  # noqa: BLE001
+            traceback.print_exc(file=sys.stderr)
+            return 500, "text/plain", error_text(e).encode("utf-8", "replace")
+        out_type = accept
+        if "," in out_type:  # a list of types: the one the default encoder chose
+            out_type = next((codecs.base_type(t) for t in accept.split(",") if codecs.base_type(t) in codecs.ENCODED), accept)
+        if isinstance(result, tuple) and len(result) == 2:
+            result, out_type = result
+        if isinstance(result, str):
+            result = result.encode("utf-8")
+        elif isinstance(result, (bytearray, memoryview)):
+            result = bytes(result)
+        elif not isinstance(result, bytes):
+            result = codecs.encode(result, codecs.JSON).encode("utf-8")
+            out_type = codecs.JSON
+        return 200, out_type, result
+
+
+def respond(conn, status, ctype, body):
+    head = b"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n" % (
+        status,
+        REASONS.get(status, b"Error"),
+        ctype.encode("latin-1", "replace"),
+        len(body),
+    )
+    conn.sendall(head + body if len(body) < 65536 else head)
+    if len(body) >= 65536:
+        conn.sendall(body)
+
+
+def serve_connection(conn, handler):
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    buf = bytearray()
+    try:
+        while True:
+            end = buf.find(b"\r\n\r\n")
+            while end < 0:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                buf += chunk
+                end = buf.find(b"\r\n\r\n")
+                if end < 0 and len(buf) > 65536:
+                    respond(conn, 400, "text/plain", b"request head too large")
+                    return
+            lines = bytes(buf[:end]).split(b"\r\n")
+            del buf[: end + 4]
+            parts = lines[0].split(b" ")
+            method, path = parts[0], parts[1] if len(parts) > 1 else b"/"
+            headers = {}
+            for line in lines[1:]:
+                k, _, v = line.partition(b":")
+                headers[k.strip().lower()] = v.strip()
+            if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
+                respond(conn, 400, "text/plain", b"chunked bodies are not supported; send Content-Length")
+                return
+            n = int(headers.get(b"content-length", b"0") or 0)
+            while len(buf) < n:
+                chunk = conn.recv(max(65536, n - len(buf)))
+                if not chunk:
+                    return
+                buf += chunk
+            body = bytes(buf[:n])
+            del buf[:n]
+            path = path.split(b"?", 1)[0]
+            if path == b"/ping":
+                respond(conn, 200, "text/plain", b"")
+            elif path == b"/invocations" and method == b"POST":
+                status, ctype, out = handler.invoke(
+                    body,
+                    headers.get(b"content-type", b"").decode("latin-1"),
+                    headers.get(b"accept", b"").decode("latin-1"),
+                )
+                respond(conn, status, ctype, out)
+            else:
+                respond(conn, 404, "text/plain", b"not found")
+            if headers.get(b"connection", b"").lower() == b"close":
+                return
+    except (ConnectionError, OSError):
+        return
+    finally:
+        try:
+            conn.close()
+        except OSError:
+            pass
+
+
+def main():
+    port = int(os.environ.get("SAGEMAKER_BIND_TO_PORT", "8080"))
+    host = os.environ.get("SLIPWAY_BIND_HOST", "127.0.0.1")
+    handler = Handler()
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind((host, port))
+    srv.listen(64)
+    log("model loaded (%s%s); serving on port %d" % (handler.framework, ", " + os.environ["SAGEMAKER_PROGRAM"] if os.environ.get("SAGEMAKER_PROGRAM") else "", port))
+    while True:
+        conn, _ = srv.accept()
+        threading.Thread(target=serve_connection, args=(conn, handler), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
