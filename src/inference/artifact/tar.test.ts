@@ -168,6 +168,36 @@ describe('readTarGz', () => {
     );
   });
 
+  test("takes the root directory written as '/' (the SageMaker Python SDK's repacked model.tar.gz) as the root", () => {
+    const entries = readTarGzSync(
+      tar([
+        { name: '/', type: '5' },
+        { name: 'code/', type: '5' },
+        { name: 'code/inference.py', data: 'def model_fn(d): pass' },
+        { name: 'model.pt', data: 'x' },
+      ]),
+    );
+    assert.deepEqual(
+      entries.map((e) => [e.path, e.type]),
+      [
+        ['', 'directory'],
+        ['code', 'directory'],
+        ['code/inference.py', 'file'],
+        ['model.pt', 'file'],
+      ],
+    );
+    archiveError(
+      () =>
+        readTarGzSync(
+          tar([
+            { name: '/', type: '5' },
+            { name: '/etc/passwd', data: 'x' },
+          ]),
+        ),
+      'unsafe-path',
+    );
+  });
+
   test('reports links inside the archive and refuses links that escape it', () => {
     const ok = readTarGzSync(
       tar([

@@ -220,6 +220,9 @@ function concat(parts: Uint8Array[]): Uint8Array {
 /** Normalise an archive path; throws for absolute, `..`, NUL or drive-letter paths. */
 export function normaliseArchivePath(raw: string): string {
   if (raw.includes('\0')) throw new ArchiveError('unsafe-path', `archive path contains NUL: ${JSON.stringify(raw)}`);
+  // The archive's own root written as "/" names nothing outside it: Python's tarfile writes it so for
+  // t.add(dir, arcname="/"), which is how the SageMaker Python SDK's repack_model builds model.tar.gz.
+  if (/^\/+$/.test(raw)) return '';
   if (raw.startsWith('/') || raw.startsWith('\\') || /^[A-Za-z]:/.test(raw)) {
     throw new ArchiveError('unsafe-path', `archive contains an absolute path: ${JSON.stringify(raw)}`);
   }
