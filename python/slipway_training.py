@@ -155,6 +155,15 @@ def install_requirements():
     os.environ["PYTHONPATH"] = target + os.pathsep + os.environ.get("PYTHONPATH", "")
 
 
+# The toolkit's own hyperparameters (sagemaker_training.params.SAGEMAKER_HYPERPARAMETERS): never the script's
+# arguments nor SM_HP_*. A tuning job adds _tuning_objective_metric to each training job's hyperparameters.
+SAGEMAKER_HYPERPARAMETERS = (
+    "sagemaker_program", "sagemaker_submit_directory", "sagemaker_enable_cloudwatch_metrics", "sagemaker_region",
+    "sagemaker_container_log_level", "sagemaker_job_name", "default_user_module_name", "_tuning_objective_metric",
+    "sagemaker_s3_output",
+)
+
+
 def environment(hps, sm, program):
     config = ML + "/input/config"
     resource = _read_json(config + "/resourceconfig.json", {})
@@ -163,9 +172,7 @@ def environment(hps, sm, program):
     log_level = sm.get("sagemaker_container_log_level", 20)
     module_name = program[:-3] if program.endswith(".py") else program
     env = {
-        "additional_framework_parameters": {k: v for k, v in sm.items() if k not in (
-            "sagemaker_program", "sagemaker_submit_directory", "sagemaker_container_log_level",
-            "sagemaker_job_name", "sagemaker_region")},
+        "additional_framework_parameters": {k: v for k, v in sm.items() if k not in SAGEMAKER_HYPERPARAMETERS},
         "channel_input_dirs": {c: ML + "/input/data/" + c for c in channels},
         "current_host": resource.get("current_host", "algo-1"),
         "current_instance_type": resource.get("current_instance_type", "local"),
@@ -220,8 +227,8 @@ def _error_message(exc_type, exc, tb):
 def main():
     raw = _read_json(ML + "/input/config/hyperparameters.json", {})
     decoded = {k: _decode(v) for k, v in raw.items()}
-    sm = {k: v for k, v in decoded.items() if k.startswith("sagemaker_")}
-    hps = {k: v for k, v in decoded.items() if not k.startswith("sagemaker_")}
+    sm = {k: v for k, v in decoded.items() if k in SAGEMAKER_HYPERPARAMETERS or k.startswith("sagemaker_")}
+    hps = {k: v for k, v in decoded.items() if k not in sm}
     program = sm.get("sagemaker_program")
     if not isinstance(program, str) or not program:
         _fail("ClientError: the hyperparameter sagemaker_program (the SDK's entry_point) is missing.", CLIENT_ERROR_EXIT)

@@ -99,7 +99,10 @@ def model_files(uri):
 sk_files = {"train.py": fixture("sklearn", "train.py"), "helpers.py": fixture("sklearn", "helpers.py"),
             "requirements.txt": "numpy\nscikit-learn>=1.0\n"}
 jobs = [
-    train("sk-train", SKLEARN, "train.py", sk_files, {"n-estimators": 12, "max-depth": 4, "label": "rings"},
+    # _tuning_objective_metric: what a tuning job adds to each training job's hyperparameters (the toolkit
+    # keeps it from the script's arguments, which the "Invoking script" line below checks)
+    train("sk-train", SKLEARN, "train.py", sk_files,
+          {"n-estimators": 12, "max-depth": 4, "label": "rings", "_tuning_objective_metric": "train:rmse"},
           [{"Name": "train:rmse", "Regex": "train_rmse=([0-9.]+);"}]),
     train("xgb-script", XGBOOST, "train.py", {"train.py": fixture("xgboost", "train.py")},
           {"num_round": 5, "max_depth": 3, "eta": 0.3}),
