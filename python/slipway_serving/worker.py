@@ -94,6 +94,9 @@ class Handler:
         if os.path.exists(os.path.join(code, "requirements.txt")):
             log("%s/requirements.txt is not installed at serving time: the packages it names must be installed for %s" % (code, sys.executable))
         sys.path.insert(0, code)
+        # What code written for the framework images imports from their toolkits (sagemaker_inference,
+        # sagemaker_xgboost_container.encoder): last on the path, so an installed package wins.
+        sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "compat"))
         try:
             return importlib.import_module(name.replace("/", "."))
         except BaseException as e:  # noqa: BLE001  (a SyntaxError, a missing import, SystemExit)

@@ -124,6 +124,25 @@ def transform_fn(model, body, content_type, accept):
     await t.stop();
   });
 
+  it('code written for the images imports their toolkits: sagemaker_inference decoder and encoder', async () => {
+    const toolkit = `${SKLEARN_INFERENCE}
+from sagemaker_inference import content_types, decoder, encoder
+
+def input_fn(body, content_type):
+    return decoder.decode(body, content_type)
+
+def output_fn(prediction, accept):
+    return encoder.encode(prediction, content_types.CSV)
+`;
+    const v = await h.engine.deploy(
+      variant({ image: SKLEARN_IMAGE, modelDataUrl: await put({ 'inference.py': toolkit }), environment: env }),
+    );
+    const r = await v.invoke({ body: body('[[2, 1], [0, 0]]'), contentType: 'application/json' });
+    assert.deepEqual(text(r.body).trim().split('\n').map((x) => Math.round(Number(x) * 1e6) / 1e6), [4, 3]);
+    await assert.rejects(v.invoke({ body: body('x'), contentType: 'image/png' }), /not supported by this framework/);
+    await v.stop();
+  });
+
   it('an exception in predict_fn is a ModelError 500 with its message and traceback; the worker stays up', async () => {
     const failing = `${SKLEARN_INFERENCE}
 def predict_fn(data, model):
@@ -303,6 +322,27 @@ def predict_fn(data, model):
       const b = await script.invoke({ body: body('2,1'), contentType: 'text/csv', accept: 'text/csv' });
       assert.ok(Math.abs(Number(text(a.body)) - Number(text(b.body))) < 1e-4, `${text(a.body)} vs ${text(b.body)}`);
       await script.stop();
+      // What AWS's XGBoost examples import: the container's encoder, decoding to a DMatrix.
+      await h.blobs.put(
+        's3://m/xgb-encoder.tar.gz',
+        makeTarGz([
+          ...dirEntries(xgbDir),
+          {
+            path: 'code/serve.py',
+            data: 'from sagemaker_xgboost_container import encoder\n\ndef input_fn(body, content_type):\n    return encoder.decode(body, content_type)\n',
+          },
+        ]),
+      );
+      const enc = await h.engine.deploy(
+        variant({
+          image: XGBOOST_IMAGE,
+          modelDataUrl: 's3://m/xgb-encoder.tar.gz',
+          environment: { SAGEMAKER_PROGRAM: 'serve.py' },
+        }),
+      );
+      const c = await enc.invoke({ body: body('[[2, 1]]'), contentType: 'application/json', accept: 'text/csv' });
+      assert.ok(Math.abs(Number(text(a.body)) - Number(text(c.body))) < 1e-4, `${text(a.body)} vs ${text(c.body)}`);
+      await enc.stop();
     } finally {
       rmSync(xgbDir, { recursive: true, force: true });
     }
