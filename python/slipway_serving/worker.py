@@ -9,6 +9,7 @@ The user's print() goes to standard error (the model's log); the protocol is on 
 import importlib
 import os
 import socket
+import struct
 import sys
 import threading
 import traceback
@@ -206,7 +207,58 @@ def serve_connection(conn, handler):
             pass
 
 
+def _read_exact(fd, n):
+    chunks = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        n -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def serve_channel(handler):
+    """Slipway's own protocol on the pipes it started this process with (no port, no HTTP).
+
+    A request: >IHHH (body length, then the lengths of content type, accept, custom attributes),
+    those three strings, the body. An answer: >IHHH (body length, status, content-type length,
+    custom-attributes length), those strings, the body. The first answer (status 0) says the model
+    is loaded. fd 1 is then the model's log too (C libraries that print), like print()."""
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    head = struct.Struct(">IHHH")
+    _write_all(proto_out, head.pack(0, 0, 0, 0))
+    while True:
+        try:
+            n, lct, lacc, lattr = head.unpack(_read_exact(proto_in, head.size))
+            meta = _read_exact(proto_in, lct + lacc + lattr) if lct + lacc + lattr else b""
+            body = _read_exact(proto_in, n) if n else b""
+        except EOFError:
+            return
+        ct = meta[:lct].decode("latin-1")
+        accept = meta[lct : lct + lacc].decode("latin-1")
+        status, ctype, out = handler.invoke(body, ct, accept)
+        ctype_b = ctype.encode("latin-1", "replace")
+        _write_all(proto_out, head.pack(len(out), status, len(ctype_b), 0) + ctype_b + out)
+
+
 def main():
+    if os.environ.get("SLIPWAY_CHANNEL") == "1":
+        handler = Handler()
+        log("model loaded (%s%s); serving on Slipway's channel" % (handler.framework, ", " + os.environ["SAGEMAKER_PROGRAM"] if os.environ.get("SAGEMAKER_PROGRAM") else ""))
+        serve_channel(handler)
+        return
     port = int(os.environ.get("SAGEMAKER_BIND_TO_PORT", "8080"))
     host = os.environ.get("SLIPWAY_BIND_HOST", "127.0.0.1")
     handler = Handler()

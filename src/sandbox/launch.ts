@@ -55,6 +55,8 @@ export interface LaunchOptions {
   readonly marker: Record<string, string>;
   /** Runs with the sandbox's first process (held before the program starts); a rejection ends the sandbox. */
   readonly prepare: (pid: number) => Promise<void>;
+  /** Give the program a pipe as its standard input (a channel to it), rather than none. */
+  readonly stdin?: boolean;
 }
 
 export interface Launched {
@@ -112,7 +114,7 @@ export async function launch(o: LaunchOptions): Promise<Launched> {
     cwd: '/',
     env: o.marker,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe', o.seccomp ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    stdio: [o.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', o.seccomp ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   const stdio = child.stdio as unknown as [null, Readable, Readable, Writable, Writable | null, Readable, Writable];
   // Pipes to a process that dies early raise EPIPE: that death is reported through 'exit'.

@@ -68,9 +68,10 @@ export async function startUnsandboxedServer(spec: ServerSpec, hostPort: number)
     cwd: spec.cwd ?? dirname(spec.modelDir),
     env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [spec.channel ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.resume();
+  if (!spec.channel) child.stdout!.resume();
+  child.stdin?.on('error', () => {}); // a channel to a process that died: its exit says why
   child.stderr!.setEncoding('utf8');
   let hard: NodeJS.Timeout | undefined;
   const exited = new Promise<SandboxExit>((resolveExit) => {
@@ -92,6 +93,7 @@ export async function startUnsandboxedServer(spec: ServerSpec, hostPort: number)
     pid: child.pid,
     sandboxed: false,
     onStderr: (l) => child.stderr!.on('data', l),
+    ...(spec.channel ? { channel: { input: child.stdin!, output: child.stdout! } } : {}),
     stop(graceful) {
       if (!graceful) return killTree(child);
       killTree(child, 'SIGTERM');

@@ -3,6 +3,7 @@
 // sandbox with a user namespace of its own, no capabilities, the seccomp filter, a file system of
 // explicit read-only binds, its own PID, IPC, UTS, cgroup and network namespaces, and limits from
 // its instance type. https://github.com/containers/bubblewrap
+import type { Readable, Writable } from 'node:stream';
 import type { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
@@ -98,6 +99,11 @@ export interface ServerSpec extends CommonSpec {
   /** The model's code from outside its archive (a framework model's source directory): /opt/ml/code inside (read-only). */
   readonly codeDir?: string;
   readonly env: (where: { modelDir: string; port: number; codeDir?: string }) => Record<string, string>;
+  /**
+   * Reached through its standard input and output (Slipway's own protocol) instead of a published
+   * port: no port, no pasta between the two, only the outbound network when it has one.
+   */
+  readonly channel?: boolean;
 }
 
 /** A long-lived sandboxed server, reached on 127.0.0.1:`port`. */
@@ -111,6 +117,8 @@ export interface SandboxedServer {
   readonly sandboxed: boolean;
   /** The server's standard error as it arrives. */
   onStderr(listener: (text: string) => void): void;
+  /** Its standard input and output, for a `channel` server. */
+  readonly channel?: { readonly input: Writable; readonly output: Readable };
   /** SIGTERM first when `graceful` (SIGKILL 2 s later), else SIGKILL at once. */
   stop(graceful: boolean): void;
   readonly exited: Promise<SandboxExit>;
@@ -495,8 +503,8 @@ export class Sandbox {
     const uid = this.#uids.acquire();
     const { cgroup, rlimits } = this.#confine(spec.limits, false);
     let net: Attached | undefined;
-    const network = this.#networkFor(spec.network, true);
-    const published = network !== 'host';
+    const network = this.#networkFor(spec.network, !spec.channel);
+    const published = network !== 'host' && !spec.channel;
     const port = published ? CONTAINER_PORT : hostPort;
     const cleanup = async () => {
       net?.stop();
@@ -542,16 +550,17 @@ export class Sandbox {
         seccomp: seccompFilter(),
         rlimits,
         marker: this.#marker,
+        stdin: spec.channel,
         prepare: async (pid) => {
           joinQuietly(cgroup, pid);
-          if (published)
+          if (published || (spec.channel && network === 'outbound'))
             net = await attachNetwork(this.probe, {
               pid,
               uid,
               gid: uid,
               asRoot: uid !== process.getuid?.(),
               outbound: network === 'outbound',
-              publish: { hostPort, port },
+              ...(published ? { publish: { hostPort, port } } : {}),
               marker: this.#marker,
             });
         },
@@ -563,7 +572,7 @@ export class Sandbox {
         : new LaunchError(`the sandbox could not be set up: ${(e as Error).message}`);
     }
     const { child, pid } = launched;
-    child.stdout!.resume();
+    if (!spec.channel) child.stdout!.resume();
     child.stderr!.setEncoding('utf8');
     child.stderr!.resume();
     let hard: NodeJS.Timeout | undefined;
@@ -583,6 +592,7 @@ export class Sandbox {
       pid: cgroup ? undefined : pid,
       sandboxed: true,
       onStderr: (l) => child.stderr!.on('data', l),
+      ...(spec.channel ? { channel: { input: child.stdin!, output: child.stdout! } } : {}),
       stop(graceful) {
         if (!graceful) return killTree(child);
         for (const p of cgroup?.pids() ?? descendants(pid)) if (p !== pid) signalQuietly(p, 'SIGTERM');

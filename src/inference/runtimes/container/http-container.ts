@@ -5,58 +5,24 @@
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import type { InvocationRequest, InvocationResult } from '../../engine.js';
-import type { Instance } from '../../runtime.js';
-import { ContainerFailure, type FailureKind } from '../../failure.js';
+import { ContainerFailure } from '../../failure.js';
+import { type ContainerHandle, ContainerInstance, MAX_ERROR_TEXT, MAX_RESPONSE_BYTES } from './container-instance.js';
 
-/** SageMaker's real-time response limit; a container answering more fails the invocation. */
-const MAX_RESPONSE_BYTES = 6 * 1024 * 1024;
-const MAX_ERROR_TEXT = 4096;
+export type { ContainerHandle } from './container-instance.js';
 
-export interface ContainerHandle {
-  /** Stops the process or container; `graceful` gives it a moment to exit on its own. */
-  stop(graceful: boolean): void;
-}
-
-type DeathListener = (kind: FailureKind, message: string) => void;
-
-export class HttpContainer implements Instance {
+export class HttpContainer extends ContainerInstance {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  private death: { kind: FailureKind; message: string } | undefined;
-  private pendingKind: FailureKind | undefined;
-  private listeners: DeathListener[] = [];
-  private readonly deathWaiters: (() => void)[] = [];
 
   constructor(
     readonly host: string,
     readonly port: number,
-    private readonly handle: ContainerHandle,
-  ) {}
-
-  /** Why the owner is stopping it, if it is. */
-  get dyingKind(): FailureKind | undefined {
-    return this.pendingKind;
+    handle: ContainerHandle,
+  ) {
+    super(handle);
   }
 
-  /** Whether the container has died. */
-  get dead(): boolean {
-    return this.death !== undefined;
-  }
-
-  /** Called by the owner when the process or container ended. */
-  exited(message: string): void {
-    if (this.death) return;
-    const kind = this.pendingKind ?? 'crash';
-    this.death = { kind, message };
+  protected closed(): void {
     this.agent.destroy();
-    for (const w of this.deathWaiters.splice(0)) w();
-    const ls = this.listeners;
-    this.listeners = [];
-    for (const l of ls) l(kind, message);
-  }
-
-  /** Records why the owner is about to stop it (memory, timeout), before the exit arrives. */
-  dying(kind: FailureKind): void {
-    this.pendingKind ??= kind;
   }
 
   /** Polls GET /ping until it answers 200. */
@@ -152,41 +118,6 @@ export class HttpContainer implements Instance {
       r.on('error', (e) => this.failed(e, reject));
       r.end(req.body);
     });
-  }
-
-  /** A broken connection usually means the container died: report why, if it did. */
-  private failed(e: Error, reject: (f: ContainerFailure) => void): void {
-    const report = (): void => {
-      if (this.death) reject(new ContainerFailure(this.death.kind, 500, this.death.message));
-      else reject(new ContainerFailure('crash', 500, `The container closed the connection: ${e.message}`));
-    };
-    if (this.death) report();
-    else {
-      const t = setTimeout(report, 500);
-      this.deathWaiters.push(() => {
-        clearTimeout(t);
-        report();
-      });
-    }
-  }
-
-  kill(kind: FailureKind): void {
-    if (this.death) return;
-    this.dying(kind);
-    this.handle.stop(false);
-  }
-
-  async release(): Promise<void> {
-    if (this.death) return;
-    this.dying('crash');
-    const gone = new Promise<void>((r) => this.deathWaiters.push(r));
-    this.handle.stop(true);
-    await gone;
-  }
-
-  onDeath(listener: DeathListener): void {
-    if (this.death) listener(this.death.kind, this.death.message);
-    else this.listeners.push(listener);
   }
 }
 

@@ -29,6 +29,7 @@ import { DeploymentError } from '../../engine.js';
 import type { Instance, Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
 import { ContainerFailure } from '../../failure.js';
 import { entryCodeDirs } from './containers-file.js';
+import { ChannelContainer } from './channel-container.js';
 import { freePort, HttpContainer } from './http-container.js';
 
 const STDERR_TAIL = 2048;
@@ -140,7 +141,8 @@ export interface ServerInstanceOptions {
 
 /**
  * One instance: a server started in the sandbox (or as a plain process), reached over HTTP once
- * GET /ping answers; its resident memory watched when no memory cgroup bounds it.
+ * GET /ping answers, or through its standard input and output (a `channel` spec) once it says it
+ * is loaded; its resident memory watched when no memory cgroup bounds it.
  */
 export async function startServerInstance(
   sandbox: Pick<Sandbox, 'startServer' | 'host'>,
@@ -164,7 +166,10 @@ export async function startServerInstance(
     stderr = (stderr + s).slice(-STDERR_TAIL);
     o.onStderr?.(s);
   });
-  const container = new HttpContainer(server.host, server.port, { stop: (graceful) => server.stop(graceful) });
+  const handle = { stop: (graceful: boolean) => server.stop(graceful) };
+  const container = server.channel
+    ? new ChannelContainer(server.channel.input, server.channel.output, handle)
+    : new HttpContainer(server.host, server.port, handle);
   track(server);
   // Without a memory cgroup, the resident memory of the tree is watched instead.
   const watchdog = server.memoryBounded

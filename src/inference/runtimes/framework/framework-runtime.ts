@@ -147,10 +147,13 @@ export function frameworkProvider(settings: FrameworkRuntimeSettings): RuntimePr
               limits: serverLimits(ctx.memoryMB, sandbox.host),
               modelDir: ctx.artifact.dir,
               ...(code.hostDir ? { codeDir: code.hostDir } : {}),
+              // Slipway's own protocol on the worker's stdin/stdout: no port, no pasta, no HTTP.
+              channel: true,
               env: ({ modelDir, port, codeDir }) => ({
                 ...interp.env,
                 ...env,
                 SAGEMAKER_BIND_TO_PORT: String(port),
+                SLIPWAY_CHANNEL: '1',
                 SM_MODEL_DIR: modelDir,
                 SAGEMAKER_MODEL_DIR: modelDir,
                 SLIPWAY_CODE_DIR: codeDir ?? (code.inModel !== undefined ? posix.join(modelDir, code.inModel) : ''),

@@ -138,7 +138,13 @@ def output_fn(prediction, accept):
       variant({ image: SKLEARN_IMAGE, modelDataUrl: await put({ 'inference.py': toolkit }), environment: env }),
     );
     const r = await v.invoke({ body: body('[[2, 1], [0, 0]]'), contentType: 'application/json' });
-    assert.deepEqual(text(r.body).trim().split('\n').map((x) => Math.round(Number(x) * 1e6) / 1e6), [4, 3]);
+    assert.deepEqual(
+      text(r.body)
+        .trim()
+        .split('\n')
+        .map((x) => Math.round(Number(x) * 1e6) / 1e6),
+      [4, 3],
+    );
     await assert.rejects(v.invoke({ body: body('x'), contentType: 'image/png' }), /not supported by this framework/);
     await v.stop();
   });

@@ -1,0 +1,138 @@
+// An instance reached through its standard input and output in Slipway's own framed protocol (the
+// framework model worker, python/slipway_serving/worker.py): no port, no HTTP, no user-mode
+// network between Slipway and the process. One request at a time, as every instance.
+//
+//   request  >IHHH  body length, content-type length, accept length, custom-attributes length;
+//                   those strings (latin-1); the body
+//   answer   >IHHH  body length, status, content-type length, custom-attributes length;
+//                   those strings; the body. The first answer (status 0, empty) says "loaded".
+
+import type { Readable, Writable } from 'node:stream';
+import type { InvocationRequest, InvocationResult } from '../../engine.js';
+import { ContainerFailure } from '../../failure.js';
+import { type ContainerHandle, ContainerInstance, MAX_ERROR_TEXT, MAX_RESPONSE_BYTES } from './container-instance.js';
+
+const HEAD = 10;
+
+interface Pending {
+  resolve(r: InvocationResult): void;
+  reject(f: ContainerFailure): void;
+}
+
+export class ChannelContainer extends ContainerInstance {
+  private buf: Buffer = Buffer.alloc(0);
+  private ready = false;
+  private readyWaiter: (() => void) | undefined;
+  private pending: Pending | undefined;
+
+  constructor(
+    private readonly input: Writable,
+    private readonly output: Readable,
+    handle: ContainerHandle,
+  ) {
+    super(handle);
+    input.on('error', () => {}); // its death is reported by the exit
+    output.on('data', (d: Buffer) => this.onData(d));
+  }
+
+  protected closed(): void {
+    this.output.removeAllListeners('data');
+    this.output.resume();
+    const p = this.pending;
+    this.pending = undefined;
+    if (p && this.death) p.reject(new ContainerFailure(this.death.kind, 500, this.death.message));
+  }
+
+  async waitReady(timeoutMs: number): Promise<void> {
+    if (this.ready) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve, reject) => {
+      const dead = () =>
+        reject(
+          new ContainerFailure(
+            'startup',
+            500,
+            `The model server stopped before it was ready: ${this.death?.message ?? ''}`,
+          ),
+        );
+      if (this.death) return dead();
+      this.deathWaiters.push(() => {
+        if (!this.ready) dead();
+      });
+      this.readyWaiter = resolve;
+      timer = setTimeout(() => {
+        this.kill('startup');
+        reject(
+          new ContainerFailure('startup', 500, `The model server did not load the model within ${timeoutMs / 1000} s.`),
+        );
+      }, timeoutMs);
+    }).finally(() => clearTimeout(timer));
+  }
+
+  invoke(req: InvocationRequest): Promise<InvocationResult> {
+    if (this.death) return Promise.reject(new ContainerFailure(this.death.kind, 500, this.death.message));
+    if (this.pending) return Promise.reject(new ContainerFailure('crash', 500, 'The model server is busy.'));
+    const ct = Buffer.from(req.contentType ?? '', 'latin1');
+    const accept = Buffer.from(req.accept ?? '', 'latin1');
+    const attrs = Buffer.from(req.customAttributes ?? '', 'latin1');
+    const head = Buffer.allocUnsafe(HEAD + ct.length + accept.length + attrs.length);
+    head.writeUInt32BE(req.body.length, 0);
+    head.writeUInt16BE(ct.length, 4);
+    head.writeUInt16BE(accept.length, 6);
+    head.writeUInt16BE(attrs.length, 8);
+    ct.copy(head, HEAD);
+    accept.copy(head, HEAD + ct.length);
+    attrs.copy(head, HEAD + ct.length + accept.length);
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      if (req.body.length < 16384) this.input.write(Buffer.concat([head, req.body]));
+      else {
+        this.input.write(head);
+        this.input.write(req.body);
+      }
+    });
+  }
+
+  private onData(d: Buffer): void {
+    this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
+    for (;;) {
+      if (this.buf.length < HEAD) return;
+      const n = this.buf.readUInt32BE(0);
+      const status = this.buf.readUInt16BE(4);
+      const lct = this.buf.readUInt16BE(6);
+      const lattr = this.buf.readUInt16BE(8);
+      if (n > MAX_RESPONSE_BYTES) {
+        const p = this.pending;
+        this.pending = undefined;
+        this.kill('crash');
+        p?.reject(
+          new ContainerFailure('response', 500, `The container's response is larger than ${MAX_RESPONSE_BYTES} bytes.`),
+        );
+        return;
+      }
+      const total = HEAD + lct + lattr + n;
+      if (this.buf.length < total) return;
+      const contentType = this.buf.toString('latin1', HEAD, HEAD + lct);
+      const attrs = this.buf.toString('latin1', HEAD + lct, HEAD + lct + lattr);
+      const body = this.buf.subarray(HEAD + lct + lattr, total);
+      this.buf = this.buf.length === total ? Buffer.alloc(0) : this.buf.subarray(total);
+      if (status === 0 && !this.ready) {
+        this.ready = true;
+        this.readyWaiter?.();
+        continue;
+      }
+      const p = this.pending;
+      this.pending = undefined;
+      if (!p) continue;
+      if (status < 200 || status > 299) {
+        p.reject(new ContainerFailure('response', status, body.subarray(0, MAX_ERROR_TEXT).toString('utf8')));
+        continue;
+      }
+      p.resolve({
+        body,
+        contentType: contentType || 'application/octet-stream',
+        ...(attrs ? { customAttributes: attrs } : {}),
+      });
+    }
+  }
+}
