@@ -1,6 +1,7 @@
 """Slipway's model server for SageMaker framework images: the inference toolkit's contract
 (model_fn once, then per request input_fn -> predict_fn -> output_fn, or transform_fn) behind a
-small HTTP/1.1 keep-alive server on SAGEMAKER_BIND_TO_PORT (GET /ping, POST /invocations).
+framed protocol on its stdin/stdout when Slipway starts it (SLIPWAY_CHANNEL=1, serve_channel below),
+or a small HTTP/1.1 keep-alive server on SAGEMAKER_BIND_TO_PORT (GET /ping, POST /invocations).
 
 Environment: SM_MODEL_DIR (the model), SLIPWAY_CODE_DIR (the user's code, may be empty),
 SAGEMAKER_PROGRAM (the module), SLIPWAY_FRAMEWORK (sklearn, xgboost, pytorch, ...),
