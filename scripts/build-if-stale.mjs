@@ -1,6 +1,7 @@
 // `npm start`'s prestart: builds only when a source is newer than the last build, so that starting
 // again (or `npm start -- --help`) does not wait for a build that would change nothing. A fresh
-// clone has no dist/ and builds.
+// clone has no dist/ and builds: with esbuild (scripts/build-start.mjs, about a second), not tsc's
+// type-checked build of everything (`npm run build`, what tests and CI run).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +41,6 @@ const sources = Math.max(
   mtime('package.json') ?? 0,
 );
 if (built === undefined || sources > built) {
-  const r = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [join(root, 'scripts/build-start.mjs')], { cwd: root, stdio: 'inherit' });
   process.exit(r.status ?? 1);
 }
