@@ -61,6 +61,23 @@ const tuples = (n: number, width: number): string => {
   return sql;
 };
 
+const statementCache = new Map<string, string>();
+
+/**
+ * `${head} VALUES (…),(…)${tail}` for n rows, the same string object each time: the connection's
+ * statement cache is keyed by the text, and a new concatenation of thousands of placeholders is
+ * flattened and hashed again at every lookup.
+ */
+function valuesSql(head: string, n: number, width: number, tail = ''): string {
+  const key = `${n}\u0000${width}\u0000${head}\u0000${tail}`;
+  let sql = statementCache.get(key);
+  if (sql === undefined) {
+    sql = `${head} VALUES ${tuples(n, width)}${tail}`;
+    if (statementCache.size < 512) statementCache.set(key, sql);
+  }
+  return sql;
+}
+
 /** Rows per PostgreSQL unnest() statement (its parameters are one array per column). */
 const PG_CHUNK = 5000;
 
@@ -116,6 +133,15 @@ const STAGE_PARAMS = 32_000;
 const STAGING_DDL = [
   'CREATE TEMP TABLE IF NOT EXISTS graph_stage_props (owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, value TEXT NOT NULL, num REAL)',
 ];
+
+/**
+ * SQLite's insert that skips rows whose key exists: `INSERT OR IGNORE` rather than `ON CONFLICT
+ * DO NOTHING`. The two skip the same rows here (the graph tables' only other constraints are NOT
+ * NULL, and no null reaches them), but the upsert form keeps ABORT for NOT NULL, so each
+ * multi-row statement in the load's transaction opens a statement journal and copies there every
+ * page it is about to change: 617 MB of temp-file writes in a 2.28M-record load.
+ */
+const ignoreInto = (target: string): string => `INSERT OR IGNORE INTO ${target}`;
 
 /** Set-at-a-time writes inside one transaction; every method takes any number of rows. */
 export class GraphWriter {
@@ -187,14 +213,17 @@ export class GraphWriter {
     await this.q.run('DELETE FROM temp.graph_stage_props');
   }
 
-  /** Multi-row INSERTs of `rows` (flat, `width` values per row) of at most STAGE_PARAMS values; returns the rows changed. */
-  async #append(into: string, width: number, rows: readonly SqlValue[], suffix = ''): Promise<number> {
+  /**
+   * Multi-row `INSERT OR IGNORE`s (see ignoreInto) of `rows` (flat, `width` values per row) of at
+   * most STAGE_PARAMS values; returns the rows changed.
+   */
+  async #append(into: string, width: number, rows: readonly SqlValue[]): Promise<number> {
     const per = Math.floor(STAGE_PARAMS / width) * width;
     let changes = 0;
     for (let i = 0; i < rows.length; i += per) {
       const n = Math.min(per, rows.length - i);
       const part = n === rows.length ? rows : rows.slice(i, i + n);
-      changes += (await this.q.run(`INSERT INTO ${into} VALUES ${tuples(n / width, width)}${suffix}`, part)).changes;
+      changes += (await this.q.run(valuesSql(ignoreInto(into), n / width, width), part)).changes;
     }
     return changes;
   }
@@ -205,7 +234,7 @@ export class GraphWriter {
    * returns how many were inserted. Without the index (deferred), ids are not checked here.
    */
   async appendEdges(flat: readonly SqlValue[]): Promise<number> {
-    return this.#append('graph_edges (id, label, from_id, to_id)', 4, flat, ' ON CONFLICT DO NOTHING');
+    return this.#append('graph_edges (id, label, from_id, to_id)', 4, flat);
   }
 
   /** Creates graph_edges_by_id if a bulk load deferred it (before edges are inserted by id conflict). */
@@ -223,9 +252,8 @@ export class GraphWriter {
   async commitStagedProps(element: 'vertex' | 'edge'): Promise<number> {
     const table = element === 'vertex' ? 'graph_vertex_props (vertex_id' : 'graph_edge_props (edge_id';
     const r = await this.q.run(
-      `INSERT INTO ${table}, name, type, value, num)
-       SELECT owner, name, type, value, num FROM temp.graph_stage_props WHERE true ORDER BY owner, name, type, value
-       ON CONFLICT DO NOTHING`,
+      `${ignoreInto(`${table}, name, type, value, num)`)}
+       SELECT owner, name, type, value, num FROM temp.graph_stage_props ORDER BY owner, name, type, value`,
     );
     await this.q.run('DELETE FROM temp.graph_stage_props');
     return r.changes;
@@ -246,7 +274,7 @@ export class GraphWriter {
     }
     for (const part of chunks(ids)) {
       const rows = await this.q.all<{ id: string }>(
-        `INSERT INTO graph_vertices (id) VALUES ${tuples(part.length, 1)} ON CONFLICT DO NOTHING RETURNING id`,
+        valuesSql(ignoreInto('graph_vertices (id)'), part.length, 1, ' RETURNING id'),
         part,
       );
       for (const r of rows) created.add(r.id);
@@ -283,7 +311,7 @@ export class GraphWriter {
     }
     for (const part of chunks(pairs)) {
       const r = await this.q.run(
-        `INSERT INTO graph_vertex_labels (vertex_id, label) VALUES ${tuples(part.length, 2)} ON CONFLICT DO NOTHING`,
+        valuesSql(ignoreInto('graph_vertex_labels (vertex_id, label)'), part.length, 2),
         part.flat(),
       );
       changes += r.changes;
@@ -321,7 +349,7 @@ export class GraphWriter {
       const params: SqlValue[] = [];
       for (const r of part) params.push(r.owner, r.name, r.type, r.value, r.num);
       const res = await this.q.run(
-        `INSERT INTO ${table} (${owner}, name, type, value, num) VALUES ${tuples(part.length, 5)} ON CONFLICT DO NOTHING`,
+        valuesSql(ignoreInto(`${table} (${owner}, name, type, value, num)`), part.length, 5),
         params,
       );
       changes += res.changes;
@@ -386,7 +414,7 @@ export class GraphWriter {
       const params: SqlValue[] = [];
       for (const e of part) params.push(e.id, e.label, e.from, e.to);
       const res = await this.q.all<{ id: string }>(
-        `INSERT INTO graph_edges (id, label, from_id, to_id) VALUES ${tuples(part.length, 4)} ON CONFLICT DO NOTHING RETURNING id`,
+        valuesSql(ignoreInto('graph_edges (id, label, from_id, to_id)'), part.length, 4, ' RETURNING id'),
         params,
       );
       for (const r of res) created.add(r.id);
