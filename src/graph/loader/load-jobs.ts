@@ -10,6 +10,7 @@ import type { Database, Queryable } from '../../storage/db/types.js';
 import { CsvParser } from '../csv/csv-parser.js';
 import { type FilePlan, gremlinPlan, HeaderError, openCypherPlan } from '../csv/headers.js';
 import { GraphWriter } from '../store/graph-store.js';
+import { GRAPH_SECONDARY_INDEXES } from '../store/migrations.js';
 import {
   BATCH_ROWS,
   FeedLoader,
@@ -463,121 +464,132 @@ export class LoadJobs {
         let stageEdges = writer.canStage;
         // Secondary indexes of empty tables are built once at the end (SQLite).
         const deferred = await writer.deferIndexes(['graph_vertex_labels', 'graph_vertex_props', 'graph_edges']);
-        const edgeIds = { ids: deferred.includes('graph_edges_by_id') ? new IdFingerprints() : undefined };
-        // The batch path finds existing edges through the id index.
-        const batchEdges = async () => {
-          await writer.ensureEdgeIdIndex();
-          edgeIds.ids = undefined;
-        };
-        for (const b of badHeaders) {
-          b.feed.status = 'LOAD_FAILED';
-          b.feed.parsingErrors++;
-          job.counters.parsingErrors++;
-          logError({ errorCode: 'PARSING_ERROR', errorMessage: b.message, fileName: b.feed.fullUri, recordNum: 1 });
-          if (r.failOnError) throw new LoadStopped('error');
-        }
-        for (const { file, plan, feed } of planned) {
-          if (job.cancelRequested) throw new LoadStopped('cancelled');
-          feed.status = 'LOAD_IN_PROGRESS';
-          feed.startTime = Math.floor(Date.now() / 1000);
-          const feedStarted = Date.now();
-          const loadFile = async (staged: boolean): Promise<FeedLoader> => {
-            const loader = new FeedLoader(
-              plan,
-              file.uri,
-              {
-                writer,
-                options: opts,
-                knownVertices,
-                edgeIds,
-                counters: [feed, job.counters],
-                error: logError,
-                checkCancelled: () => {
-                  if (job.cancelRequested) throw new LoadStopped('cancelled');
-                },
-              },
-              staged,
-            );
-            let header = true;
-            const parser = new CsvParser({
-              record: (fields, line) => {
-                if (header) header = false;
-                else loader.record(fields, line);
-              },
-              error: (message, line) => loader.syntaxError(message, line),
-            });
-            try {
-              for await (const chunk of readText(this.#blobs, file.uri)) {
-                parser.write(chunk);
-                if (loader.pending >= BATCH_ROWS) await loader.flush();
-              }
-              parser.end();
-              await loader.finish();
-            } catch (err) {
-              if (err instanceof StagingAbandoned) err.loader = loader;
-              throw err;
-            }
-            return loader;
+        // A connection setting, not part of the transaction: put back however the load ends.
+        const restoreCache = deferred.length === GRAPH_SECONDARY_INDEXES.length ? await writer.loadCache() : undefined;
+        try {
+          const edgeIds = { ids: deferred.includes('graph_edges_by_id') ? new IdFingerprints() : undefined };
+          // The batch path finds existing edges through the id index.
+          const batchEdges = async () => {
+            await writer.ensureEdgeIdIndex();
+            edgeIds.ids = undefined;
           };
-          try {
-            if (stageEdges && plan.element === 'edge') {
-              // The staged path, inside a savepoint: if it cannot give the batch path's result
-              // (an edge id that is not new, an error under failOnError), the file is rolled back
-              // and its counters restored, and it loads again through the batch path.
-              const feedBefore = { ...feed };
-              const jobBefore = { ...job.counters };
-              await writer.resetStaging();
-              await tx.run('SAVEPOINT graph_staged_file');
+          for (const b of badHeaders) {
+            b.feed.status = 'LOAD_FAILED';
+            b.feed.parsingErrors++;
+            job.counters.parsingErrors++;
+            logError({ errorCode: 'PARSING_ERROR', errorMessage: b.message, fileName: b.feed.fullUri, recordNum: 1 });
+            if (r.failOnError) throw new LoadStopped('error');
+          }
+          for (const { file, plan, feed } of planned) {
+            if (job.cancelRequested) throw new LoadStopped('cancelled');
+            feed.status = 'LOAD_IN_PROGRESS';
+            feed.startTime = Math.floor(Date.now() / 1000);
+            const feedStarted = Date.now();
+            const loadFile = async (staged: boolean): Promise<FeedLoader> => {
+              const loader = new FeedLoader(
+                plan,
+                file.uri,
+                {
+                  writer,
+                  options: opts,
+                  knownVertices,
+                  edgeIds,
+                  counters: [feed, job.counters],
+                  error: logError,
+                  checkCancelled: () => {
+                    if (job.cancelRequested) throw new LoadStopped('cancelled');
+                  },
+                },
+                staged,
+              );
+              let header = true;
+              const parser = new CsvParser({
+                record: (fields, line) => {
+                  if (header) header = false;
+                  else loader.record(fields, line);
+                },
+                error: (message, line) => loader.syntaxError(message, line),
+              });
               try {
-                await loadFile(true);
-                await tx.run('RELEASE SAVEPOINT graph_staged_file');
+                for await (const chunk of readText(this.#blobs, file.uri)) {
+                  parser.write(chunk);
+                  if (loader.pending >= BATCH_ROWS) await loader.flush();
+                }
+                parser.end();
+                await loader.finish();
               } catch (err) {
-                if (!(err instanceof StagingAbandoned)) throw err;
-                this.#log.debug(
-                  { loadId: job.id, file: file.uri, why: err.why },
-                  'graph loader: staged load abandoned',
-                );
-                await tx.run('ROLLBACK TO SAVEPOINT graph_staged_file');
-                await tx.run('RELEASE SAVEPOINT graph_staged_file');
+                if (err instanceof StagingAbandoned) err.loader = loader;
+                throw err;
+              }
+              return loader;
+            };
+            try {
+              if (stageEdges && plan.element === 'edge') {
+                // The staged path, inside a savepoint: if it cannot give the batch path's result
+                // (an edge id that is not new, an error under failOnError), the file is rolled back
+                // and its counters restored, and it loads again through the batch path.
+                const feedBefore = { ...feed };
+                const jobBefore = { ...job.counters };
                 await writer.resetStaging();
-                for (const id of err.loader?.remembered ?? []) knownVertices.delete(id);
-                Object.assign(feed, feedBefore);
-                Object.assign(job.counters, jobBefore);
-                // A load with repeated edge ids is likely to repeat them in its other files too.
-                stageEdges = false;
-                await batchEdges();
+                await tx.run('SAVEPOINT graph_staged_file');
+                try {
+                  await loadFile(true);
+                  await tx.run('RELEASE SAVEPOINT graph_staged_file');
+                } catch (err) {
+                  if (!(err instanceof StagingAbandoned)) throw err;
+                  this.#log.debug(
+                    { loadId: job.id, file: file.uri, why: err.why },
+                    'graph loader: staged load abandoned',
+                  );
+                  await tx.run('ROLLBACK TO SAVEPOINT graph_staged_file');
+                  await tx.run('RELEASE SAVEPOINT graph_staged_file');
+                  await writer.resetStaging();
+                  for (const id of err.loader?.remembered ?? []) knownVertices.delete(id);
+                  Object.assign(feed, feedBefore);
+                  Object.assign(job.counters, jobBefore);
+                  // A load with repeated edge ids is likely to repeat them in its other files too.
+                  stageEdges = false;
+                  await batchEdges();
+                  await loadFile(false);
+                }
+              } else {
+                if (plan.element === 'edge') await batchEdges();
                 await loadFile(false);
               }
-            } else {
-              if (plan.element === 'edge') await batchEdges();
-              await loadFile(false);
+            } catch (err) {
+              feed.totalTimeSpent = Math.round((Date.now() - feedStarted) / 1000);
+              if (err instanceof LoadStopped) {
+                feed.status = err.reason === 'cancelled' ? 'LOAD_CANCELLED_BY_USER' : 'LOAD_FAILED';
+              } else {
+                feed.status = 'LOAD_S3_READ_ERROR';
+              }
+              throw err;
             }
-          } catch (err) {
+            this.#log.debug(
+              { loadId: job.id, file: file.uri, ms: Date.now() - feedStarted },
+              'graph loader: file done',
+            );
             feed.totalTimeSpent = Math.round((Date.now() - feedStarted) / 1000);
-            if (err instanceof LoadStopped) {
-              feed.status = err.reason === 'cancelled' ? 'LOAD_CANCELLED_BY_USER' : 'LOAD_FAILED';
-            } else {
-              feed.status = 'LOAD_S3_READ_ERROR';
-            }
-            throw err;
+            feed.status =
+              feed.parsingErrors + feed.datatypeMismatchErrors + feed.insertErrors > 0
+                ? 'LOAD_FAILED'
+                : 'LOAD_COMPLETED';
           }
-          this.#log.debug({ loadId: job.id, file: file.uri, ms: Date.now() - feedStarted }, 'graph loader: file done');
-          feed.totalTimeSpent = Math.round((Date.now() - feedStarted) / 1000);
-          feed.status =
-            feed.parsingErrors + feed.datatypeMismatchErrors + feed.insertErrors > 0 ? 'LOAD_FAILED' : 'LOAD_COMPLETED';
+          const indexesStarted = Date.now();
+          await writer.restoreIndexes(deferred);
+          this.#log.debug(
+            { loadId: job.id, indexes: deferred, ms: Date.now() - indexesStarted },
+            'graph loader: indexes built',
+          );
+          // Success: the job's final state commits together with the data it describes; readers
+          // see the final status only once the data is visible.
+          final = this.#finalStatus(job);
+          job.totalTimeSpent = Math.round((Date.now() - started) / 1000);
+          await saveJob(tx, { ...job, status: final });
+          await saveErrors(tx, job.id, errors);
+        } finally {
+          await restoreCache?.();
         }
-        const indexesStarted = Date.now();
-        await writer.restoreIndexes(deferred);
-        this.#log.debug(
-          { loadId: job.id, indexes: deferred, ms: Date.now() - indexesStarted },
-          'graph loader: indexes built',
-        );
-        // Success: the job's final state commits together with the data it describes; readers
-        // see the final status only once the data is visible.
-        final = this.#finalStatus(job);
-        job.totalTimeSpent = Math.round((Date.now() - started) / 1000);
-        await saveJob(tx, { ...job, status: final });
-        await saveErrors(tx, job.id, errors);
       });
       job.status = final;
     } catch (err) {
