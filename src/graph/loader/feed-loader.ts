@@ -82,6 +82,11 @@ export interface FeedContext {
    * ON CONFLICT does the check.
    */
   readonly edgeIds: { ids: IdFingerprints | undefined };
+  /**
+   * The graph was empty when the load began (so every vertex in the store is one this load wrote,
+   * remembered in knownVertices up to its limit).
+   */
+  readonly newGraph: boolean;
   /** Counters of the feed and of the whole load, both updated. */
   readonly counters: readonly LoadCounters[];
   error(log: LoadErrorLog): void;
@@ -107,6 +112,8 @@ interface PendingEdge extends EdgeRow {
 
 /** Rows collected before a flush; big enough to amortise statements, small enough for memory. */
 export const BATCH_ROWS = 2000;
+/** Background writes (see FeedLoader.#background) allowed to wait at a time, a few batches' worth. */
+const MAX_BACKGROUND_WRITES = 16;
 /** A staged feed with more errors than this falls back to the batch path. */
 const MAX_HELD_ERRORS = 10_000;
 /** Past this many remembered vertex ids, endpoints are looked up in the store instead. */
@@ -139,6 +146,12 @@ export class FeedLoader {
   readonly #heldErrors: LoadErrorLog[] = [];
   readonly #lastText: (string | undefined)[] = [];
   readonly #lastValue: (TypedValue | undefined)[] = [];
+  /** Writes sent and not yet answered (#background). */
+  readonly #writes: Promise<void>[] = [];
+  /** The batch being written while the next one is parsed (flushAhead). */
+  #writing: Promise<void> | undefined;
+  /** While a batch is written: errors of the records parsed meanwhile, reported after it. */
+  #deferred: [LoadErrorCode, string, number, keyof LoadCounters][] | undefined;
   /** Vertex ids this feed added to ctx.knownVertices (forgotten again if the feed is rolled back). */
   readonly remembered: string[] = [];
 
@@ -181,14 +194,62 @@ export class FeedLoader {
 
   /** A record the CSV grammar rejected (e.g. unbalanced quotes). */
   syntaxError(message: string, line: number): void {
-    this.fail('PARSING_ERROR', message, line, 'parsingErrors');
+    this.#recordFail('PARSING_ERROR', message, line, 'parsingErrors');
+  }
+
+  /** An error of a record being parsed: held back while the previous batch is being written. */
+  #recordFail(errorCode: LoadErrorCode, errorMessage: string, recordNum: number, counter: keyof LoadCounters): void {
+    if (this.#deferred) this.#deferred.push([errorCode, errorMessage, recordNum, counter]);
+    else this.fail(errorCode, errorMessage, recordNum, counter);
+  }
+
+  /**
+   * Starts writing the queued records and returns once the previous batch is written (its errors
+   * reported), so the caller parses the next batch while this one is written: with the load's
+   * transaction on a thread of its own (Database.threadTransaction), SQLite and the parsing run at
+   * the same time. Errors of the records parsed meanwhile are held back and reported once the
+   * batch before them is written, so errors come in the order of a load that parses after each
+   * write, and under failOnError the same error ends it.
+   */
+  async flushAhead(): Promise<void> {
+    await this.#settle();
+    await this.#settleWrites(MAX_BACKGROUND_WRITES);
+    this.#deferred = [];
+    const writing = this.flush();
+    // Its failure is thrown by the next #settle (or dropped by drain).
+    writing.catch(() => {});
+    this.#writing = writing;
+  }
+
+  /** Waits for the batch being written, then reports the errors held back meanwhile. */
+  async #settle(): Promise<void> {
+    const writing = this.#writing;
+    this.#writing = undefined;
+    try {
+      await writing;
+    } catch (err) {
+      this.#deferred = undefined;
+      throw err;
+    }
+    const held = this.#deferred ?? [];
+    this.#deferred = undefined;
+    for (const [code, message, line, counter] of held) this.fail(code, message, line, counter);
+  }
+
+  /** After a failure: waits for the batch being written to end, whatever its outcome. */
+  async drain(): Promise<void> {
+    const writing = this.#writing;
+    this.#writing = undefined;
+    this.#deferred = undefined;
+    await writing?.catch(() => {});
+    for (const w of this.#writes.splice(0)) await w.catch(() => {});
   }
 
   /** Parses one data record and queues it for the next flush. */
   record(fields: CsvField[], line: number): void {
     const cols = this.#columns;
     if (fields.length !== cols.length) {
-      this.fail(
+      this.#recordFail(
         'PARSING_ERROR',
         `Record has ${fields.length} fields but the header has ${cols.length}`,
         line,
@@ -237,7 +298,7 @@ export class FeedLoader {
               }
             }
             if (!v) {
-              this.fail(
+              this.#recordFail(
                 'PARSING_ERROR',
                 `Data type mismatch: '${t}' is not a valid ${c.type} value for property '${c.name}'`,
                 line,
@@ -261,7 +322,7 @@ export class FeedLoader {
     }
     if (this.plan.element === 'vertex') {
       if (!id) {
-        this.fail('PARSING_ERROR', `Missing ~id value for vertex`, line, 'parsingErrors');
+        this.#recordFail('PARSING_ERROR', `Missing ~id value for vertex`, line, 'parsingErrors');
         return;
       }
       const labels = label
@@ -283,16 +344,21 @@ export class FeedLoader {
     } else {
       if (!id && this.plan.generatedIds) id = randomUUID();
       if (!id) {
-        this.fail('PARSING_ERROR', `Missing ~id value for edge`, line, 'parsingErrors');
+        this.#recordFail('PARSING_ERROR', `Missing ~id value for edge`, line, 'parsingErrors');
         return;
       }
       if (!from || !to) {
-        this.fail('PARSING_ERROR', `Missing ${from ? '~to' : '~from'} value for edge '${id}'`, line, 'parsingErrors');
+        this.#recordFail(
+          'PARSING_ERROR',
+          `Missing ${from ? '~to' : '~from'} value for edge '${id}'`,
+          line,
+          'parsingErrors',
+        );
         return;
       }
       const edgeLabel = label?.trim() || 'edge';
       if (edgeLabel.includes(';') && this.plan.format === 'csv') {
-        this.fail('PARSING_ERROR', `An edge can only have one label, got '${edgeLabel}'`, line, 'parsingErrors');
+        this.#recordFail('PARSING_ERROR', `An edge can only have one label, got '${edgeLabel}'`, line, 'parsingErrors');
         return;
       }
       for (const p of props) p.owner = id;
@@ -311,9 +377,27 @@ export class FeedLoader {
     }
   }
 
+  /**
+   * Writes whose answer only counts (rows inserted) are not waited for: the next batch is prepared
+   * and sent while SQLite works on them; a read sent later is answered after them (a connection
+   * runs its statements in order). At most MAX_BACKGROUND_WRITES wait at a time.
+   */
+  #background<T>(writing: Promise<T>, done: (result: T) => void): void {
+    const counted = writing.then(done);
+    counted.catch(() => {});
+    this.#writes.push(counted);
+  }
+
+  /** Waits until at most `max` background writes are pending; throws the first one's failure. */
+  async #settleWrites(max: number): Promise<void> {
+    while (this.#writes.length > max) await this.#writes.shift();
+  }
+
   /** Ends the file: flushes, and on the staged path moves the staged rows into the graph. */
   async finish(): Promise<void> {
+    await this.#settle();
     await this.flush();
+    await this.#settleWrites(0);
     if (!this.#staged) return;
     const w = this.ctx.writer;
     if (this.#insertedEdges !== this.#stagedEdges) throw new StagingAbandoned('an edge id that is not new');
@@ -376,8 +460,12 @@ export class FeedLoader {
     }
     this.#stagedEdges += rows.length / 4;
     this.#stagedProps += props.length / 5;
-    if (rows.length > 0) this.#insertedEdges += await w.appendEdges(rows);
-    if (props.length > 0) await w.stageProps(props);
+    if (rows.length > 0) {
+      this.#background(w.appendEdges(rows), (n) => {
+        this.#insertedEdges += n;
+      });
+    }
+    if (props.length > 0) this.#background(w.stageProps(props), () => {});
     if ((this.ctx.edgeIds.ids?.size ?? 0) > MAX_CHECKED_EDGE_IDS) {
       // Every id so far is unique, so the index builds; from here on ON CONFLICT checks.
       await w.ensureEdgeIdIndex();
@@ -392,7 +480,20 @@ export class FeedLoader {
     this.#vprops = [];
     const w = this.ctx.writer;
     const ids = [...new Set(vertices.map((v) => v.id))];
-    const created = await w.insertVertices(ids);
+    let created: Set<string>;
+    const known = this.ctx.knownVertices;
+    if (this.ctx.newGraph && known.size + ids.length <= MAX_KNOWN_VERTICES) {
+      // Every vertex in the store was written by this load and is remembered: the new ones are
+      // those not known, and the insert needs no answer before the next batch.
+      created = new Set<string>();
+      for (const id of ids) if (!known.has(id)) created.add(id);
+      const expected = created.size;
+      this.#background(w.insertNewVertices(ids), (n) => {
+        if (n !== expected) throw new Error(`graph loader: ${n} vertices were new where ${expected} were expected`);
+      });
+    } else {
+      created = await w.insertVertices(ids);
+    }
     for (const id of ids) this.#remember(id);
 
     // Labels: a vertex without ~label gets Neptune's default `vertex`, but only when it is new.
@@ -414,11 +515,14 @@ export class FeedLoader {
         defaultDuplicates++;
       }
     }
-    const newLabels = await w.insertLabels(pairs);
-    this.#count('totalDuplicates', pairs.length - newLabels + defaultDuplicates);
+    // Sent with the properties, answered after them (one round trip to a thread connection).
+    const labelsWritten = w.insertLabels(pairs);
+    labelsWritten.catch(() => {});
 
     // No id twice in the batch: each owner's values come from one record, whose column names are unique.
     await this.#writeProps(vprops, created, 'vertex', ids.length === vertices.length);
+    const newLabels = await labelsWritten;
+    this.#count('totalDuplicates', pairs.length - newLabels + defaultDuplicates);
   }
 
   /**
@@ -454,8 +558,8 @@ export class FeedLoader {
       seenSingle.add(key);
     }
     if (direct.length > 0) {
-      const inserted = element === 'vertex' ? await w.insertVertexProps(direct) : await w.insertEdgeProps(direct);
-      this.#count('totalDuplicates', direct.length - inserted);
+      const inserting = element === 'vertex' ? w.insertVertexProps(direct) : w.insertEdgeProps(direct);
+      this.#background(inserting, (inserted) => this.#count('totalDuplicates', direct.length - inserted));
     }
     if (checked.length === 0) return;
     const existing =

@@ -458,14 +458,18 @@ export class LoadJobs {
       // DEVIATION(neptune): one transaction per load. Neptune commits as it goes and, under
       // failOnError, keeps what it loaded before the error; here a failed or cancelled load
       // leaves the graph exactly as it was, and a successful one appears all at once.
-      await this.#db.transaction(async (tx) => {
+      // The load's SQLite statements run on a thread of their own while the next batch is parsed.
+      const transaction = this.#db.threadTransaction?.bind(this.#db) ?? this.#db.transaction.bind(this.#db);
+      await transaction(async (tx) => {
         const writer = new GraphWriter(tx);
         const knownVertices = new Set<string>();
         let stageEdges = writer.canStage;
         // Secondary indexes of empty tables are built once at the end (SQLite).
         const deferred = await writer.deferIndexes(['graph_vertex_labels', 'graph_vertex_props', 'graph_edges']);
         // A connection setting, not part of the transaction: put back however the load ends.
-        const restoreCache = deferred.length === GRAPH_SECONDARY_INDEXES.length ? await writer.loadCache() : undefined;
+        const emptyTables = deferred.length === GRAPH_SECONDARY_INDEXES.length;
+        const restoreCache = await writer.loadCache(emptyTables);
+        const newGraph = emptyTables && !(await tx.get('SELECT 1 AS x FROM graph_vertices LIMIT 1'));
         try {
           const edgeIds = { ids: deferred.includes('graph_edges_by_id') ? new IdFingerprints() : undefined };
           // The batch path finds existing edges through the id index.
@@ -493,6 +497,7 @@ export class LoadJobs {
                   writer,
                   options: opts,
                   knownVertices,
+                  newGraph,
                   edgeIds,
                   counters: [feed, job.counters],
                   error: logError,
@@ -513,11 +518,14 @@ export class LoadJobs {
               try {
                 for await (const chunk of readText(this.#blobs, file.uri)) {
                   parser.write(chunk);
-                  if (loader.pending >= BATCH_ROWS) await loader.flush();
+                  // The next batch is parsed while this one is written.
+                  if (loader.pending >= BATCH_ROWS) await loader.flushAhead();
                 }
                 parser.end();
                 await loader.finish();
               } catch (err) {
+                // Nothing of this file may be written after the caller rolls it back.
+                await loader.drain();
                 if (err instanceof StagingAbandoned) err.loader = loader;
                 throw err;
               }
@@ -588,7 +596,7 @@ export class LoadJobs {
           await saveJob(tx, { ...job, status: final });
           await saveErrors(tx, job.id, errors);
         } finally {
-          await restoreCache?.();
+          await restoreCache();
         }
       });
       job.status = final;

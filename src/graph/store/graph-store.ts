@@ -23,6 +23,9 @@ export function graphSchemaName(schema: string | undefined): string {
   return `${schema || 'slipway'}_graph`;
 }
 
+/** The page cache of the graph's writer connection, KiB (see openGraphDatabase). */
+export const GRAPH_WRITER_CACHE_KIB = 262144;
+
 export async function openGraphDatabase(o: GraphStoreOptions): Promise<Database> {
   const db = await openDatabase({
     url: o.url,
@@ -36,7 +39,7 @@ export async function openGraphDatabase(o: GraphStoreOptions): Promise<Database>
   });
   // Bulk loads touch large indexes: a 256 MiB page cache (SQLite's default is 2 MiB) keeps them
   // in memory instead of re-reading pages for every batch. The writer connection gets it.
-  if (db.dialect === 'sqlite') await db.run('PRAGMA cache_size = -262144');
+  if (db.dialect === 'sqlite') await db.run(`PRAGMA cache_size = -${GRAPH_WRITER_CACHE_KIB}`);
   return db;
 }
 
@@ -45,6 +48,18 @@ const CHUNK = 500;
 
 function* chunks<T>(rows: readonly T[]): Generator<readonly T[]> {
   for (let i = 0; i < rows.length; i += CHUNK) yield rows.slice(i, i + CHUNK);
+}
+
+/**
+ * Sends one statement per part without waiting for the one before, and returns their results in
+ * order. A connection runs its statements in the order they are sent (SQLite's, and its thread's:
+ * see Database.threadTransaction, where waiting for each answer would cost a round trip each);
+ * after a failure the transaction fails as a whole, whatever ran after it.
+ */
+async function inOrder<P, R>(parts: Iterable<P>, send: (part: P) => Promise<R>): Promise<R[]> {
+  const sent: Promise<R>[] = [];
+  for (const part of parts) sent.push(send(part));
+  return Promise.all(sent);
 }
 
 const tupleCache = new Map<number, string>();
@@ -169,18 +184,19 @@ export class GraphWriter {
   }
 
   /**
-   * A load into an empty graph (every secondary index deferred) runs with a 16 MiB page cache
-   * instead of the writer's 256 MiB; returns what puts the cache back (SQLite; a no-op elsewhere).
-   * Such a load fills its tables near key order, so what it needs cached is the right edge of each
-   * B-tree, and the pages it fills go to the WAL as it goes. With 256 MiB they stayed dirty in the
-   * cache until the index builds shrank it (see restoreIndexes), and were spilled then, inside
-   * CREATE INDEX, which always opens a statement journal: each spilled page was first copied
-   * there, ~700 MB of temp-file writes in a 2.28M-record load (and 260 MB more peak RSS).
+   * The page cache of a load (SQLite; a no-op elsewhere); returns what puts the connection's back.
+   * A load into a graph with data gets GRAPH_WRITER_CACHE_KIB, for the indexes it inserts into.
+   * A load into an empty graph (every secondary index deferred) gets 16 MiB: it fills its tables
+   * near key order, so what it needs cached is the right edge of each B-tree, and the pages it
+   * fills go to the WAL as it goes. With 256 MiB they stayed dirty in the cache until the index
+   * builds shrank it (see restoreIndexes), and were spilled then, inside CREATE INDEX, which
+   * always opens a statement journal: each spilled page was first copied there, ~700 MB of
+   * temp-file writes in a 2.28M-record load (and 260 MB more peak RSS).
    */
-  async loadCache(): Promise<() => Promise<void>> {
+  async loadCache(emptyGraph: boolean): Promise<() => Promise<void>> {
     if (this.q.dialect !== 'sqlite') return async () => {};
     const before = (await this.q.get<{ cache_size: number }>('PRAGMA cache_size'))!.cache_size;
-    await this.q.run('PRAGMA cache_size = -16384');
+    await this.q.run(`PRAGMA cache_size = -${emptyGraph ? 16384 : GRAPH_WRITER_CACHE_KIB}`);
     return async () => {
       await this.q.run(`PRAGMA cache_size = ${Math.trunc(before)}`).catch(() => {});
     };
@@ -290,26 +306,31 @@ export class GraphWriter {
       }
       return created;
     }
-    for (const part of chunks(ids)) {
-      const rows = await this.q.all<{ id: string }>(
-        valuesSql(ignoreInto('graph_vertices (id)'), part.length, 1, ' RETURNING id'),
-        part,
-      );
-      for (const r of rows) created.add(r.id);
-    }
+    const results = await inOrder(chunks(ids), (part) =>
+      this.q.all<{ id: string }>(valuesSql(ignoreInto('graph_vertices (id)'), part.length, 1, ' RETURNING id'), part),
+    );
+    for (const rows of results) for (const r of rows) created.add(r.id);
     return created;
+  }
+
+  /** Inserts the vertices that do not exist yet; returns how many were new. */
+  async insertNewVertices(ids: readonly string[]): Promise<number> {
+    if (this.q.dialect === 'postgres') return (await this.insertVertices(ids)).size;
+    const results = await inOrder(chunks(ids), (part) =>
+      this.q.run(valuesSql(ignoreInto('graph_vertices (id)'), part.length, 1), part),
+    );
+    let changes = 0;
+    for (const r of results) changes += r.changes;
+    return changes;
   }
 
   /** Which of these vertex ids exist. */
   async existingVertices(ids: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();
-    for (const part of chunks(ids)) {
-      const rows = await this.q.all<{ id: string }>(
-        `SELECT id FROM graph_vertices WHERE id IN (${tuples(part.length, 1)})`,
-        part,
-      );
-      for (const r of rows) found.add(r.id);
-    }
+    const results = await inOrder(chunks(ids), (part) =>
+      this.q.all<{ id: string }>(`SELECT id FROM graph_vertices WHERE id IN (${tuples(part.length, 1)})`, part),
+    );
+    for (const rows of results) for (const r of rows) found.add(r.id);
     return found;
   }
 
@@ -327,13 +348,10 @@ export class GraphWriter {
       }
       return changes;
     }
-    for (const part of chunks(pairs)) {
-      const r = await this.q.run(
-        valuesSql(ignoreInto('graph_vertex_labels (vertex_id, label)'), part.length, 2),
-        part.flat(),
-      );
-      changes += r.changes;
-    }
+    const results = await inOrder(chunks(pairs), (part) =>
+      this.q.run(valuesSql(ignoreInto('graph_vertex_labels (vertex_id, label)'), part.length, 2), part.flat()),
+    );
+    for (const r of results) changes += r.changes;
     return changes;
   }
 
@@ -363,15 +381,12 @@ export class GraphWriter {
       }
       return changes;
     }
-    for (const part of chunks(rows)) {
+    const results = await inOrder(chunks(rows), (part) => {
       const params: SqlValue[] = [];
       for (const r of part) params.push(r.owner, r.name, r.type, r.value, r.num);
-      const res = await this.q.run(
-        valuesSql(ignoreInto(`${table} (${owner}, name, type, value, num)`), part.length, 5),
-        params,
-      );
-      changes += res.changes;
-    }
+      return this.q.run(valuesSql(ignoreInto(`${table} (${owner}, name, type, value, num)`), part.length, 5), params);
+    });
+    for (const r of results) changes += r.changes;
     return changes;
   }
 
@@ -428,15 +443,15 @@ export class GraphWriter {
       }
       return created;
     }
-    for (const part of chunks(rows)) {
+    const results = await inOrder(chunks(rows), (part) => {
       const params: SqlValue[] = [];
       for (const e of part) params.push(e.id, e.label, e.from, e.to);
-      const res = await this.q.all<{ id: string }>(
+      return this.q.all<{ id: string }>(
         valuesSql(ignoreInto('graph_edges (id, label, from_id, to_id)'), part.length, 4, ' RETURNING id'),
         params,
       );
-      for (const r of res) created.add(r.id);
-    }
+    });
+    for (const res of results) for (const r of res) created.add(r.id);
     return created;
   }
 
