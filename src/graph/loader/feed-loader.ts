@@ -110,6 +110,8 @@ interface PendingEdge extends EdgeRow {
   readonly props: readonly PendingProp[];
 }
 
+const NO_PROPS: never[] = [];
+
 /** Rows collected before a flush; big enough to amortise statements, small enough for memory. */
 export const BATCH_ROWS = 2000;
 /** Background writes (see FeedLoader.#background) allowed to wait at a time, a few batches' worth. */
@@ -136,6 +138,7 @@ const MAX_CHECKED_EDGE_IDS = 5_000_000;
  */
 export class FeedLoader {
   readonly #columns: readonly Column[];
+  readonly #hasProps: boolean;
   #vertices: PendingVertex[] = [];
   #vprops: PendingProp[] = [];
   #edges: PendingEdge[] = [];
@@ -162,6 +165,7 @@ export class FeedLoader {
     staged = false,
   ) {
     this.#columns = plan.columns;
+    this.#hasProps = plan.columns.some((c) => c.kind === 'property');
     this.#staged = staged && plan.element === 'edge';
   }
 
@@ -262,7 +266,8 @@ export class FeedLoader {
     let from: string | null = null;
     let to: string | null = null;
     // One object per value; its owner is set once the ~id is known (it may come after it).
-    const props: { -readonly [K in keyof PendingProp]: PendingProp[K] }[] = [];
+    // (A file without property columns shares one empty list: nothing is ever added to it.)
+    const props: { -readonly [K in keyof PendingProp]: PendingProp[K] }[] = this.#hasProps ? [] : NO_PROPS;
     for (let i = 0; i < cols.length; i++) {
       const c = cols[i]!;
       const f = fields[i]!;
@@ -429,9 +434,16 @@ export class FeedLoader {
     // Edges whose endpoints are both known need no second look.
     const unknown = new Set<string>();
     const check: boolean[] = new Array(edges.length).fill(false);
+    // Files tend to list a vertex's edges together: its id is looked up once per run.
+    let lastFrom: string | undefined;
+    let lastFromKnown = false;
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i]!;
-      const f = known.has(e.from);
+      if (e.from !== lastFrom) {
+        lastFrom = e.from;
+        lastFromKnown = known.has(e.from);
+      }
+      const f = lastFromKnown;
       const t = known.has(e.to);
       if (f && t) continue;
       check[i] = true;

@@ -2,7 +2,7 @@
 // WAL database, running the statements it is sent, in order, and answering each.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import type { ThreadReply, ThreadRequest } from './thread-connection.js';
+import { type ThreadReply, type ThreadRequest, unpack } from './thread-connection.js';
 
 const { path, busyTimeoutMs, journalSizeLimit } = workerData as {
   path: string;
@@ -47,6 +47,9 @@ function toParams(params: readonly unknown[] | undefined): unknown[] {
 }
 
 function execute(m: ThreadRequest): ThreadReply {
+  if ((m.op === 'run' || m.op === 'all' || m.op === 'get') && m.packed) {
+    m = { op: m.op, sql: m.sql, params: unpack(m.packed) };
+  }
   switch (m.op) {
     case 'rollback':
       if (db.inTransaction) db.exec('ROLLBACK');
