@@ -11,6 +11,10 @@ import { CsvParser } from '../csv/csv-parser.js';
 import { type FilePlan, gremlinPlan, HeaderError, openCypherPlan } from '../csv/headers.js';
 import { GraphWriter } from '../store/graph-store.js';
 import { GRAPH_SECONDARY_INDEXES } from '../store/migrations.js';
+
+const VERTEX_TABLE_INDEXES: ReadonlySet<string> = new Set(
+  GRAPH_SECONDARY_INDEXES.filter((ix) => ix.table !== 'graph_edges').map((ix) => ix.name),
+);
 import {
   BATCH_ROWS,
   FeedLoader,
@@ -484,8 +488,16 @@ export class LoadJobs {
             logError({ errorCode: 'PARSING_ERROR', errorMessage: b.message, fileName: b.feed.fullUri, recordNum: 1 });
             if (r.failOnError) throw new LoadStopped('error');
           }
+          // The vertex tables' indexes are built while the edge files load (vertex files come
+          // first): the connection's thread works on them while this one parses the edges.
+          let vertexIndexes: Promise<void> | undefined;
           for (const { file, plan, feed } of planned) {
             if (job.cancelRequested) throw new LoadStopped('cancelled');
+            if (plan.element === 'edge' && !vertexIndexes) {
+              vertexIndexes = writer.restoreIndexes(deferred.filter((n) => VERTEX_TABLE_INDEXES.has(n)));
+              // Its failure fails the load below (and a statement after one fails in the transaction).
+              vertexIndexes.catch(() => {});
+            }
             feed.status = 'LOAD_IN_PROGRESS';
             feed.startTime = Math.floor(Date.now() / 1000);
             const feedStarted = Date.now();
@@ -584,6 +596,8 @@ export class LoadJobs {
                 : 'LOAD_COMPLETED';
           }
           const indexesStarted = Date.now();
+          await vertexIndexes;
+          // Again, after a staged file rolled back to its savepoint (IF NOT EXISTS: the rest are kept).
           await writer.restoreIndexes(deferred);
           this.#log.debug(
             { loadId: job.id, indexes: deferred, ms: Date.now() - indexesStarted },

@@ -221,19 +221,16 @@ export class GraphWriter {
           threads: (await this.q.get<{ threads: number }>('PRAGMA threads'))!.threads,
         }
       : undefined;
-    if (before) {
-      await this.q.run('PRAGMA cache_size = -4096');
-      await this.q.run(`PRAGMA threads = ${Math.min(4, availableParallelism())}`);
-    }
-    try {
-      for (const ix of todo) await this.q.run(ix.sql);
-    } finally {
-      // Connection settings, not part of the transaction: restored even when it failed.
-      if (before) {
-        await this.q.run(`PRAGMA cache_size = ${Math.trunc(before.cache)}`).catch(() => {});
-        await this.q.run(`PRAGMA threads = ${Math.trunc(before.threads)}`).catch(() => {});
-      }
-    }
+    // Sent at once (see inOrder): the connection's settings are put back after the last index,
+    // and on a thread connection even when one failed.
+    const statements = [
+      ...(before ? ['PRAGMA cache_size = -4096', `PRAGMA threads = ${Math.min(4, availableParallelism())}`] : []),
+      ...todo.map((ix) => ix.sql),
+      ...(before
+        ? [`PRAGMA cache_size = ${Math.trunc(before.cache)}`, `PRAGMA threads = ${Math.trunc(before.threads)}`]
+        : []),
+    ];
+    await inOrder(statements, (sql) => this.q.run(sql));
   }
 
   /** Whether the bulk path's staging tables can be used (SQLite only). */
