@@ -112,10 +112,27 @@ interface PendingEdge extends EdgeRow {
 
 const NO_PROPS: never[] = [];
 
+/** A vertex's ~label field: `;`-separated labels, trimmed, without empty ones or repeats. */
+function vertexLabels(label: string | null): string[] {
+  if (!label) return [];
+  if (!label.includes(';')) {
+    const l = label.trim();
+    return l === '' ? [] : [l];
+  }
+  return [
+    ...new Set(
+      label
+        .split(';')
+        .map((l) => l.trim())
+        .filter((l) => l !== ''),
+    ),
+  ];
+}
+
 /** Rows collected before a flush; big enough to amortise statements, small enough for memory. */
 export const BATCH_ROWS = 2000;
 /** Background writes (see FeedLoader.#background) allowed to wait at a time, a few batches' worth. */
-const MAX_BACKGROUND_WRITES = 16;
+const MAX_BACKGROUND_WRITES = 6;
 /** A staged feed with more errors than this falls back to the batch path. */
 const MAX_HELD_ERRORS = 10_000;
 /** Past this many remembered vertex ids, endpoints are looked up in the store instead. */
@@ -330,16 +347,7 @@ export class FeedLoader {
         this.#recordFail('PARSING_ERROR', `Missing ~id value for vertex`, line, 'parsingErrors');
         return;
       }
-      const labels = label
-        ? [
-            ...new Set(
-              label
-                .split(';')
-                .map((l) => l.trim())
-                .filter((l) => l !== ''),
-            ),
-          ]
-        : [];
+      const labels = vertexLabels(label);
       this.#vertices.push({ id, line, labels });
       for (const p of props) {
         p.owner = id;
