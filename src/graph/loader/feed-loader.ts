@@ -6,88 +6,28 @@
 import { randomUUID } from 'node:crypto';
 import type { CsvField } from '../csv/csv-parser.js';
 import { type Column, type FilePlan, splitArray } from '../csv/headers.js';
-import type { EdgeRow, GraphWriter, PropRow } from '../store/graph-store.js';
-import type { IdFingerprints } from './id-fingerprints.js';
+import type { EdgeRow, PropRow } from '../store/graph-store.js';
 import type { SqlValue } from '../../storage/db/types.js';
 import { parseValue, type TypedValue } from '../store/values.js';
+import {
+  type FeedContext,
+  type LoadCounters,
+  type LoadErrorCode,
+  type LoadErrorLog,
+  LoadStopped,
+  StagingAbandoned,
+} from './feed-types.js';
 
-export type LoadErrorCode =
-  | 'PARSING_ERROR'
-  | 'FROM_OR_TO_VERTEX_ARE_MISSING'
-  | 'ID_ASSIGNED_TO_MULTIPLE_EDGES'
-  | 'SINGLE_CARDINALITY_VIOLATION'
-  | 'S3_ACCESS_DENIED_ERROR'
-  | 'FILE_MODIFICATION_OR_DELETION_ERROR'
-  | 'INTERNAL_ERROR';
-
-export interface LoadErrorLog {
-  readonly errorCode: LoadErrorCode;
-  readonly errorMessage: string;
-  readonly fileName: string;
-  /** Line of the record in its file (1 is the header); 0 when not about one record. */
-  readonly recordNum: number;
-}
-
-/** Neptune's per-feed and overall counters; records are elements, labels and property values. */
-export interface LoadCounters {
-  totalRecords: number;
-  totalDuplicates: number;
-  parsingErrors: number;
-  datatypeMismatchErrors: number;
-  insertErrors: number;
-}
-
-export const zeroCounters = (): LoadCounters => ({
-  totalRecords: 0,
-  totalDuplicates: 0,
-  parsingErrors: 0,
-  datatypeMismatchErrors: 0,
-  insertErrors: 0,
-});
-
-export interface FeedOptions {
-  readonly failOnError: boolean;
-  readonly updateSingleCardinalityProperties: boolean;
-  /** parserConfiguration.allowEmptyStrings: load `""` as an empty string instead of no value. */
-  readonly allowEmptyStrings: boolean;
-}
-
-/**
- * Thrown by a staged feed (see FeedLoader.staged) when its result could differ from the batch
- * path's: the caller rolls the file back and loads it again through the batch path.
- */
-export class StagingAbandoned extends Error {
-  /** The feed that gave up (set by the caller), to forget the vertex ids it remembered. */
-  loader: { readonly remembered: readonly string[] } | undefined;
-  constructor(readonly why: string) {
-    super(`staged load abandoned: ${why}`);
-  }
-}
-
-/** Thrown to stop a load: the first error under failOnError, or a cancellation. */
-export class LoadStopped extends Error {
-  constructor(readonly reason: 'error' | 'cancelled') {
-    super(reason === 'error' ? 'load stopped on error' : 'load cancelled');
-  }
-}
-
-export interface FeedContext {
-  readonly writer: GraphWriter;
-  readonly options: FeedOptions;
-  /** Vertex ids known to exist (written by this load or found in the store): spares lookups. */
-  readonly knownVertices: Set<string>;
-  /**
-   * The staged path's check of edge ids while graph_edges_by_id is deferred (SQLite, a load into
-   * an empty edge table): the ids this load inserted so far. Undefined when the index exists and
-   * ON CONFLICT does the check.
-   */
-  readonly edgeIds: { ids: IdFingerprints | undefined };
-  /** Counters of the feed and of the whole load, both updated. */
-  readonly counters: readonly LoadCounters[];
-  error(log: LoadErrorLog): void;
-  /** Throws LoadStopped('cancelled') when the load was cancelled. */
-  checkCancelled(): void;
-}
+export {
+  type FeedContext,
+  type FeedOptions,
+  type LoadCounters,
+  type LoadErrorCode,
+  type LoadErrorLog,
+  LoadStopped,
+  StagingAbandoned,
+  zeroCounters,
+} from './feed-types.js';
 
 interface PendingProp extends PropRow {
   readonly line: number;
@@ -105,8 +45,29 @@ interface PendingEdge extends EdgeRow {
   readonly props: readonly PendingProp[];
 }
 
+const NO_PROPS: never[] = [];
+
+/** A vertex's ~label field: `;`-separated labels, trimmed, without empty ones or repeats. */
+function vertexLabels(label: string | null): string[] {
+  if (!label) return [];
+  if (!label.includes(';')) {
+    const l = label.trim();
+    return l === '' ? [] : [l];
+  }
+  return [
+    ...new Set(
+      label
+        .split(';')
+        .map((l) => l.trim())
+        .filter((l) => l !== ''),
+    ),
+  ];
+}
+
 /** Rows collected before a flush; big enough to amortise statements, small enough for memory. */
 export const BATCH_ROWS = 2000;
+/** Background writes (see FeedLoader.#background) allowed to wait at a time, a few batches' worth. */
+const MAX_BACKGROUND_WRITES = 6;
 /** A staged feed with more errors than this falls back to the batch path. */
 const MAX_HELD_ERRORS = 10_000;
 /** Past this many remembered vertex ids, endpoints are looked up in the store instead. */
@@ -129,6 +90,7 @@ const MAX_CHECKED_EDGE_IDS = 5_000_000;
  */
 export class FeedLoader {
   readonly #columns: readonly Column[];
+  readonly #hasProps: boolean;
   #vertices: PendingVertex[] = [];
   #vprops: PendingProp[] = [];
   #edges: PendingEdge[] = [];
@@ -139,6 +101,12 @@ export class FeedLoader {
   readonly #heldErrors: LoadErrorLog[] = [];
   readonly #lastText: (string | undefined)[] = [];
   readonly #lastValue: (TypedValue | undefined)[] = [];
+  /** Writes sent and not yet answered (#background). */
+  readonly #writes: Promise<void>[] = [];
+  /** The batch being written while the next one is parsed (flushAhead). */
+  #writing: Promise<void> | undefined;
+  /** While a batch is written: errors of the records parsed meanwhile, reported after it. */
+  #deferred: [LoadErrorCode, string, number, keyof LoadCounters][] | undefined;
   /** Vertex ids this feed added to ctx.knownVertices (forgotten again if the feed is rolled back). */
   readonly remembered: string[] = [];
 
@@ -149,6 +117,7 @@ export class FeedLoader {
     staged = false,
   ) {
     this.#columns = plan.columns;
+    this.#hasProps = plan.columns.some((c) => c.kind === 'property');
     this.#staged = staged && plan.element === 'edge';
   }
 
@@ -181,14 +150,62 @@ export class FeedLoader {
 
   /** A record the CSV grammar rejected (e.g. unbalanced quotes). */
   syntaxError(message: string, line: number): void {
-    this.fail('PARSING_ERROR', message, line, 'parsingErrors');
+    this.#recordFail('PARSING_ERROR', message, line, 'parsingErrors');
+  }
+
+  /** An error of a record being parsed: held back while the previous batch is being written. */
+  #recordFail(errorCode: LoadErrorCode, errorMessage: string, recordNum: number, counter: keyof LoadCounters): void {
+    if (this.#deferred) this.#deferred.push([errorCode, errorMessage, recordNum, counter]);
+    else this.fail(errorCode, errorMessage, recordNum, counter);
+  }
+
+  /**
+   * Starts writing the queued records and returns once the previous batch is written (its errors
+   * reported), so the caller parses the next batch while this one is written: with the load's
+   * transaction on a thread of its own (Database.threadTransaction), SQLite and the parsing run at
+   * the same time. Errors of the records parsed meanwhile are held back and reported once the
+   * batch before them is written, so errors come in the order of a load that parses after each
+   * write, and under failOnError the same error ends it.
+   */
+  async flushAhead(): Promise<void> {
+    await this.#settle();
+    await this.#settleWrites(MAX_BACKGROUND_WRITES);
+    this.#deferred = [];
+    const writing = this.flush();
+    // Its failure is thrown by the next #settle (or dropped by drain).
+    writing.catch(() => {});
+    this.#writing = writing;
+  }
+
+  /** Waits for the batch being written, then reports the errors held back meanwhile. */
+  async #settle(): Promise<void> {
+    const writing = this.#writing;
+    this.#writing = undefined;
+    try {
+      await writing;
+    } catch (err) {
+      this.#deferred = undefined;
+      throw err;
+    }
+    const held = this.#deferred ?? [];
+    this.#deferred = undefined;
+    for (const [code, message, line, counter] of held) this.fail(code, message, line, counter);
+  }
+
+  /** After a failure: waits for the batch being written to end, whatever its outcome. */
+  async drain(): Promise<void> {
+    const writing = this.#writing;
+    this.#writing = undefined;
+    this.#deferred = undefined;
+    await writing?.catch(() => {});
+    for (const w of this.#writes.splice(0)) await w.catch(() => {});
   }
 
   /** Parses one data record and queues it for the next flush. */
   record(fields: CsvField[], line: number): void {
     const cols = this.#columns;
     if (fields.length !== cols.length) {
-      this.fail(
+      this.#recordFail(
         'PARSING_ERROR',
         `Record has ${fields.length} fields but the header has ${cols.length}`,
         line,
@@ -201,7 +218,8 @@ export class FeedLoader {
     let from: string | null = null;
     let to: string | null = null;
     // One object per value; its owner is set once the ~id is known (it may come after it).
-    const props: { -readonly [K in keyof PendingProp]: PendingProp[K] }[] = [];
+    // (A file without property columns shares one empty list: nothing is ever added to it.)
+    const props: { -readonly [K in keyof PendingProp]: PendingProp[K] }[] = this.#hasProps ? [] : NO_PROPS;
     for (let i = 0; i < cols.length; i++) {
       const c = cols[i]!;
       const f = fields[i]!;
@@ -237,7 +255,7 @@ export class FeedLoader {
               }
             }
             if (!v) {
-              this.fail(
+              this.#recordFail(
                 'PARSING_ERROR',
                 `Data type mismatch: '${t}' is not a valid ${c.type} value for property '${c.name}'`,
                 line,
@@ -261,19 +279,10 @@ export class FeedLoader {
     }
     if (this.plan.element === 'vertex') {
       if (!id) {
-        this.fail('PARSING_ERROR', `Missing ~id value for vertex`, line, 'parsingErrors');
+        this.#recordFail('PARSING_ERROR', `Missing ~id value for vertex`, line, 'parsingErrors');
         return;
       }
-      const labels = label
-        ? [
-            ...new Set(
-              label
-                .split(';')
-                .map((l) => l.trim())
-                .filter((l) => l !== ''),
-            ),
-          ]
-        : [];
+      const labels = vertexLabels(label);
       this.#vertices.push({ id, line, labels });
       for (const p of props) {
         p.owner = id;
@@ -283,16 +292,21 @@ export class FeedLoader {
     } else {
       if (!id && this.plan.generatedIds) id = randomUUID();
       if (!id) {
-        this.fail('PARSING_ERROR', `Missing ~id value for edge`, line, 'parsingErrors');
+        this.#recordFail('PARSING_ERROR', `Missing ~id value for edge`, line, 'parsingErrors');
         return;
       }
       if (!from || !to) {
-        this.fail('PARSING_ERROR', `Missing ${from ? '~to' : '~from'} value for edge '${id}'`, line, 'parsingErrors');
+        this.#recordFail(
+          'PARSING_ERROR',
+          `Missing ${from ? '~to' : '~from'} value for edge '${id}'`,
+          line,
+          'parsingErrors',
+        );
         return;
       }
       const edgeLabel = label?.trim() || 'edge';
       if (edgeLabel.includes(';') && this.plan.format === 'csv') {
-        this.fail('PARSING_ERROR', `An edge can only have one label, got '${edgeLabel}'`, line, 'parsingErrors');
+        this.#recordFail('PARSING_ERROR', `An edge can only have one label, got '${edgeLabel}'`, line, 'parsingErrors');
         return;
       }
       for (const p of props) p.owner = id;
@@ -311,9 +325,27 @@ export class FeedLoader {
     }
   }
 
+  /**
+   * Writes whose answer only counts (rows inserted) are not waited for: the next batch is prepared
+   * and sent while SQLite works on them; a read sent later is answered after them (a connection
+   * runs its statements in order). At most MAX_BACKGROUND_WRITES wait at a time.
+   */
+  #background<T>(writing: Promise<T>, done: (result: T) => void): void {
+    const counted = writing.then(done);
+    counted.catch(() => {});
+    this.#writes.push(counted);
+  }
+
+  /** Waits until at most `max` background writes are pending; throws the first one's failure. */
+  async #settleWrites(max: number): Promise<void> {
+    while (this.#writes.length > max) await this.#writes.shift();
+  }
+
   /** Ends the file: flushes, and on the staged path moves the staged rows into the graph. */
   async finish(): Promise<void> {
+    await this.#settle();
     await this.flush();
+    await this.#settleWrites(0);
     if (!this.#staged) return;
     const w = this.ctx.writer;
     if (this.#insertedEdges !== this.#stagedEdges) throw new StagingAbandoned('an edge id that is not new');
@@ -345,9 +377,16 @@ export class FeedLoader {
     // Edges whose endpoints are both known need no second look.
     const unknown = new Set<string>();
     const check: boolean[] = new Array(edges.length).fill(false);
+    // Files tend to list a vertex's edges together: its id is looked up once per run.
+    let lastFrom: string | undefined;
+    let lastFromKnown = false;
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i]!;
-      const f = known.has(e.from);
+      if (e.from !== lastFrom) {
+        lastFrom = e.from;
+        lastFromKnown = known.has(e.from);
+      }
+      const f = lastFromKnown;
       const t = known.has(e.to);
       if (f && t) continue;
       check[i] = true;
@@ -376,8 +415,12 @@ export class FeedLoader {
     }
     this.#stagedEdges += rows.length / 4;
     this.#stagedProps += props.length / 5;
-    if (rows.length > 0) this.#insertedEdges += await w.appendEdges(rows);
-    if (props.length > 0) await w.stageProps(props);
+    if (rows.length > 0) {
+      this.#background(w.appendEdges(rows), (n) => {
+        this.#insertedEdges += n;
+      });
+    }
+    if (props.length > 0) this.#background(w.stageProps(props), () => {});
     if ((this.ctx.edgeIds.ids?.size ?? 0) > MAX_CHECKED_EDGE_IDS) {
       // Every id so far is unique, so the index builds; from here on ON CONFLICT checks.
       await w.ensureEdgeIdIndex();
@@ -392,7 +435,20 @@ export class FeedLoader {
     this.#vprops = [];
     const w = this.ctx.writer;
     const ids = [...new Set(vertices.map((v) => v.id))];
-    const created = await w.insertVertices(ids);
+    let created: Set<string>;
+    const known = this.ctx.knownVertices;
+    if (this.ctx.newGraph && known.size + ids.length <= MAX_KNOWN_VERTICES) {
+      // Every vertex in the store was written by this load and is remembered: the new ones are
+      // those not known, and the insert needs no answer before the next batch.
+      created = new Set<string>();
+      for (const id of ids) if (!known.has(id)) created.add(id);
+      const expected = created.size;
+      this.#background(w.insertNewVertices(ids), (n) => {
+        if (n !== expected) throw new Error(`graph loader: ${n} vertices were new where ${expected} were expected`);
+      });
+    } else {
+      created = await w.insertVertices(ids);
+    }
     for (const id of ids) this.#remember(id);
 
     // Labels: a vertex without ~label gets Neptune's default `vertex`, but only when it is new.
@@ -414,11 +470,14 @@ export class FeedLoader {
         defaultDuplicates++;
       }
     }
-    const newLabels = await w.insertLabels(pairs);
-    this.#count('totalDuplicates', pairs.length - newLabels + defaultDuplicates);
+    // Sent with the properties, answered after them (one round trip to a thread connection).
+    const labelsWritten = w.insertLabels(pairs);
+    labelsWritten.catch(() => {});
 
     // No id twice in the batch: each owner's values come from one record, whose column names are unique.
     await this.#writeProps(vprops, created, 'vertex', ids.length === vertices.length);
+    const newLabels = await labelsWritten;
+    this.#count('totalDuplicates', pairs.length - newLabels + defaultDuplicates);
   }
 
   /**
@@ -454,8 +513,8 @@ export class FeedLoader {
       seenSingle.add(key);
     }
     if (direct.length > 0) {
-      const inserted = element === 'vertex' ? await w.insertVertexProps(direct) : await w.insertEdgeProps(direct);
-      this.#count('totalDuplicates', direct.length - inserted);
+      const inserting = element === 'vertex' ? w.insertVertexProps(direct) : w.insertEdgeProps(direct);
+      this.#background(inserting, (inserted) => this.#count('totalDuplicates', direct.length - inserted));
     }
     if (checked.length === 0) return;
     const existing =

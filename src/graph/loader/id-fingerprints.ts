@@ -6,16 +6,15 @@
 // back to its exact path, never the other way round.
 
 export class IdFingerprints {
-  #lo: Uint32Array;
-  #hi: Uint32Array;
+  /** Slot i is entries [2i, 2i + 1]: both halves of a fingerprint on one cache line. */
+  #slots: Uint32Array;
   #mask: number;
   #size = 0;
 
   constructor(capacity = 1 << 16) {
     let n = 16;
     while (n < capacity * 2) n *= 2;
-    this.#lo = new Uint32Array(n);
-    this.#hi = new Uint32Array(n);
+    this.#slots = new Uint32Array(n * 2);
     this.#mask = n - 1;
   }
 
@@ -37,7 +36,7 @@ export class IdFingerprints {
     a >>>= 0;
     b = (b ^ (b >>> 13)) >>> 0;
     if (a === 0 && b === 0) b = 1;
-    const added = this.#insert(this.#lo, this.#hi, this.#mask, a, b);
+    const added = this.#insert(this.#slots, this.#mask, a, b);
     if (added) {
       this.#size++;
       if (this.#size * 2 > this.#mask) this.#grow();
@@ -45,15 +44,15 @@ export class IdFingerprints {
     return added;
   }
 
-  #insert(lo: Uint32Array, hi: Uint32Array, mask: number, a: number, b: number): boolean {
+  #insert(slots: Uint32Array, mask: number, a: number, b: number): boolean {
     // The slot comes from the second hash (mixed), so slot and stored `a` are not the same bits.
     let i = Math.imul(b ^ (a >>> 7), 0x27d4eb2d) & mask;
     for (;;) {
-      const x = lo[i]!;
-      const y = hi[i]!;
+      const x = slots[2 * i]!;
+      const y = slots[2 * i + 1]!;
       if (x === 0 && y === 0) {
-        lo[i] = a;
-        hi[i] = b;
+        slots[2 * i] = a;
+        slots[2 * i + 1] = b;
         return true;
       }
       if (x === a && y === b) return false;
@@ -62,16 +61,15 @@ export class IdFingerprints {
   }
 
   #grow(): void {
-    const lo = new Uint32Array(this.#lo.length * 2);
-    const hi = new Uint32Array(this.#hi.length * 2);
-    const mask = lo.length - 1;
-    for (let i = 0; i < this.#lo.length; i++) {
-      const a = this.#lo[i]!;
-      const b = this.#hi[i]!;
-      if (a !== 0 || b !== 0) this.#insert(lo, hi, mask, a, b);
+    const old = this.#slots;
+    const slots = new Uint32Array(old.length * 2);
+    const mask = slots.length / 2 - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      const a = old[i]!;
+      const b = old[i + 1]!;
+      if (a !== 0 || b !== 0) this.#insert(slots, mask, a, b);
     }
-    this.#lo = lo;
-    this.#hi = hi;
+    this.#slots = slots;
     this.#mask = mask;
   }
 }

@@ -10,6 +10,8 @@ import type { Database, Queryable } from '../../storage/db/types.js';
 import { CsvParser } from '../csv/csv-parser.js';
 import { type FilePlan, gremlinPlan, HeaderError, openCypherPlan } from '../csv/headers.js';
 import { GraphWriter } from '../store/graph-store.js';
+import { GRAPH_SECONDARY_INDEXES } from '../store/migrations.js';
+
 import {
   BATCH_ROWS,
   FeedLoader,
@@ -21,84 +23,28 @@ import {
 } from './feed-loader.js';
 import { listSource, readHeader, readText, type SourceFile } from './source-files.js';
 import { IdFingerprints } from './id-fingerprints.js';
+import {
+  type Feed,
+  type Job,
+  LoaderRequestError,
+  type LoadRequest,
+  type LoadStatus,
+  MAX_ERRORS,
+  MAX_JOBS,
+  MAX_QUEUE,
+  RUNNING,
+  type SourceAccess,
+  type StatusQuery,
+  saveErrors,
+  saveJob,
+} from './load-job-model.js';
 
-/** Whether the role `iamRoleArn` may read the `s3://` source (Authorizer.roleMay); absent: any may. */
-export type SourceAccess = (iamRoleArn: string, source: string) => boolean;
+export { LoaderRequestError, type LoadRequest, type LoadStatus, MAX_QUEUE, type SourceAccess, type StatusQuery };
 
-export type LoadStatus =
-  | 'LOAD_NOT_STARTED'
-  | 'LOAD_IN_QUEUE'
-  | 'LOAD_IN_PROGRESS'
-  | 'LOAD_COMPLETED'
-  | 'LOAD_CANCELLED_BY_USER'
-  | 'LOAD_CANCELLED_DUE_TO_ERRORS'
-  | 'LOAD_FAILED'
-  | 'LOAD_S3_READ_ERROR'
-  | 'LOAD_S3_ACCESS_DENIED_ERROR'
-  | 'LOAD_FAILED_BECAUSE_DEPENDENCY_NOT_SATISFIED'
-  | 'LOAD_UNEXPECTED_ERROR';
-
-const RUNNING: ReadonlySet<LoadStatus> = new Set(['LOAD_NOT_STARTED', 'LOAD_IN_QUEUE', 'LOAD_IN_PROGRESS']);
-
-/** A validated load request (the HTTP layer turns strings and JSON booleans into these). */
-export interface LoadRequest {
-  readonly source: string;
-  readonly format: 'csv' | 'opencypher';
-  readonly region: string;
-  readonly iamRoleArn: string;
-  readonly mode: 'RESUME' | 'NEW' | 'AUTO';
-  readonly failOnError: boolean;
-  readonly parallelism: string;
-  readonly parserConfiguration: Readonly<Record<string, string>>;
-  readonly updateSingleCardinalityProperties: boolean;
-  readonly queueRequest: boolean;
-  readonly dependencies: readonly string[];
-}
-
-interface Feed extends LoadCounters {
-  readonly fullUri: string;
-  readonly etag: string;
-  status: LoadStatus;
-  totalTimeSpent: number;
-  startTime: number;
-}
-
-interface Job {
-  readonly id: string;
-  readonly seq: number;
-  readonly request: LoadRequest;
-  status: LoadStatus;
-  /** Epoch seconds when the load started (0 while queued). */
-  startTime: number;
-  totalTimeSpent: number;
-  counters: LoadCounters;
-  feeds: Feed[];
-  errorCount: number;
-  /** Error logs while the job runs in this process; persisted ones are read from the database. */
-  errors: LoadErrorLog[] | undefined;
-  cancelRequested: boolean;
-}
-
-/** Neptune keeps the most recent 1,024 jobs and the last 10,000 errors of each. */
-const MAX_JOBS = 1024;
-const MAX_ERRORS = 10_000;
-export const MAX_QUEUE = 64;
-
-export class LoaderRequestError extends Error {
-  constructor(
-    readonly code: 'BadRequestException' | 'BulkLoadIdNotFoundException' | 'InvalidParameterException' | 'S3Exception',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export interface StatusQuery {
-  readonly details: boolean;
-  readonly errors: boolean;
-  readonly page: number;
-  readonly errorsPerPage: number;
-}
+/** The vertex tables' secondary indexes (built while the edge files load). */
+const VERTEX_TABLE_INDEXES: ReadonlySet<string> = new Set(
+  GRAPH_SECONDARY_INDEXES.filter((ix) => ix.table !== 'graph_edges').map((ix) => ix.name),
+);
 
 export class LoadJobs {
   readonly #db: Database;
@@ -457,127 +403,156 @@ export class LoadJobs {
       // DEVIATION(neptune): one transaction per load. Neptune commits as it goes and, under
       // failOnError, keeps what it loaded before the error; here a failed or cancelled load
       // leaves the graph exactly as it was, and a successful one appears all at once.
-      await this.#db.transaction(async (tx) => {
+      // The load's SQLite statements run on a thread of their own while the next batch is parsed.
+      const transaction = this.#db.threadTransaction?.bind(this.#db) ?? this.#db.transaction.bind(this.#db);
+      await transaction(async (tx) => {
         const writer = new GraphWriter(tx);
         const knownVertices = new Set<string>();
         let stageEdges = writer.canStage;
         // Secondary indexes of empty tables are built once at the end (SQLite).
         const deferred = await writer.deferIndexes(['graph_vertex_labels', 'graph_vertex_props', 'graph_edges']);
-        const edgeIds = { ids: deferred.includes('graph_edges_by_id') ? new IdFingerprints() : undefined };
-        // The batch path finds existing edges through the id index.
-        const batchEdges = async () => {
-          await writer.ensureEdgeIdIndex();
-          edgeIds.ids = undefined;
-        };
-        for (const b of badHeaders) {
-          b.feed.status = 'LOAD_FAILED';
-          b.feed.parsingErrors++;
-          job.counters.parsingErrors++;
-          logError({ errorCode: 'PARSING_ERROR', errorMessage: b.message, fileName: b.feed.fullUri, recordNum: 1 });
-          if (r.failOnError) throw new LoadStopped('error');
-        }
-        for (const { file, plan, feed } of planned) {
-          if (job.cancelRequested) throw new LoadStopped('cancelled');
-          feed.status = 'LOAD_IN_PROGRESS';
-          feed.startTime = Math.floor(Date.now() / 1000);
-          const feedStarted = Date.now();
-          const loadFile = async (staged: boolean): Promise<FeedLoader> => {
-            const loader = new FeedLoader(
-              plan,
-              file.uri,
-              {
-                writer,
-                options: opts,
-                knownVertices,
-                edgeIds,
-                counters: [feed, job.counters],
-                error: logError,
-                checkCancelled: () => {
-                  if (job.cancelRequested) throw new LoadStopped('cancelled');
-                },
-              },
-              staged,
-            );
-            let header = true;
-            const parser = new CsvParser({
-              record: (fields, line) => {
-                if (header) header = false;
-                else loader.record(fields, line);
-              },
-              error: (message, line) => loader.syntaxError(message, line),
-            });
-            try {
-              for await (const chunk of readText(this.#blobs, file.uri)) {
-                parser.write(chunk);
-                if (loader.pending >= BATCH_ROWS) await loader.flush();
-              }
-              parser.end();
-              await loader.finish();
-            } catch (err) {
-              if (err instanceof StagingAbandoned) err.loader = loader;
-              throw err;
-            }
-            return loader;
+        // A connection setting, not part of the transaction: put back however the load ends.
+        const emptyTables = deferred.length === GRAPH_SECONDARY_INDEXES.length;
+        const restoreCache = await writer.loadCache(emptyTables);
+        const newGraph = emptyTables && !(await tx.get('SELECT 1 AS x FROM graph_vertices LIMIT 1'));
+        try {
+          const edgeIds = { ids: deferred.includes('graph_edges_by_id') ? new IdFingerprints() : undefined };
+          // The batch path finds existing edges through the id index.
+          const batchEdges = async () => {
+            await writer.ensureEdgeIdIndex();
+            edgeIds.ids = undefined;
           };
-          try {
-            if (stageEdges && plan.element === 'edge') {
-              // The staged path, inside a savepoint: if it cannot give the batch path's result
-              // (an edge id that is not new, an error under failOnError), the file is rolled back
-              // and its counters restored, and it loads again through the batch path.
-              const feedBefore = { ...feed };
-              const jobBefore = { ...job.counters };
-              await writer.resetStaging();
-              await tx.run('SAVEPOINT graph_staged_file');
+          for (const b of badHeaders) {
+            b.feed.status = 'LOAD_FAILED';
+            b.feed.parsingErrors++;
+            job.counters.parsingErrors++;
+            logError({ errorCode: 'PARSING_ERROR', errorMessage: b.message, fileName: b.feed.fullUri, recordNum: 1 });
+            if (r.failOnError) throw new LoadStopped('error');
+          }
+          // The vertex tables' indexes are built while the edge files load (vertex files come
+          // first): the connection's thread works on them while this one parses the edges.
+          let vertexIndexes: Promise<void> | undefined;
+          for (const { file, plan, feed } of planned) {
+            if (job.cancelRequested) throw new LoadStopped('cancelled');
+            if (plan.element === 'edge' && !vertexIndexes) {
+              vertexIndexes = writer.restoreIndexes(deferred.filter((n) => VERTEX_TABLE_INDEXES.has(n)));
+              // Its failure fails the load below (and a statement after one fails in the transaction).
+              vertexIndexes.catch(() => {});
+            }
+            feed.status = 'LOAD_IN_PROGRESS';
+            feed.startTime = Math.floor(Date.now() / 1000);
+            const feedStarted = Date.now();
+            const loadFile = async (staged: boolean): Promise<FeedLoader> => {
+              const loader = new FeedLoader(
+                plan,
+                file.uri,
+                {
+                  writer,
+                  options: opts,
+                  knownVertices,
+                  newGraph,
+                  edgeIds,
+                  counters: [feed, job.counters],
+                  error: logError,
+                  checkCancelled: () => {
+                    if (job.cancelRequested) throw new LoadStopped('cancelled');
+                  },
+                },
+                staged,
+              );
+              let header = true;
+              const parser = new CsvParser({
+                record: (fields, line) => {
+                  if (header) header = false;
+                  else loader.record(fields, line);
+                },
+                error: (message, line) => loader.syntaxError(message, line),
+              });
               try {
-                await loadFile(true);
-                await tx.run('RELEASE SAVEPOINT graph_staged_file');
+                for await (const chunk of readText(this.#blobs, file.uri)) {
+                  parser.write(chunk);
+                  // The next batch is parsed while this one is written.
+                  if (loader.pending >= BATCH_ROWS) await loader.flushAhead();
+                }
+                parser.end();
+                await loader.finish();
               } catch (err) {
-                if (!(err instanceof StagingAbandoned)) throw err;
-                this.#log.debug(
-                  { loadId: job.id, file: file.uri, why: err.why },
-                  'graph loader: staged load abandoned',
-                );
-                await tx.run('ROLLBACK TO SAVEPOINT graph_staged_file');
-                await tx.run('RELEASE SAVEPOINT graph_staged_file');
+                // Nothing of this file may be written after the caller rolls it back.
+                await loader.drain();
+                if (err instanceof StagingAbandoned) err.loader = loader;
+                throw err;
+              }
+              return loader;
+            };
+            try {
+              if (stageEdges && plan.element === 'edge') {
+                // The staged path, inside a savepoint: if it cannot give the batch path's result
+                // (an edge id that is not new, an error under failOnError), the file is rolled back
+                // and its counters restored, and it loads again through the batch path.
+                const feedBefore = { ...feed };
+                const jobBefore = { ...job.counters };
                 await writer.resetStaging();
-                for (const id of err.loader?.remembered ?? []) knownVertices.delete(id);
-                Object.assign(feed, feedBefore);
-                Object.assign(job.counters, jobBefore);
-                // A load with repeated edge ids is likely to repeat them in its other files too.
-                stageEdges = false;
-                await batchEdges();
+                await tx.run('SAVEPOINT graph_staged_file');
+                try {
+                  await loadFile(true);
+                  await tx.run('RELEASE SAVEPOINT graph_staged_file');
+                } catch (err) {
+                  if (!(err instanceof StagingAbandoned)) throw err;
+                  this.#log.debug(
+                    { loadId: job.id, file: file.uri, why: err.why },
+                    'graph loader: staged load abandoned',
+                  );
+                  await tx.run('ROLLBACK TO SAVEPOINT graph_staged_file');
+                  await tx.run('RELEASE SAVEPOINT graph_staged_file');
+                  await writer.resetStaging();
+                  for (const id of err.loader?.remembered ?? []) knownVertices.delete(id);
+                  Object.assign(feed, feedBefore);
+                  Object.assign(job.counters, jobBefore);
+                  // A load with repeated edge ids is likely to repeat them in its other files too.
+                  stageEdges = false;
+                  await batchEdges();
+                  await loadFile(false);
+                }
+              } else {
+                if (plan.element === 'edge') await batchEdges();
                 await loadFile(false);
               }
-            } else {
-              if (plan.element === 'edge') await batchEdges();
-              await loadFile(false);
+            } catch (err) {
+              feed.totalTimeSpent = Math.round((Date.now() - feedStarted) / 1000);
+              if (err instanceof LoadStopped) {
+                feed.status = err.reason === 'cancelled' ? 'LOAD_CANCELLED_BY_USER' : 'LOAD_FAILED';
+              } else {
+                feed.status = 'LOAD_S3_READ_ERROR';
+              }
+              throw err;
             }
-          } catch (err) {
+            this.#log.debug(
+              { loadId: job.id, file: file.uri, ms: Date.now() - feedStarted },
+              'graph loader: file done',
+            );
             feed.totalTimeSpent = Math.round((Date.now() - feedStarted) / 1000);
-            if (err instanceof LoadStopped) {
-              feed.status = err.reason === 'cancelled' ? 'LOAD_CANCELLED_BY_USER' : 'LOAD_FAILED';
-            } else {
-              feed.status = 'LOAD_S3_READ_ERROR';
-            }
-            throw err;
+            feed.status =
+              feed.parsingErrors + feed.datatypeMismatchErrors + feed.insertErrors > 0
+                ? 'LOAD_FAILED'
+                : 'LOAD_COMPLETED';
           }
-          this.#log.debug({ loadId: job.id, file: file.uri, ms: Date.now() - feedStarted }, 'graph loader: file done');
-          feed.totalTimeSpent = Math.round((Date.now() - feedStarted) / 1000);
-          feed.status =
-            feed.parsingErrors + feed.datatypeMismatchErrors + feed.insertErrors > 0 ? 'LOAD_FAILED' : 'LOAD_COMPLETED';
+          const indexesStarted = Date.now();
+          await vertexIndexes;
+          // Again, after a staged file rolled back to its savepoint (IF NOT EXISTS: the rest are kept).
+          await writer.restoreIndexes(deferred);
+          this.#log.debug(
+            { loadId: job.id, indexes: deferred, ms: Date.now() - indexesStarted },
+            'graph loader: indexes built',
+          );
+          // Success: the job's final state commits together with the data it describes; readers
+          // see the final status only once the data is visible.
+          final = this.#finalStatus(job);
+          job.totalTimeSpent = Math.round((Date.now() - started) / 1000);
+          await saveJob(tx, { ...job, status: final });
+          await saveErrors(tx, job.id, errors);
+        } finally {
+          await restoreCache();
         }
-        const indexesStarted = Date.now();
-        await writer.restoreIndexes(deferred);
-        this.#log.debug(
-          { loadId: job.id, indexes: deferred, ms: Date.now() - indexesStarted },
-          'graph loader: indexes built',
-        );
-        // Success: the job's final state commits together with the data it describes; readers
-        // see the final status only once the data is visible.
-        final = this.#finalStatus(job);
-        job.totalTimeSpent = Math.round((Date.now() - started) / 1000);
-        await saveJob(tx, { ...job, status: final });
-        await saveErrors(tx, job.id, errors);
       });
       job.status = final;
     } catch (err) {
@@ -638,29 +613,5 @@ export class LoadJobs {
           done.add(`${f.fullUri}\u0000${f.etag}`);
     }
     return files.filter((f) => !done.has(`${f.uri}\u0000${f.etag}`));
-  }
-}
-
-function jobDoc(job: Job): string {
-  const { errors: _errors, cancelRequested: _cancel, ...rest } = job;
-  return JSON.stringify(rest);
-}
-
-async function saveJob(q: Queryable, job: Job): Promise<void> {
-  await q.run(
-    `INSERT INTO graph_load_jobs (id, seq, source, status, doc) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET status = excluded.status, doc = excluded.doc`,
-    [job.id, job.seq, job.request.source, job.status, jobDoc(job)],
-  );
-}
-
-async function saveErrors(q: Queryable, loadId: string, errors: readonly LoadErrorLog[]): Promise<void> {
-  for (let i = 0; i < errors.length; i += 200) {
-    const part = errors.slice(i, i + 200);
-    const params = part.flatMap((e, j) => [loadId, i + j, e.errorCode, e.errorMessage, e.fileName, e.recordNum]);
-    await q.run(
-      `INSERT INTO graph_load_errors (load_id, seq, error_code, error_message, file_name, record_num) VALUES ${part.map(() => '(?,?,?,?,?,?)').join(',')}`,
-      params,
-    );
   }
 }

@@ -23,6 +23,9 @@ export function graphSchemaName(schema: string | undefined): string {
   return `${schema || 'slipway'}_graph`;
 }
 
+/** The page cache of the graph's writer connection, KiB (see openGraphDatabase). */
+export const GRAPH_WRITER_CACHE_KIB = 262144;
+
 export async function openGraphDatabase(o: GraphStoreOptions): Promise<Database> {
   const db = await openDatabase({
     url: o.url,
@@ -36,7 +39,7 @@ export async function openGraphDatabase(o: GraphStoreOptions): Promise<Database>
   });
   // Bulk loads touch large indexes: a 256 MiB page cache (SQLite's default is 2 MiB) keeps them
   // in memory instead of re-reading pages for every batch. The writer connection gets it.
-  if (db.dialect === 'sqlite') await db.run('PRAGMA cache_size = -262144');
+  if (db.dialect === 'sqlite') await db.run(`PRAGMA cache_size = -${GRAPH_WRITER_CACHE_KIB}`);
   return db;
 }
 
@@ -45,6 +48,18 @@ const CHUNK = 500;
 
 function* chunks<T>(rows: readonly T[]): Generator<readonly T[]> {
   for (let i = 0; i < rows.length; i += CHUNK) yield rows.slice(i, i + CHUNK);
+}
+
+/**
+ * Sends one statement per part without waiting for the one before, and returns their results in
+ * order. A connection runs its statements in the order they are sent (SQLite's, and its thread's:
+ * see Database.threadTransaction, where waiting for each answer would cost a round trip each);
+ * after a failure the transaction fails as a whole, whatever ran after it.
+ */
+async function inOrder<P, R>(parts: Iterable<P>, send: (part: P) => Promise<R>): Promise<R[]> {
+  const sent: Promise<R>[] = [];
+  for (const part of parts) sent.push(send(part));
+  return Promise.all(sent);
 }
 
 const tupleCache = new Map<number, string>();
@@ -60,6 +75,23 @@ const tuples = (n: number, width: number): string => {
   }
   return sql;
 };
+
+const statementCache = new Map<string, string>();
+
+/**
+ * `${head} VALUES (…),(…)${tail}` for n rows, the same string object each time: the connection's
+ * statement cache is keyed by the text, and a new concatenation of thousands of placeholders is
+ * flattened and hashed again at every lookup.
+ */
+function valuesSql(head: string, n: number, width: number, tail = ''): string {
+  const key = `${n}\u0000${width}\u0000${head}\u0000${tail}`;
+  let sql = statementCache.get(key);
+  if (sql === undefined) {
+    sql = `${head} VALUES ${tuples(n, width)}${tail}`;
+    if (statementCache.size < 512) statementCache.set(key, sql);
+  }
+  return sql;
+}
 
 /** Rows per PostgreSQL unnest() statement (its parameters are one array per column). */
 const PG_CHUNK = 5000;
@@ -117,6 +149,15 @@ const STAGING_DDL = [
   'CREATE TEMP TABLE IF NOT EXISTS graph_stage_props (owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, value TEXT NOT NULL, num REAL)',
 ];
 
+/**
+ * SQLite's insert that skips rows whose key exists: `INSERT OR IGNORE` rather than `ON CONFLICT
+ * DO NOTHING`. The two skip the same rows here (the graph tables' only other constraints are NOT
+ * NULL, and no null reaches them), but the upsert form keeps ABORT for NOT NULL, so each
+ * multi-row statement in the load's transaction opens a statement journal and copies there every
+ * page it is about to change: 617 MB of temp-file writes in a 2.28M-record load.
+ */
+const ignoreInto = (target: string): string => `INSERT OR IGNORE INTO ${target}`;
+
 /** Set-at-a-time writes inside one transaction; every method takes any number of rows. */
 export class GraphWriter {
   constructor(private readonly q: Queryable) {}
@@ -143,6 +184,25 @@ export class GraphWriter {
   }
 
   /**
+   * The page cache of a load (SQLite; a no-op elsewhere); returns what puts the connection's back.
+   * A load into a graph with data gets GRAPH_WRITER_CACHE_KIB, for the indexes it inserts into.
+   * A load into an empty graph (every secondary index deferred) gets 16 MiB: it fills its tables
+   * near key order, so what it needs cached is the right edge of each B-tree, and the pages it
+   * fills go to the WAL as it goes. With 256 MiB they stayed dirty in the cache until the index
+   * builds shrank it (see restoreIndexes), and were spilled then, inside CREATE INDEX, which
+   * always opens a statement journal: each spilled page was first copied there, ~700 MB of
+   * temp-file writes in a 2.28M-record load (and 260 MB more peak RSS).
+   */
+  async loadCache(emptyGraph: boolean): Promise<() => Promise<void>> {
+    if (this.q.dialect !== 'sqlite') return async () => {};
+    const before = (await this.q.get<{ cache_size: number }>('PRAGMA cache_size'))!.cache_size;
+    await this.q.run(`PRAGMA cache_size = -${emptyGraph ? 16384 : GRAPH_WRITER_CACHE_KIB}`);
+    return async () => {
+      await this.q.run(`PRAGMA cache_size = ${Math.trunc(before)}`).catch(() => {});
+    };
+  }
+
+  /**
    * Creates again the indexes deferIndexes() dropped (those not created again already).
    *
    * SQLite sorts an index's entries in runs of at most its page cache size: with the loader's
@@ -161,19 +221,16 @@ export class GraphWriter {
           threads: (await this.q.get<{ threads: number }>('PRAGMA threads'))!.threads,
         }
       : undefined;
-    if (before) {
-      await this.q.run('PRAGMA cache_size = -4096');
-      await this.q.run(`PRAGMA threads = ${Math.min(4, availableParallelism())}`);
-    }
-    try {
-      for (const ix of todo) await this.q.run(ix.sql);
-    } finally {
-      // Connection settings, not part of the transaction: restored even when it failed.
-      if (before) {
-        await this.q.run(`PRAGMA cache_size = ${Math.trunc(before.cache)}`).catch(() => {});
-        await this.q.run(`PRAGMA threads = ${Math.trunc(before.threads)}`).catch(() => {});
-      }
-    }
+    // Sent at once (see inOrder): the connection's settings are put back after the last index,
+    // and on a thread connection even when one failed.
+    const statements = [
+      ...(before ? ['PRAGMA cache_size = -4096', `PRAGMA threads = ${Math.min(4, availableParallelism())}`] : []),
+      ...todo.map((ix) => ix.sql),
+      ...(before
+        ? [`PRAGMA cache_size = ${Math.trunc(before.cache)}`, `PRAGMA threads = ${Math.trunc(before.threads)}`]
+        : []),
+    ];
+    await inOrder(statements, (sql) => this.q.run(sql));
   }
 
   /** Whether the bulk path's staging tables can be used (SQLite only). */
@@ -187,14 +244,17 @@ export class GraphWriter {
     await this.q.run('DELETE FROM temp.graph_stage_props');
   }
 
-  /** Multi-row INSERTs of `rows` (flat, `width` values per row) of at most STAGE_PARAMS values; returns the rows changed. */
-  async #append(into: string, width: number, rows: readonly SqlValue[], suffix = ''): Promise<number> {
+  /**
+   * Multi-row `INSERT OR IGNORE`s (see ignoreInto) of `rows` (flat, `width` values per row) of at
+   * most STAGE_PARAMS values; returns the rows changed.
+   */
+  async #append(into: string, width: number, rows: readonly SqlValue[]): Promise<number> {
     const per = Math.floor(STAGE_PARAMS / width) * width;
     let changes = 0;
     for (let i = 0; i < rows.length; i += per) {
       const n = Math.min(per, rows.length - i);
       const part = n === rows.length ? rows : rows.slice(i, i + n);
-      changes += (await this.q.run(`INSERT INTO ${into} VALUES ${tuples(n / width, width)}${suffix}`, part)).changes;
+      changes += (await this.q.run(valuesSql(ignoreInto(into), n / width, width), part)).changes;
     }
     return changes;
   }
@@ -205,7 +265,7 @@ export class GraphWriter {
    * returns how many were inserted. Without the index (deferred), ids are not checked here.
    */
   async appendEdges(flat: readonly SqlValue[]): Promise<number> {
-    return this.#append('graph_edges (id, label, from_id, to_id)', 4, flat, ' ON CONFLICT DO NOTHING');
+    return this.#append('graph_edges (id, label, from_id, to_id)', 4, flat);
   }
 
   /** Creates graph_edges_by_id if a bulk load deferred it (before edges are inserted by id conflict). */
@@ -223,9 +283,8 @@ export class GraphWriter {
   async commitStagedProps(element: 'vertex' | 'edge'): Promise<number> {
     const table = element === 'vertex' ? 'graph_vertex_props (vertex_id' : 'graph_edge_props (edge_id';
     const r = await this.q.run(
-      `INSERT INTO ${table}, name, type, value, num)
-       SELECT owner, name, type, value, num FROM temp.graph_stage_props WHERE true ORDER BY owner, name, type, value
-       ON CONFLICT DO NOTHING`,
+      `${ignoreInto(`${table}, name, type, value, num)`)}
+       SELECT owner, name, type, value, num FROM temp.graph_stage_props ORDER BY owner, name, type, value`,
     );
     await this.q.run('DELETE FROM temp.graph_stage_props');
     return r.changes;
@@ -244,26 +303,31 @@ export class GraphWriter {
       }
       return created;
     }
-    for (const part of chunks(ids)) {
-      const rows = await this.q.all<{ id: string }>(
-        `INSERT INTO graph_vertices (id) VALUES ${tuples(part.length, 1)} ON CONFLICT DO NOTHING RETURNING id`,
-        part,
-      );
-      for (const r of rows) created.add(r.id);
-    }
+    const results = await inOrder(chunks(ids), (part) =>
+      this.q.all<{ id: string }>(valuesSql(ignoreInto('graph_vertices (id)'), part.length, 1, ' RETURNING id'), part),
+    );
+    for (const rows of results) for (const r of rows) created.add(r.id);
     return created;
+  }
+
+  /** Inserts the vertices that do not exist yet; returns how many were new. */
+  async insertNewVertices(ids: readonly string[]): Promise<number> {
+    if (this.q.dialect === 'postgres') return (await this.insertVertices(ids)).size;
+    const results = await inOrder(chunks(ids), (part) =>
+      this.q.run(valuesSql(ignoreInto('graph_vertices (id)'), part.length, 1), part),
+    );
+    let changes = 0;
+    for (const r of results) changes += r.changes;
+    return changes;
   }
 
   /** Which of these vertex ids exist. */
   async existingVertices(ids: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();
-    for (const part of chunks(ids)) {
-      const rows = await this.q.all<{ id: string }>(
-        `SELECT id FROM graph_vertices WHERE id IN (${tuples(part.length, 1)})`,
-        part,
-      );
-      for (const r of rows) found.add(r.id);
-    }
+    const results = await inOrder(chunks(ids), (part) =>
+      this.q.all<{ id: string }>(`SELECT id FROM graph_vertices WHERE id IN (${tuples(part.length, 1)})`, part),
+    );
+    for (const rows of results) for (const r of rows) found.add(r.id);
     return found;
   }
 
@@ -281,13 +345,10 @@ export class GraphWriter {
       }
       return changes;
     }
-    for (const part of chunks(pairs)) {
-      const r = await this.q.run(
-        `INSERT INTO graph_vertex_labels (vertex_id, label) VALUES ${tuples(part.length, 2)} ON CONFLICT DO NOTHING`,
-        part.flat(),
-      );
-      changes += r.changes;
-    }
+    const results = await inOrder(chunks(pairs), (part) =>
+      this.q.run(valuesSql(ignoreInto('graph_vertex_labels (vertex_id, label)'), part.length, 2), part.flat()),
+    );
+    for (const r of results) changes += r.changes;
     return changes;
   }
 
@@ -317,15 +378,12 @@ export class GraphWriter {
       }
       return changes;
     }
-    for (const part of chunks(rows)) {
+    const results = await inOrder(chunks(rows), (part) => {
       const params: SqlValue[] = [];
       for (const r of part) params.push(r.owner, r.name, r.type, r.value, r.num);
-      const res = await this.q.run(
-        `INSERT INTO ${table} (${owner}, name, type, value, num) VALUES ${tuples(part.length, 5)} ON CONFLICT DO NOTHING`,
-        params,
-      );
-      changes += res.changes;
-    }
+      return this.q.run(valuesSql(ignoreInto(`${table} (${owner}, name, type, value, num)`), part.length, 5), params);
+    });
+    for (const r of results) changes += r.changes;
     return changes;
   }
 
@@ -382,15 +440,15 @@ export class GraphWriter {
       }
       return created;
     }
-    for (const part of chunks(rows)) {
+    const results = await inOrder(chunks(rows), (part) => {
       const params: SqlValue[] = [];
       for (const e of part) params.push(e.id, e.label, e.from, e.to);
-      const res = await this.q.all<{ id: string }>(
-        `INSERT INTO graph_edges (id, label, from_id, to_id) VALUES ${tuples(part.length, 4)} ON CONFLICT DO NOTHING RETURNING id`,
+      return this.q.all<{ id: string }>(
+        valuesSql(ignoreInto('graph_edges (id, label, from_id, to_id)'), part.length, 4, ' RETURNING id'),
         params,
       );
-      for (const r of res) created.add(r.id);
-    }
+    });
+    for (const res of results) for (const r of res) created.add(r.id);
     return created;
   }
 

@@ -20,6 +20,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { GroupSync } from '../group-sync.js';
 import { AsyncMutex } from './async-mutex.js';
 import { LruCache } from './lru-cache.js';
+import { ThreadConnection } from './thread-connection.js';
 import { assertNotInTransaction, runTransaction } from './transaction-scope.js';
 import {
   type Database,
@@ -373,6 +374,7 @@ class SqliteDatabase implements Database {
   readonly #checkpointer: Checkpointer | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
+  #busyTimeoutMs = 5000;
 
   private constructor(writer: Conn, reader: Conn, path: string | undefined, durable: boolean) {
     this.#writer = writer;
@@ -429,12 +431,14 @@ class SqliteDatabase implements Database {
       writerRaw.close();
       throw err;
     }
-    return new SqliteDatabase(
+    const db = new SqliteDatabase(
       new Conn(writerRaw, cacheSize),
       new Conn(readerRaw, cacheSize),
       realpathSync(path),
       settings.synchronous === 'FULL',
     );
+    db.#busyTimeoutMs = settings.busyTimeoutMs;
+    return db;
   }
 
   #checkOpen(method: string): void {
@@ -480,6 +484,34 @@ class SqliteDatabase implements Database {
         },
       });
     });
+  }
+
+  /** See Database.threadTransaction. */
+  async threadTransaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    this.#checkOpen('threadTransaction');
+    const path = this.#path;
+    if (path === undefined) return this.transaction(fn);
+    const result = await this.#mutex.run(async () => {
+      const conn = new ThreadConnection(path, {
+        busyTimeoutMs: this.#busyTimeoutMs,
+        journalSizeLimit: JOURNAL_SIZE_LIMIT,
+      });
+      try {
+        await conn.run('BEGIN IMMEDIATE');
+        return await runTransaction(this, conn, fn, {
+          commit: async () => {
+            await conn.run('COMMIT');
+          },
+          rollback: () => conn.rollback(),
+        });
+      } finally {
+        await conn.close();
+      }
+    });
+    // Committed: synced and checkpointed as the writer's transactions are (see #write).
+    if (this.#walSync) await this.#walSync.sync();
+    this.#checkpointer?.request();
+    return result;
   }
 
   /**

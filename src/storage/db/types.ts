@@ -30,6 +30,13 @@ export interface Database extends Queryable {
    * another transaction's uncommitted writes.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * SQLite database files only (elsewhere the same as transaction()): the transaction runs on a
+   * connection of its own on a worker thread, holding the writer's place meanwhile; tx's
+   * statements are answered in order, and the event loop runs while SQLite works. For long
+   * writes (a bulk load) that have JavaScript of their own to overlap with SQLite's.
+   */
+  threadTransaction?<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Closes every connection; pending transactions finish first. */
   close(): Promise<void>;
   /**
