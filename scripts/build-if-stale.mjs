@@ -25,6 +25,8 @@ function newest(dir) {
   }
   for (const e of entries) {
     const p = join(dir, e.name);
+    // tests are not part of what `npm start` runs (scripts/build-start.mjs leaves them out)
+    if (!e.isDirectory() && e.name.endsWith('.test.ts')) continue;
     max = Math.max(max, e.isDirectory() ? newest(p) : (mtime(p) ?? 0));
   }
   return max;

@@ -23,6 +23,7 @@ import slipway_codecs as codecs  # noqa: E402
 import slipway_handlers as handlers  # noqa: E402
 
 MAX_TRACE = 2500
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 REASONS = {200: b"OK", 400: b"Bad Request", 404: b"Not Found", 415: b"Unsupported Media Type", 500: b"Internal Server Error"}
 
 
@@ -33,13 +34,18 @@ def log(msg):
 
 def user_trace(exc):
     """The traceback without the import machinery's and this server's own frames."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen") and f.filename != __file__]
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not f.filename.startswith("<frozen") and not f.filename.startswith(_OWN_DIR)
+    ]
     lines = ["Traceback (most recent call last):\n"] + traceback.format_list(frames)
     return "".join(lines + traceback.format_exception_only(type(exc), exc))
 
 
 def startup_failure(what, exc):
-    sys.stderr.write(user_trace(exc))
+    if any(not f.filename.startswith(_OWN_DIR) for f in traceback.extract_tb(exc.__traceback__)):
+        sys.stderr.write(user_trace(exc))  # where in the user's code; a refusal of our own is its line alone
     line = traceback.format_exception_only(type(exc), exc)[-1].strip()
     log("%s: %s" % (what, line))
     sys.stderr.flush()

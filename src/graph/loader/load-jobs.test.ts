@@ -253,6 +253,44 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await reader.edge('e3'), { id: 'e3', label: 'x', from: 'a', to: 'b', properties: { w: 3 } });
     });
 
+    // The loader parses a batch while the one before it is written: errors found in different
+    // batches are still reported in file order, and failOnError stops at the first of them.
+    it('errors in several batches of a file come in file order; failOnError stops at the first', async () => {
+      await reset();
+      const bad = new Set([100, 2_500, 4_500, 6_500]);
+      const rows = Array.from({ length: 7_000 }, (_, i) => `v${i + 1},${bad.has(i + 1) ? 'x' : i}`);
+      await blobs.put('s3://b/ob/v.csv', `~id,age:Int\n${rows.join('\n')}\n`);
+      const edges = Array.from(
+        { length: 5_000 },
+        (_, i) =>
+          `e${i + 1},v1,${i + 1 === 3_000 ? 'ghost' : `v${(i % 50) + 2}`},x,${i + 1 === 700 || i + 1 === 4_100 ? 'y' : i}`,
+      );
+      await blobs.put('s3://b/ob/w.csv', `~id,~from,~to,~label,w:Int\n${edges.join('\n')}\n`);
+      const p = await wait(await jobs.start(request('s3://b/ob/', { failOnError: false })));
+      const vertexErrors = p.errors?.errorLogs
+        .filter((e) => e.fileName.endsWith('v.csv'))
+        .map((e) => [e.errorCode, e.recordNum]);
+      assert.deepEqual(
+        vertexErrors,
+        [...bad].map((n) => ['PARSING_ERROR', n + 1]),
+      );
+      const edgeErrors = p.errors?.errorLogs.filter((e) => e.fileName.endsWith('w.csv')).map((e) => e.recordNum);
+      assert.deepEqual(
+        [...(edgeErrors ?? [])].sort((a, b) => a - b),
+        [701, 3_001, 4_101],
+      );
+      assert.equal((await reader.counts()).edges, 5_000 - 3);
+
+      await reset();
+      const failed = await wait(await jobs.start(request('s3://b/ob/')));
+      assert.equal(failed.overallStatus.status, 'LOAD_FAILED');
+      assert.deepEqual(
+        failed.errors?.errorLogs.map((e) => [e.errorCode, e.recordNum]),
+        [['PARSING_ERROR', 101]],
+      );
+      assert.deepEqual(await reader.counts(), { vertices: 0, edges: 0, vertexProperties: 0, edgeProperties: 0 });
+    });
+
     it('more than 10,000 errors in an edge file without failOnError: the last 10,000 are kept', async () => {
       await reset();
       await blobs.put('s3://b/me/v.csv', '~id\na\nb\n');
