@@ -14,7 +14,7 @@ from sagemaker.sklearn import SKLearn  # noqa: E402
 
 sess = common.session()
 train_uri, X, y = common.upload_train(sess, "sklearn-sdk")
-src = os.path.join(common.HERE, "sklearn")
+src = os.path.join(common.SOURCES, "sklearn")
 
 step("SKLearn.fit")
 est = SKLearn(

@@ -14,7 +14,7 @@ from sagemaker.xgboost import XGBoost  # noqa: E402
 
 sess = common.session()
 train_uri, X, y = common.upload_train(sess, "xgboost-sdk")
-src = os.path.join(common.HERE, "xgboost")
+src = os.path.join(common.SOURCES, "xgboost")
 
 step("XGBoost.fit")
 est = XGBoost(

@@ -15,7 +15,7 @@ from sagemaker.serverless import ServerlessInferenceConfig  # noqa: E402
 
 sess = common.session()
 train_uri, X, y = common.upload_train(sess, "pytorch-sdk")
-src = os.path.join(common.HERE, "pytorch")
+src = os.path.join(common.SOURCES, "pytorch")
 
 step("PyTorch.fit")
 est = PyTorch(

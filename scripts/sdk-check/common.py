@@ -21,6 +21,8 @@ REGION = "us-east-1"
 ROLE = "arn:aws:iam::000000000000:role/SageMakerRole"
 BUCKET = "sdk-test-bucket"
 HERE = os.path.dirname(os.path.abspath(__file__))
+# the source directories: the e2e tests' own (test/e2e/boto3_script_mode.py) plus what serving needs
+SOURCES = os.path.join(HERE, "..", "..", "test", "fixtures", "script-mode")
 
 
 def boto_session():

@@ -17,7 +17,7 @@ sess = common.session()
 raw = f"/tmp/sdk-work/processing-sdk/raw/abalone.csv"
 common.abalone_csv(raw, 400)
 raw_uri = sess.upload_data(os.path.dirname(raw), bucket=sess.default_bucket(), key_prefix="processing-sdk/raw")
-here = os.path.join(common.HERE, "processing")
+here = os.path.join(common.SOURCES, "processing")
 bucket = sess.default_bucket()
 results = {}
 

@@ -60,7 +60,7 @@ check("ExperimentAnalytics.dataframe", analytics)
 
 def training_analytics():
     train_uri, _, _ = common.upload_train(sess, "exp-sdk")
-    est = SKLearn(entry_point="train.py", source_dir=os.path.join(common.HERE, "sklearn"), framework_version="1.2-1",
+    est = SKLearn(entry_point="train.py", source_dir=os.path.join(common.SOURCES, "sklearn"), framework_version="1.2-1",
                   instance_type="ml.m5.large", role=common.ROLE, sagemaker_session=sess,
                   hyperparameters={"n-estimators": 5},
                   metric_definitions=[{"Name": "train:rmse", "Regex": "train_rmse=([0-9.]+);"}])

@@ -20,7 +20,7 @@ from sagemaker.s3 import S3Downloader  # noqa: E402
 sess = common.session()
 results = {}
 train_uri, X, y = common.upload_train(sess, "extras-sdk")
-sk_src = os.path.join(common.HERE, "sklearn")
+sk_src = os.path.join(common.SOURCES, "sklearn")
 
 
 def check(name, fn):
@@ -97,7 +97,7 @@ check("Estimator.attach / SKLearn.attach", attach)
 
 
 def pt_default_model_fn():
-    pt = PyTorch(entry_point="train.py", source_dir=os.path.join(common.HERE, "pytorch"), framework_version="2.0.1",
+    pt = PyTorch(entry_point="train.py", source_dir=os.path.join(common.SOURCES, "pytorch"), framework_version="2.0.1",
                  py_version="py310", instance_type="ml.m5.large", instance_count=1, role=common.ROLE,
                  sagemaker_session=sess, hyperparameters={"epochs": 50})
     pt.fit({"training": train_uri}, logs=False)

@@ -20,7 +20,7 @@ from sagemaker.tuner import HyperparameterTuner, IntegerParameter  # noqa: E402
 sess = common.session()
 results = {}
 train_uri, X, y = common.upload_train(sess, "mlops-sdk")
-src = os.path.join(common.HERE, "sklearn")
+src = os.path.join(common.SOURCES, "sklearn")
 
 
 def check(name, fn):
