@@ -2,9 +2,9 @@
 // user's inference.py (model_fn; the toolkit's default CSV chain), p50/p99 at 200 req/s and the
 // most requests per second at concurrency N, side by side with SageMaker's scikit-learn serving
 // stack modelled in ../shared/peers/sk_container.py (gunicorn -w 2 + Flask + the handler chain) on
-// the same model.joblib; and (--training) a framework training job's CreateTrainingJob → the
-// script's first line against `python3 -c` starting by hand.
-// Usage: npm run build && node dist/bench/frameworks.js [--seconds 10] [--connections 8] [--training] [--runs 5]
+// the same model.joblib. (A framework training job's CreateTrainingJob → the script's first line:
+// bench/script-mode-start.ts.)
+// Usage: npm run build && node dist/bench/frameworks.js [--seconds 10] [--connections 8]
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -12,21 +12,18 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../src/inference/runtimes/container/http-container.js';
 import { Agent, request } from 'node:http';
-import { median, percentile, sagemaker, sleep, slipway } from './support.js';
+import { percentile, sagemaker, sleep, slipway } from './support.js';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '8' },
     rate: { type: 'string', default: '200' },
-    training: { type: 'boolean', default: false },
-    runs: { type: 'string', default: '5' },
   },
 });
 const SECONDS = Number(values.seconds);
 const N = Number(values.connections);
 const RATE = Number(values.rate);
-const RUNS = Number(values.runs);
 const PYTHON = process.env.SLIPWAY_PYTHON ?? '/usr/bin/python3';
 const IMAGE = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-scikit-learn:1.2-1-cpu-py3';
 const ROLE = 'arn:aws:iam::000000000000:role/bench';
@@ -220,91 +217,8 @@ try {
   console.log(line(`max, ${N} connections  Slipway (MaxConcurrency ${N})`, t3));
   console.log(line(`max, ${N} connections  gunicorn -w 2 + Flask peer`, t4));
   console.log(`throughput ratio at concurrency ${N}: ${(t3.rps / t4.rps).toFixed(2)}; load ${la()}`);
-
-  if (values.training) await trainingFigures();
 } finally {
   peer?.kill('SIGTERM');
   await server.stop();
   rmSync(work, { recursive: true, force: true });
-}
-
-/** CreateTrainingJob (scikit-learn image, sourcedir.tar.gz) → the script's first log line, against python3 by hand. */
-async function trainingFigures(): Promise<void> {
-  const src = join(work, 'src');
-  mkdirSync(src, { recursive: true });
-  writeFileSync(
-    join(src, 'train.py'),
-    "print('training started', flush=True)\nimport os\nopen(os.path.join(os.environ['SM_MODEL_DIR'], 'm.txt'), 'w').write('x')\n",
-  );
-  execFileSync('tar', ['czf', join(work, 'sourcedir.tar.gz'), '-C', src, '.']);
-  await fetch(`${base}/bench-fw/code/sourcedir.tar.gz`, {
-    method: 'PUT',
-    body: readFileSync(join(work, 'sourcedir.tar.gz')),
-  });
-  await fetch(`${base}/bench-fw/data/train/rows.csv`, { method: 'PUT', body: '1,2\n3,4\n' });
-  const starts: number[] = [];
-  for (let r = 0; r < RUNS; r++) {
-    const name = `train-${r}`;
-    const t0 = Date.now();
-    await sagemaker(server.port, 'CreateTrainingJob', {
-      TrainingJobName: name,
-      RoleArn: ROLE,
-      AlgorithmSpecification: { TrainingImage: IMAGE, TrainingInputMode: 'File' },
-      HyperParameters: {
-        sagemaker_program: '"train.py"',
-        sagemaker_submit_directory: '"s3://bench-fw/code/sourcedir.tar.gz"',
-      },
-      InputDataConfig: [
-        {
-          ChannelName: 'train',
-          DataSource: { S3DataSource: { S3DataType: 'S3Prefix', S3Uri: 's3://bench-fw/data/train' } },
-        },
-      ],
-      OutputDataConfig: { S3OutputPath: 's3://bench-fw/output' },
-      ResourceConfig: { InstanceType: 'ml.m5.large', InstanceCount: 1, VolumeSizeInGB: 1 },
-      StoppingCondition: { MaxRuntimeInSeconds: 600 },
-    });
-    for (;;) {
-      const d = await sagemaker(server.port, 'DescribeTrainingJob', { TrainingJobName: name });
-      if (d.TrainingJobStatus === 'Completed') break;
-      if (d.TrainingJobStatus !== 'InProgress') throw new Error(`${name}: ${String(d.FailureReason)}`);
-      await sleep(20);
-    }
-    const streams = await logs('DescribeLogStreams', {
-      logGroupName: '/aws/sagemaker/TrainingJobs',
-      logStreamNamePrefix: `${name}/`,
-    });
-    const events = await logs('GetLogEvents', {
-      logGroupName: '/aws/sagemaker/TrainingJobs',
-      logStreamName: streams.logStreams[0].logStreamName,
-    });
-    const first = events.events.find((e: { message: string }) => e.message.startsWith('training started'));
-    starts.push(first.timestamp - t0);
-  }
-  const floor: number[] = [];
-  for (let r = 0; r < RUNS; r++) {
-    const t0 = Date.now();
-    await new Promise<void>((done) => {
-      const child = spawn(PYTHON, ['-c', "print('training started', flush=True)"], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-      child.stdout!.once('data', () => {
-        floor.push(Date.now() - t0);
-        done();
-      });
-    });
-  }
-  console.log(
-    `training job (scikit-learn image, sourcedir.tar.gz), CreateTrainingJob → first script line: median ${median(starts)} ms (${starts.join(', ')}); ${PYTHON} -c by hand → its first line: median ${median(floor)} ms (${floor.join(', ')}); over the interpreter: ${median(starts) - median(floor)} ms; load ${la()}`,
-  );
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a JSON answer read by hand
-async function logs(op: string, body: object): Promise<any> {
-  const res = await fetch(`${base}/`, {
-    method: 'POST',
-    headers: { 'x-amz-target': `Logs_20140328.${op}`, 'content-type': 'application/x-amz-json-1.1' },
-    body: JSON.stringify(body),
-  });
-  return res.json();
 }

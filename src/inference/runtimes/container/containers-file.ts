@@ -59,6 +59,25 @@ export class ContainersFileError extends Error {
   override readonly name = 'ContainersFileError';
 }
 
+/** An entry's or a framework's `env` (names to strings) and `binds` (absolute directories), checked. */
+function envAndBinds(
+  o: Record<string, unknown>,
+  what: string,
+  fail: (m: string) => never,
+): { env: Record<string, string>; binds: string[] } {
+  const env = o.env ?? {};
+  if (
+    typeof env !== 'object' ||
+    Array.isArray(env) ||
+    !Object.values(env as object).every((v) => typeof v === 'string')
+  )
+    fail(`${what}: env must map names to strings`);
+  const binds = o.binds ?? [];
+  if (!Array.isArray(binds) || !binds.every((b) => typeof b === 'string' && isAbsolute(b)))
+    fail(`${what}: binds must be a list of absolute directory paths`);
+  return { env: env as Record<string, string>, binds: binds as string[] };
+}
+
 export function parseContainersFile(path: string, text: string): ContainersFile {
   const fail = (m: string): never => {
     throw new ContainersFileError(`The containers file ${path} is invalid: ${m}`);
@@ -87,16 +106,7 @@ export function parseContainersFile(path: string, text: string): ContainersFile 
       fail(`entry "${pattern}": command must be an array of strings`);
     if (runtime === 'process' && (command as string[]).length === 0) fail(`entry "${pattern}": command is required`);
     if (e.cwd !== undefined && typeof e.cwd !== 'string') fail(`entry "${pattern}": cwd must be a string`);
-    const env = e.env ?? {};
-    if (
-      typeof env !== 'object' ||
-      Array.isArray(env) ||
-      !Object.values(env as object).every((v) => typeof v === 'string')
-    )
-      fail(`entry "${pattern}": env must map names to strings`);
-    const binds = e.binds ?? [];
-    if (!Array.isArray(binds) || !binds.every((b) => typeof b === 'string' && isAbsolute(b)))
-      fail(`entry "${pattern}": binds must be a list of absolute directory paths`);
+    const { env, binds } = envAndBinds(e, `entry "${pattern}"`, fail);
     const t = e.startupTimeoutSeconds;
     if (t !== undefined && (typeof t !== 'number' || !(t > 0)))
       fail(`entry "${pattern}": startupTimeoutSeconds must be a positive number`);
@@ -119,16 +129,7 @@ export function parseContainersFile(path: string, text: string): ContainersFile 
       fail(`framework "${key}": python must be a path or a command name`);
     if (f.wheels !== undefined && (typeof f.wheels !== 'string' || !isAbsolute(f.wheels)))
       fail(`framework "${key}": wheels must be an absolute directory path`);
-    const env = f.env ?? {};
-    if (
-      typeof env !== 'object' ||
-      Array.isArray(env) ||
-      !Object.values(env as object).every((v) => typeof v === 'string')
-    )
-      fail(`framework "${key}": env must map names to strings`);
-    const binds = f.binds ?? [];
-    if (!Array.isArray(binds) || !binds.every((b) => typeof b === 'string' && isAbsolute(b)))
-      fail(`framework "${key}": binds must be a list of absolute directory paths`);
+    const { env, binds } = envAndBinds(f, `framework "${key}"`, fail);
     const python = f.python as string | undefined;
     frameworks.push({
       key,
