@@ -60,8 +60,12 @@ try {
   const demoMs = performance.now() - demoStart;
   const total = readyMs + demoMs;
 
-  console.log(`first hour on a fresh clone of ${spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim()}`);
-  console.log(`  npm ci                          ${ciMs === undefined ? 'skipped (node_modules reused)' : seconds(ciMs)}`);
+  console.log(
+    `first hour on a fresh clone of ${spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim()}`,
+  );
+  console.log(
+    `  npm ci                          ${ciMs === undefined ? 'skipped (node_modules reused)' : seconds(ciMs)}`,
+  );
   console.log(`  npm start → health 200          ${seconds(readyMs)} (includes the first build)`);
   console.log(`  npx slipway demo → links        ${seconds(demoMs)}`);
   console.log(`  user's time, start → console    ${seconds(total)} (target < 60 s)`);

@@ -46,11 +46,21 @@ try {
   });
   await sagemaker(s.port, 'CreateEndpointConfig', {
     EndpointConfigName: 'abalone',
-    ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: 'abalone', ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 } }],
+    ProductionVariants: [
+      {
+        VariantName: 'AllTraffic',
+        ModelName: 'abalone',
+        ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 10 },
+      },
+    ],
   });
   const names = Array.from({ length: endpoints }, (_, i) => `endpoint-${String(i).padStart(4, '0')}`);
   for (let i = 0; i < names.length; i += 50)
-    await Promise.all(names.slice(i, i + 50).map((n) => sagemaker(s.port, 'CreateEndpoint', { EndpointName: n, EndpointConfigName: 'abalone' })));
+    await Promise.all(
+      names
+        .slice(i, i + 50)
+        .map((n) => sagemaker(s.port, 'CreateEndpoint', { EndpointName: n, EndpointConfigName: 'abalone' })),
+    );
   for (const n of names) {
     for (;;) {
       const d = await sagemaker(s.port, 'DescribeEndpoint', { EndpointName: n });
@@ -59,8 +69,10 @@ try {
       await sleep(20);
     }
   }
-  const invoke = (n: string) => fetch(`${base}/endpoints/${n}/invocations`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ROW });
-  for (let i = 0; i < names.length; i += 50) await Promise.all(names.slice(i, i + 50).map(async (n) => (await invoke(n)).arrayBuffer()));
+  const invoke = (n: string) =>
+    fetch(`${base}/endpoints/${n}/invocations`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ROW });
+  for (let i = 0; i < names.length; i += 50)
+    await Promise.all(names.slice(i, i + 50).map(async (n) => (await invoke(n)).arrayBuffer()));
 
   // node:http with a kept-alive connection, bytes counted and dropped: the client costs little.
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -93,7 +105,13 @@ try {
   // Traffic on 10 endpoints while scraping: their series change between scrapes.
   const busy = names.slice(0, 10);
   const traffic = Promise.all(
-    busy.map((n) => load(`${base}/endpoints/${n}/invocations`, { headers: { 'content-type': 'text/csv' }, body: () => ROW }, { seconds: 8, connections: 1, rate: 100 })),
+    busy.map((n) =>
+      load(
+        `${base}/endpoints/${n}/invocations`,
+        { headers: { 'content-type': 'text/csv' }, body: () => ROW },
+        { seconds: 8, connections: 1, rate: 100 },
+      ),
+    ),
   );
   await sleep(500);
   await run('10 of them taking 100 invocations/s each');

@@ -38,7 +38,11 @@ const XGB = '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.0-
 const SLOW = '000000000000.dkr.ecr.us-east-1.amazonaws.com/bench-slow:1';
 const ROLE = 'arn:aws:iam::000000000000:role/bench';
 const LEASE_SECONDS = 10;
-const dirs = [mkdtempSync(join(tmpdir(), 'slipway-bench-')), mkdtempSync(join(tmpdir(), 'slipway-bench-')), mkdtempSync(join(tmpdir(), 'slipway-bench-'))];
+const dirs = [
+  mkdtempSync(join(tmpdir(), 'slipway-bench-')),
+  mkdtempSync(join(tmpdir(), 'slipway-bench-')),
+  mkdtempSync(join(tmpdir(), 'slipway-bench-')),
+];
 const report = (s: string) => console.log(s);
 
 function childPids(pid: number): number[] {
@@ -52,7 +56,9 @@ function childPids(pid: number): number[] {
 const containers = join(dirs[0]!, 'containers.json');
 writeFileSync(
   containers,
-  JSON.stringify({ images: { '*/bench-slow:*': { command: ['node', resolve('test/fixtures/containers/echo-server.mjs')] } } }),
+  JSON.stringify({
+    images: { '*/bench-slow:*': { command: ['node', resolve('test/fixtures/containers/echo-server.mjs')] } },
+  }),
 );
 // The replicas share objects through a third Slipway, as they would a MinIO.
 const objects = await slipway(dirs[0]!, ['--log-level', 'warn']);
@@ -80,7 +86,10 @@ const replicaArgs = (id: string, limits: string) => [
 const replicas: Proc[] = [];
 const startReplicas = async (limits: string) => {
   for (const r of replicas.splice(0)) await r.stop();
-  replicas.push(await slipway(dirs[1]!, replicaArgs('bench-a', limits)), await slipway(dirs[2]!, replicaArgs('bench-b', limits)));
+  replicas.push(
+    await slipway(dirs[1]!, replicaArgs('bench-a', limits)),
+    await slipway(dirs[2]!, replicaArgs('bench-b', limits)),
+  );
 };
 const invokeUrl = (p: Proc, endpoint: string) => `http://127.0.0.1:${p.port}/endpoints/${endpoint}/invocations`;
 
@@ -98,10 +107,16 @@ try {
   const a = () => replicas[0]!;
   const b = () => replicas[1]!;
   const create = async (name: string, image: string, data: string, max: number) => {
-    await sagemaker(a().port, 'CreateModel', { ModelName: name, ExecutionRoleArn: ROLE, PrimaryContainer: { Image: image, ModelDataUrl: data } });
+    await sagemaker(a().port, 'CreateModel', {
+      ModelName: name,
+      ExecutionRoleArn: ROLE,
+      PrimaryContainer: { Image: image, ModelDataUrl: data },
+    });
     await sagemaker(a().port, 'CreateEndpointConfig', {
       EndpointConfigName: name,
-      ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: name, ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: max } }],
+      ProductionVariants: [
+        { VariantName: 'AllTraffic', ModelName: name, ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: max } },
+      ],
     });
     await sagemaker(a().port, 'CreateEndpoint', { EndpointName: name, EndpointConfigName: name });
     for (;;) {
@@ -119,9 +134,13 @@ try {
   const measure = async () => {
     const pids = replicas.map((r) => r.child.pid!);
     // Warm both (model loaded, slots held) before counting.
-    await Promise.all(replicas.map((r) => load(invokeUrl(r, 'abalone'), { headers, body: () => ROW }, { seconds: 1, connections })));
+    await Promise.all(
+      replicas.map((r) => load(invokeUrl(r, 'abalone'), { headers, body: () => ROW }, { seconds: 1, connections })),
+    );
     const cpu0 = pids.map(cpuMs);
-    const results = await Promise.all(replicas.map((r) => load(invokeUrl(r, 'abalone'), { headers, body: () => ROW }, { seconds, connections })));
+    const results = await Promise.all(
+      replicas.map((r) => load(invokeUrl(r, 'abalone'), { headers, body: () => ROW }, { seconds, connections })),
+    );
     const cpu = pids.map((p, i) => cpuMs(p) - cpu0[i]!).reduce((x, y) => x + y, 0);
     const total = results.reduce((x, r) => x + r.total, 0);
     const bad = results.reduce((x, r) => x + r.bad, 0);
@@ -133,7 +152,9 @@ try {
       await startReplicas(mode);
       const r = await measure();
       byMode[mode]!.push(r.usPerInvoke);
-      report(`round ${round + 1} ${mode.padEnd(7)}: ${r.usPerInvoke.toFixed(1)} µs server CPU per invoke, ${r.rps} invokes/s, ${r.bad} not 200`);
+      report(
+        `round ${round + 1} ${mode.padEnd(7)}: ${r.usPerInvoke.toFixed(1)} µs server CPU per invoke, ${r.rps} invokes/s, ${r.bad} not 200`,
+      );
     }
   }
   const shared = median(byMode.shared!);
@@ -184,19 +205,34 @@ try {
   try {
     for (let k = 0; k < kills; k++) {
       // A holds both slots of `slow` with long invocations; B is refused.
-      for (let i = 0; i < 2; i++) void fetch(invokeUrl(a(), 'slow'), { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'sleep:60000' }).catch(() => undefined);
+      for (let i = 0; i < 2; i++)
+        void fetch(invokeUrl(a(), 'slow'), {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: 'sleep:60000',
+        }).catch(() => undefined);
       for (;;) {
-        const r = await sql.query(`SELECT COALESCE(SUM(slots), 0)::int AS n FROM ${schema}.slot_holds WHERE scope LIKE 'e|%|slow|%'`);
+        const r = await sql.query(
+          `SELECT COALESCE(SUM(slots), 0)::int AS n FROM ${schema}.slot_holds WHERE scope LIKE 'e|%|slow|%'`,
+        );
         if (r.rows[0].n >= 2) break;
         await sleep(20);
       }
-      const refused = await fetch(invokeUrl(b(), 'slow'), { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'sleep:1' });
+      const refused = await fetch(invokeUrl(b(), 'slow'), {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'sleep:1',
+      });
       if (refused.status !== 429) throw new Error(`B was not throttled (${refused.status})`);
       const orphans = childPids(a().child.pid!);
       const killedAt = performance.now();
       a().child.kill('SIGKILL');
       for (;;) {
-        const r = await fetch(invokeUrl(b(), 'slow'), { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'sleep:1' });
+        const r = await fetch(invokeUrl(b(), 'slow'), {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: 'sleep:1',
+        });
         if (r.status === 200) break;
         if (performance.now() - killedAt > 2 * LEASE_SECONDS * 1000) throw new Error('slots never came back');
       }

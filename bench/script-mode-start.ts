@@ -16,7 +16,7 @@ import {
   SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
 import { makeTarGz } from '../src/inference/testing/tar.js';
-import { median, percentile, slipway, sleep } from './support.js';
+import { awsJson, median, percentile, slipway, sleep } from './support.js';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,27 +30,15 @@ const FIRST_LINE = 'import time; print("first-line %.6f" % time.time(), flush=Tr
 const stat = (xs: number[]) =>
   `median ${median(xs).toFixed(1)} ms, p90 ${percentile(xs, 90).toFixed(1)} ms, min ${Math.min(...xs).toFixed(1)} ms`;
 
-/** CloudWatch Logs GetLogEvents over AWS JSON 1.1 (no Logs client among the dependencies). */
-async function logs(port: number, op: string, input: unknown): Promise<Record<string, unknown>> {
-  const r = await fetch(`http://127.0.0.1:${port}/`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-amz-json-1.1',
-      'x-amz-target': `Logs_20140328.${op}`,
-      authorization:
-        'AWS4-HMAC-SHA256 Credential=AKIDBENCH/20260101/us-east-1/logs/aws4_request, SignedHeaders=host, Signature=0',
-    },
-    body: JSON.stringify(input),
-  });
-  if (r.status !== 200) throw new Error(`${op}: ${r.status} ${await r.text()}`);
-  return (await r.json()) as Record<string, unknown>;
-}
-
 async function logEvents(port: number, job: string): Promise<Array<{ message?: string }>> {
   const group = '/aws/sagemaker/TrainingJobs';
-  const streams = (await logs(port, 'DescribeLogStreams', { logGroupName: group, logStreamNamePrefix: `${job}/` }))
-    .logStreams as Array<{ logStreamName: string }>;
-  const got = await logs(port, 'GetLogEvents', { logGroupName: group, logStreamName: streams[0]!.logStreamName });
+  const streams = (
+    await awsJson(port, 'Logs_20140328.DescribeLogStreams', { logGroupName: group, logStreamNamePrefix: `${job}/` })
+  ).logStreams as Array<{ logStreamName: string }>;
+  const got = await awsJson(port, 'Logs_20140328.GetLogEvents', {
+    logGroupName: group,
+    logStreamName: streams[0]!.logStreamName,
+  });
   return got.events as Array<{ message?: string }>;
 }
 

@@ -114,16 +114,21 @@ export async function load(
   };
 }
 
-/** Calls a SageMaker operation over AWS JSON 1.1 and returns the parsed answer. */
-export async function sagemaker(port: number, op: string, input: unknown): Promise<Record<string, unknown>> {
+/** Calls an operation of an AWS JSON 1.1 service (`target`: `SageMaker.CreateModel`, `Logs_20140328.GetLogEvents`). */
+export async function awsJson(port: number, target: string, input: unknown): Promise<Record<string, unknown>> {
   const r = await fetch(`http://127.0.0.1:${port}/`, {
     method: 'POST',
-    headers: { 'x-amz-target': `SageMaker.${op}`, 'content-type': 'application/x-amz-json-1.1' },
+    headers: { 'x-amz-target': target, 'content-type': 'application/x-amz-json-1.1' },
     body: JSON.stringify(input),
   });
   const text = await r.text();
-  if (r.status !== 200) throw new Error(`${op}: ${r.status} ${text}`);
+  if (r.status !== 200) throw new Error(`${target}: ${r.status} ${text}`);
   return JSON.parse(text);
+}
+
+/** Calls a SageMaker operation over AWS JSON 1.1 and returns the parsed answer. */
+export function sagemaker(port: number, op: string, input: unknown): Promise<Record<string, unknown>> {
+  return awsJson(port, `SageMaker.${op}`, input);
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

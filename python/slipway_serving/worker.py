@@ -1,18 +1,16 @@
 """Slipway's model server for SageMaker framework images: the inference toolkit's contract
-(model_fn once, then per request input_fn -> predict_fn -> output_fn, or transform_fn) behind a
-framed protocol on its stdin/stdout when Slipway starts it (SLIPWAY_CHANNEL=1, serve_channel below),
-or a small HTTP/1.1 keep-alive server on SAGEMAKER_BIND_TO_PORT (GET /ping, POST /invocations).
+(model_fn once, then per request input_fn -> predict_fn -> output_fn, or transform_fn) behind
+Slipway's framed protocol on its stdin/stdout (serve_channel below; the Node side is
+src/inference/runtimes/container/channel-container.ts). One request at a time.
 
 Environment: SM_MODEL_DIR (the model), SLIPWAY_CODE_DIR (the user's code, may be empty),
 SAGEMAKER_PROGRAM (the module), SLIPWAY_FRAMEWORK (sklearn, xgboost, pytorch, ...),
 SAGEMAKER_DEFAULT_INVOCATIONS_ACCEPT (default application/json).
-The user's print() goes to standard error (the model's log); the protocol is on the socket."""
+The user's print() goes to standard error (the model's log), never into the protocol."""
 import importlib
 import os
-import socket
 import struct
 import sys
-import threading
 import traceback
 
 sys.dont_write_bytecode = True
@@ -24,7 +22,6 @@ import slipway_handlers as handlers  # noqa: E402
 
 MAX_TRACE = 2500
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-REASONS = {200: b"OK", 400: b"Bad Request", 404: b"Not Found", 415: b"Unsupported Media Type", 500: b"Internal Server Error"}
 
 
 def log(msg):
@@ -87,7 +84,6 @@ class Handler:
             self.model = fns["model_fn"](self.model_dir)
         except Exception as e:  # noqa: BLE001
             startup_failure("model_fn failed", e)
-        self.lock = threading.Lock()
 
     def load_module(self, program):
         name = program[:-3] if program.endswith(".py") else program
@@ -120,11 +116,10 @@ class Handler:
         if self.text_bodies and ct in codecs.UTF8_TYPES:
             data = body.decode("utf-8")
         try:
-            with self.lock:
-                if self.transform_fn is not None:
-                    result = self.transform_fn(self.model, data, content_type, accept)
-                else:
-                    result = self.output_fn(self.predict_fn(self.input_fn(data, content_type), self.model), accept)
+            if self.transform_fn is not None:
+                result = self.transform_fn(self.model, data, content_type, accept)
+            else:
+                result = self.output_fn(self.predict_fn(self.input_fn(data, content_type), self.model), accept)
         except codecs.ToolkitError as e:
             return e.status, "text/plain", e.message.encode("utf-8")
         except Exception as e:  # noqa: BLE001
@@ -143,75 +138,6 @@ class Handler:
             result = codecs.encode(result, codecs.JSON).encode("utf-8")
             out_type = codecs.JSON
         return 200, out_type, result
-
-
-def respond(conn, status, ctype, body):
-    head = b"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n" % (
-        status,
-        REASONS.get(status, b"Error"),
-        ctype.encode("latin-1", "replace"),
-        len(body),
-    )
-    conn.sendall(head + body if len(body) < 65536 else head)
-    if len(body) >= 65536:
-        conn.sendall(body)
-
-
-def serve_connection(conn, handler):
-    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    buf = bytearray()
-    try:
-        while True:
-            end = buf.find(b"\r\n\r\n")
-            while end < 0:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                buf += chunk
-                end = buf.find(b"\r\n\r\n")
-                if end < 0 and len(buf) > 65536:
-                    respond(conn, 400, "text/plain", b"request head too large")
-                    return
-            lines = bytes(buf[:end]).split(b"\r\n")
-            del buf[: end + 4]
-            parts = lines[0].split(b" ")
-            method, path = parts[0], parts[1] if len(parts) > 1 else b"/"
-            headers = {}
-            for line in lines[1:]:
-                k, _, v = line.partition(b":")
-                headers[k.strip().lower()] = v.strip()
-            if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
-                respond(conn, 400, "text/plain", b"chunked bodies are not supported; send Content-Length")
-                return
-            n = int(headers.get(b"content-length", b"0") or 0)
-            while len(buf) < n:
-                chunk = conn.recv(max(65536, n - len(buf)))
-                if not chunk:
-                    return
-                buf += chunk
-            body = bytes(buf[:n])
-            del buf[:n]
-            path = path.split(b"?", 1)[0]
-            if path == b"/ping":
-                respond(conn, 200, "text/plain", b"")
-            elif path == b"/invocations" and method == b"POST":
-                status, ctype, out = handler.invoke(
-                    body,
-                    headers.get(b"content-type", b"").decode("latin-1"),
-                    headers.get(b"accept", b"").decode("latin-1"),
-                )
-                respond(conn, status, ctype, out)
-            else:
-                respond(conn, 404, "text/plain", b"not found")
-            if headers.get(b"connection", b"").lower() == b"close":
-                return
-    except (ConnectionError, OSError):
-        return
-    finally:
-        try:
-            conn.close()
-        except OSError:
-            pass
 
 
 def _read_exact(fd, n):
@@ -261,22 +187,9 @@ def serve_channel(handler):
 
 
 def main():
-    if os.environ.get("SLIPWAY_CHANNEL") == "1":
-        handler = Handler()
-        log("model loaded (%s%s); serving on Slipway's channel" % (handler.framework, ", " + os.environ["SAGEMAKER_PROGRAM"] if os.environ.get("SAGEMAKER_PROGRAM") else ""))
-        serve_channel(handler)
-        return
-    port = int(os.environ.get("SAGEMAKER_BIND_TO_PORT", "8080"))
-    host = os.environ.get("SLIPWAY_BIND_HOST", "127.0.0.1")
     handler = Handler()
-    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind((host, port))
-    srv.listen(64)
-    log("model loaded (%s%s); serving on port %d" % (handler.framework, ", " + os.environ["SAGEMAKER_PROGRAM"] if os.environ.get("SAGEMAKER_PROGRAM") else "", port))
-    while True:
-        conn, _ = srv.accept()
-        threading.Thread(target=serve_connection, args=(conn, handler), daemon=True).start()
+    log("model loaded (%s%s)" % (handler.framework, ", " + os.environ["SAGEMAKER_PROGRAM"] if os.environ.get("SAGEMAKER_PROGRAM") else ""))
+    serve_channel(handler)
 
 
 if __name__ == "__main__":

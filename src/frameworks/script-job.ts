@@ -9,10 +9,10 @@
 // src/frameworks/interpreter.ts picked.
 // https://github.com/aws/sagemaker-training-toolkit (environment, hyperparameters as arguments)
 
-import { mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ArchiveError, readTarGz } from '../inference/artifact/index.js';
+import { ArchiveError, extractEntries, readTarGz } from '../inference/artifact/index.js';
 import type { ContainerEntry, ContainersFile } from '../inference/runtimes/container/containers-file.js';
 import { JobFailure } from '../jobs/job-failure.js';
 import { CONTAINER_ML_ROOT, SANDBOX_PATH } from '../sandbox/sandbox.js';
@@ -113,18 +113,8 @@ export async function unpackSourceDirectory(blobs: BlobStore, uri: string, dest:
       throw new JobFailure(`ClientError: The source directory ${uri} does not exist (sagemaker_submit_directory).`);
     throw e;
   }
-  await mkdir(dest, { recursive: true });
-  for (const e of entries) {
-    if (e.path === '') continue;
-    // The reader normalises paths (no absolute paths, no '..'); links are not created.
-    const target = join(dest, ...e.path.split('/'));
-    if (e.type === 'directory') await mkdir(target, { recursive: true });
-    else if (e.type === 'file' && e.data) {
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, e.data, { mode: (e.mode & 0o755) | 0o600 });
-      e.data = undefined;
-    }
-  }
+  // No links, no paths outside it (src/inference/artifact/extract.ts).
+  await extractEntries(entries, dest);
 }
 
 export interface PreparedTraining {

@@ -12,13 +12,19 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { BlobNotFoundError, type BlobStore, InvalidS3UriError } from '../storage/blobs/blob-store.js';
-import { ArchiveError, type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS, readTarGz } from './artifact/index.js';
+import {
+  ArchiveError,
+  type ArchiveLimits,
+  DEFAULT_ARCHIVE_LIMITS,
+  extractEntries,
+  readTarGz,
+} from './artifact/index.js';
 import { DeploymentError } from './engine.js';
 
 export interface CachedArtifact {
@@ -161,35 +167,11 @@ export class ArtifactCache {
     }
     const tmp = join(this.root, 'tmp', `${digest}.${randomBytes(6).toString('hex')}`);
     const modelDir = join(tmp, 'model');
-    const files: string[] = [];
-    const skipped: string[] = [];
-    let totalBytes = 0;
+    let skipped: string[] = [];
     try {
-      await mkdir(modelDir, { recursive: true });
-      for (const e of entries) {
-        if (e.path === '') continue;
-        // Paths are normalised by the reader (no absolute paths, no '..'); nothing we write is a
-        // link, so no later entry can be redirected outside the directory through one.
-        const target = join(modelDir, ...e.path.split('/'));
-        if (e.type === 'directory') {
-          await mkdir(target, { recursive: true });
-        } else if (e.type === 'file' && e.data) {
-          await mkdir(dirname(target), { recursive: true });
-          await writeFile(target, e.data, { mode: (e.mode & 0o755) | 0o600 });
-          if (!files.includes(e.path)) files.push(e.path);
-          totalBytes += e.data.length;
-          e.data = undefined; // let the bytes go as soon as they are on disk
-        } else if (e.type === 'hardlink' && e.linkTarget !== undefined && files.includes(e.linkTarget)) {
-          await mkdir(dirname(target), { recursive: true });
-          await copyFile(join(modelDir, ...e.linkTarget.split('/')), target);
-          if (!files.includes(e.path)) files.push(e.path);
-        } else {
-          // DEVIATION(aws): symbolic links and special files in a model archive are not created
-          // (a chain of links can escape the directory even when each target looks relative).
-          skipped.push(e.path);
-        }
-      }
-      const manifest: Manifest = { files, totalBytes, skipped };
+      const extracted = await extractEntries(entries, modelDir);
+      skipped = extracted.skipped;
+      const manifest: Manifest = extracted;
       await writeFile(join(tmp, 'manifest.json'), JSON.stringify(manifest));
       try {
         await rename(tmp, join(this.root, digest));

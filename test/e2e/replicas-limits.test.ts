@@ -20,6 +20,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import pg from 'pg';
+import { deployServerless } from '../support/deploy.js';
 import {
   ACCOUNT,
   CREDENTIALS,
@@ -162,30 +163,10 @@ describe('two replicas share an endpoint MaxConcurrency (PostgreSQL)', () => {
   test('40 concurrent invocations over both replicas: never more than MaxConcurrency at once', async () => {
     const sm = new SageMakerClient({ region: REGION, credentials: CREDENTIALS, endpoint: a.endpoint, maxAttempts: 1 });
     try {
-      await sm.send(
-        new CreateModelCommand({
-          ModelName: 'recorder',
-          ExecutionRoleArn: ROLE,
-          PrimaryContainer: { Image: IMAGE, ModelDataUrl: 's3://limit-models/m.tar.gz' },
-        }),
-      );
-      await sm.send(
-        new CreateEndpointConfigCommand({
-          EndpointConfigName: 'recorder',
-          ProductionVariants: [
-            {
-              VariantName: 'AllTraffic',
-              ModelName: 'recorder',
-              ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: MAX },
-            },
-          ],
-        }),
-      );
-      await sm.send(new CreateEndpointCommand({ EndpointName: 'shared-limit', EndpointConfigName: 'recorder' }));
-      await waitUntilEndpointInService(
-        { client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
-        { EndpointName: 'shared-limit' },
-      );
+      await deployServerless(sm, 'recorder', { Image: IMAGE, ModelDataUrl: 's3://limit-models/m.tar.gz' }, ROLE, {
+        endpointName: 'shared-limit',
+        maxConcurrency: MAX,
+      });
     } finally {
       sm.destroy();
     }

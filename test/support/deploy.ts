@@ -8,21 +8,31 @@ import {
   waitUntilEndpointInService,
 } from '@aws-sdk/client-sagemaker';
 
+/** The model and endpoint config are `name`; the endpoint too unless `endpointName` says otherwise. */
 export async function deployServerless(
   sm: SageMakerClient,
   name: string,
   container: { Image: string; ModelDataUrl: string },
   role = 'arn:aws:iam::111122223333:role/sm',
+  o: { endpointName?: string; maxConcurrency?: number } = {},
 ): Promise<void> {
+  const endpoint = o.endpointName ?? name;
   await sm.send(new CreateModelCommand({ ModelName: name, ExecutionRoleArn: role, PrimaryContainer: container }));
   await sm.send(
     new CreateEndpointConfigCommand({
       EndpointConfigName: name,
       ProductionVariants: [
-        { VariantName: 'AllTraffic', ModelName: name, ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: 2 } },
+        {
+          VariantName: 'AllTraffic',
+          ModelName: name,
+          ServerlessConfig: { MemorySizeInMB: 1024, MaxConcurrency: o.maxConcurrency ?? 2 },
+        },
       ],
     }),
   );
-  await sm.send(new CreateEndpointCommand({ EndpointName: name, EndpointConfigName: name }));
-  await waitUntilEndpointInService({ client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 }, { EndpointName: name });
+  await sm.send(new CreateEndpointCommand({ EndpointName: endpoint, EndpointConfigName: name }));
+  await waitUntilEndpointInService(
+    { client: sm, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
+    { EndpointName: endpoint },
+  );
 }

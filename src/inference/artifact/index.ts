@@ -13,3 +13,4 @@ export {
   readTarGz,
   readTarGzSync,
 } from './tar.js';
+export { type Extracted, extractEntries } from './extract.js';

@@ -149,7 +149,8 @@ export async function startServerInstance(
   o: ServerInstanceOptions,
 ): Promise<Instance> {
   const limitBytes = o.memoryMB * 1024 * 1024;
-  const hostPort = await freePort();
+  // A channel server has no port (a free one is looked for only for a server that listens).
+  const hostPort = o.spec.channel ? 0 : await freePort();
   let server: SandboxedServer;
   try {
     server = await sandbox.startServer(o.spec, hostPort);

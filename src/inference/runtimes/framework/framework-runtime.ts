@@ -16,7 +16,8 @@
 // (/opt/ml/model/code). A host path (file://, local mode's
 // way) is refused: it would show any directory of this host to whoever may create a model.
 // The worker gets the container's Environment, the framework's settings' env, and
-// SAGEMAKER_BIND_TO_PORT, SM_MODEL_DIR, SAGEMAKER_MODEL_DIR, SLIPWAY_CODE_DIR, SLIPWAY_FRAMEWORK.
+// SM_MODEL_DIR, SAGEMAKER_MODEL_DIR, SLIPWAY_CODE_DIR, SLIPWAY_FRAMEWORK; it answers on its
+// stdin/stdout (runtimes/container/channel-container.ts), not on a port.
 
 import { existsSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
@@ -149,11 +150,9 @@ export function frameworkProvider(settings: FrameworkRuntimeSettings): RuntimePr
               ...(code.hostDir ? { codeDir: code.hostDir } : {}),
               // Slipway's own protocol on the worker's stdin/stdout: no port, no pasta, no HTTP.
               channel: true,
-              env: ({ modelDir, port, codeDir }) => ({
+              env: ({ modelDir, codeDir }) => ({
                 ...interp.env,
                 ...env,
-                SAGEMAKER_BIND_TO_PORT: String(port),
-                SLIPWAY_CHANNEL: '1',
                 SM_MODEL_DIR: modelDir,
                 SAGEMAKER_MODEL_DIR: modelDir,
                 SLIPWAY_CODE_DIR: codeDir ?? (code.inModel !== undefined ? posix.join(modelDir, code.inModel) : ''),
