@@ -140,15 +140,18 @@ class Handler:
         return 200, out_type, result
 
 
-def _read_exact(fd, n):
-    chunks = []
-    while n > 0:
-        chunk = os.read(fd, min(n, 1 << 20))
+def _fill(fd, have, want):
+    """`have` and what follows it on `fd` until there are at least `want` bytes. One read holds a
+    whole request as a rule (the server writes a request in one write and waits for its answer)."""
+    chunks = [have]
+    size = len(have)
+    while size < want:
+        chunk = os.read(fd, max(want - size, 65536))
         if not chunk:
             raise EOFError
         chunks.append(chunk)
-        n -= len(chunk)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def _write_all(fd, data):
@@ -171,19 +174,28 @@ def serve_channel(handler):
     os.close(devnull)
     os.dup2(2, 1)
     head = struct.Struct(">IHHH")
-    _write_all(proto_out, head.pack(0, 0, 0, 0))
+    unpack_from = head.unpack_from
+    pack = head.pack
+    _write_all(proto_out, pack(0, 0, 0, 0))
+    pending = b""
     while True:
         try:
-            n, lct, lacc, lattr = head.unpack(_read_exact(proto_in, head.size))
-            meta = _read_exact(proto_in, lct + lacc + lattr) if lct + lacc + lattr else b""
-            body = _read_exact(proto_in, n) if n else b""
+            if len(pending) < 10:
+                pending = _fill(proto_in, pending, 10)
+            n, lct, lacc, lattr = unpack_from(pending)
+            start = 10 + lct + lacc + lattr
+            end = start + n
+            if len(pending) < end:
+                pending = _fill(proto_in, pending, end)
         except EOFError:
             return
-        ct = meta[:lct].decode("latin-1")
-        accept = meta[lct : lct + lacc].decode("latin-1")
+        ct = pending[10 : 10 + lct].decode("latin-1")
+        accept = pending[10 + lct : 10 + lct + lacc].decode("latin-1")
+        body = pending[start:end]
+        pending = pending[end:]
         status, ctype, out = handler.invoke(body, ct, accept)
         ctype_b = ctype.encode("latin-1", "replace")
-        _write_all(proto_out, head.pack(len(out), status, len(ctype_b), 0) + ctype_b + out)
+        _write_all(proto_out, pack(len(out), status, len(ctype_b), 0) + ctype_b + out)
 
 
 def main():

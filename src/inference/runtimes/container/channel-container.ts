@@ -72,24 +72,25 @@ export class ChannelContainer extends ContainerInstance {
   invoke(req: InvocationRequest): Promise<InvocationResult> {
     if (this.death) return Promise.reject(new ContainerFailure(this.death.kind, 500, this.death.message));
     if (this.pending) return Promise.reject(new ContainerFailure('crash', 500, 'The model server is busy.'));
-    const ct = Buffer.from(req.contentType ?? '', 'latin1');
-    const accept = Buffer.from(req.accept ?? '', 'latin1');
-    const attrs = Buffer.from(req.customAttributes ?? '', 'latin1');
-    const head = Buffer.allocUnsafe(HEAD + ct.length + accept.length + attrs.length);
-    head.writeUInt32BE(req.body.length, 0);
-    head.writeUInt16BE(ct.length, 4);
-    head.writeUInt16BE(accept.length, 6);
-    head.writeUInt16BE(attrs.length, 8);
-    ct.copy(head, HEAD);
-    accept.copy(head, HEAD + ct.length);
-    attrs.copy(head, HEAD + ct.length + accept.length);
+    const ct = req.contentType ?? '';
+    const accept = req.accept ?? '';
+    const attrs = req.customAttributes ?? '';
+    // latin1: a byte per character, so a string's length is its length on the wire.
+    const meta = HEAD + ct.length + accept.length + attrs.length;
+    const small = req.body.length < 16384;
+    const frame = Buffer.allocUnsafe(small ? meta + req.body.length : meta);
+    frame.writeUInt32BE(req.body.length, 0);
+    frame.writeUInt16BE(ct.length, 4);
+    frame.writeUInt16BE(accept.length, 6);
+    frame.writeUInt16BE(attrs.length, 8);
+    frame.write(ct, HEAD, 'latin1');
+    frame.write(accept, HEAD + ct.length, 'latin1');
+    frame.write(attrs, HEAD + ct.length + accept.length, 'latin1');
+    if (small) frame.set(req.body, meta);
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
-      if (req.body.length < 16384) this.input.write(Buffer.concat([head, req.body]));
-      else {
-        this.input.write(head);
-        this.input.write(req.body);
-      }
+      this.input.write(frame);
+      if (!small) this.input.write(req.body);
     });
   }
 
