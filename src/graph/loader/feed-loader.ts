@@ -66,13 +66,8 @@ function vertexLabels(label: string | null): string[] {
 
 /** Rows collected before a flush; big enough to amortise statements, small enough for memory. */
 export const BATCH_ROWS = 2000;
-/**
- * Background writes (see FeedContext.writes) allowed to wait at a time: ~30 batches. Enough for
- * the connection's thread to still be writing the vertex files while the edge file is parsed (it
- * was ~0.6-1 s behind the parsing there, and idle for as long in the edge file); the parameters
- * waiting are then ~30 MB.
- */
-export const MAX_BACKGROUND_WRITES = 96;
+/** Background writes (see FeedLoader.#background) allowed to wait at a time, a few batches' worth. */
+const MAX_BACKGROUND_WRITES = 6;
 /** A staged feed with more errors than this falls back to the batch path. */
 const MAX_HELD_ERRORS = 10_000;
 /** Past this many remembered vertex ids, endpoints are looked up in the store instead. */
@@ -106,6 +101,8 @@ export class FeedLoader {
   readonly #heldErrors: LoadErrorLog[] = [];
   readonly #lastText: (string | undefined)[] = [];
   readonly #lastValue: (TypedValue | undefined)[] = [];
+  /** Writes sent and not yet answered (#background). */
+  readonly #writes: Promise<void>[] = [];
   /** The batch being written while the next one is parsed (flushAhead). */
   #writing: Promise<void> | undefined;
   /** While a batch is written: errors of the records parsed meanwhile, reported after it. */
@@ -172,7 +169,7 @@ export class FeedLoader {
    */
   async flushAhead(): Promise<void> {
     await this.#settle();
-    await this.ctx.writes.settle();
+    await this.#settleWrites(MAX_BACKGROUND_WRITES);
     this.#deferred = [];
     const writing = this.flush();
     // Its failure is thrown by the next #settle (or dropped by drain).
@@ -201,7 +198,7 @@ export class FeedLoader {
     this.#writing = undefined;
     this.#deferred = undefined;
     await writing?.catch(() => {});
-    await this.ctx.writes.drain();
+    for (const w of this.#writes.splice(0)) await w.catch(() => {});
   }
 
   /** Parses one data record and queues it for the next flush. */
@@ -331,26 +328,25 @@ export class FeedLoader {
   /**
    * Writes whose answer only counts (rows inserted) are not waited for: the next batch is prepared
    * and sent while SQLite works on them; a read sent later is answered after them (a connection
-   * runs its statements in order). They only add to counters, never log an error, so their
-   * answers may come after the file's end (the load settles them all before it commits).
+   * runs its statements in order). At most MAX_BACKGROUND_WRITES wait at a time.
    */
   #background<T>(writing: Promise<T>, done: (result: T) => void): void {
-    this.ctx.writes.add(writing, done);
+    const counted = writing.then(done);
+    counted.catch(() => {});
+    this.#writes.push(counted);
   }
 
-  /**
-   * Ends the file: flushes, and on the staged path moves the staged rows into the graph. The
-   * batch path's writes may still be under way (see #background); the staged path's are waited
-   * for, since it checks that every edge it staged was inserted.
-   */
+  /** Waits until at most `max` background writes are pending; throws the first one's failure. */
+  async #settleWrites(max: number): Promise<void> {
+    while (this.#writes.length > max) await this.#writes.shift();
+  }
+
+  /** Ends the file: flushes, and on the staged path moves the staged rows into the graph. */
   async finish(): Promise<void> {
     await this.#settle();
     await this.flush();
-    if (!this.#staged) {
-      await this.ctx.writes.settle();
-      return;
-    }
-    await this.ctx.writes.settle(0);
+    await this.#settleWrites(0);
+    if (!this.#staged) return;
     const w = this.ctx.writer;
     if (this.#insertedEdges !== this.#stagedEdges) throw new StagingAbandoned('an edge id that is not new');
     if (this.#stagedProps > 0) {
@@ -474,12 +470,14 @@ export class FeedLoader {
         defaultDuplicates++;
       }
     }
-    if (defaultDuplicates > 0) this.#count('totalDuplicates', defaultDuplicates);
-    if (pairs.length > 0)
-      this.#background(w.insertLabels(pairs), (n) => this.#count('totalDuplicates', pairs.length - n));
+    // Sent with the properties, answered after them (one round trip to a thread connection).
+    const labelsWritten = w.insertLabels(pairs);
+    labelsWritten.catch(() => {});
 
     // No id twice in the batch: each owner's values come from one record, whose column names are unique.
     await this.#writeProps(vprops, created, 'vertex', ids.length === vertices.length);
+    const newLabels = await labelsWritten;
+    this.#count('totalDuplicates', pairs.length - newLabels + defaultDuplicates);
   }
 
   /**

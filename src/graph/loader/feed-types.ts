@@ -2,7 +2,6 @@
 // the options of a load, and the two ways a load stops.
 // https://docs.aws.amazon.com/neptune/latest/userguide/load-api-reference-status-response.html
 import type { GraphWriter } from '../store/graph-store.js';
-import type { BackgroundWrites } from './background-writes.js';
 import type { IdFingerprints } from './id-fingerprints.js';
 
 export type LoadErrorCode =
@@ -81,8 +80,6 @@ export interface FeedContext {
    * remembered in knownVertices up to its limit).
    */
   readonly newGraph: boolean;
-  /** The load's writes sent and not yet answered, all files' (see FeedLoader.#background). */
-  readonly writes: BackgroundWrites;
   /** Counters of the feed and of the whole load, both updated. */
   readonly counters: readonly LoadCounters[];
   error(log: LoadErrorLog): void;

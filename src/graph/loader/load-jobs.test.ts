@@ -232,19 +232,6 @@ for (const dialect of DIALECTS) {
       assert.equal((await reader.edge('e2'))?.from, 'b');
     });
 
-    it("a staged edge file given up takes back its own counts, not the vertex files' before it", async () => {
-      await reset();
-      // The vertex file's duplicates (a's label and value) are counted when its writes are
-      // answered, which may be after the edge file began.
-      await blobs.put('s3://b/ab/v.csv', '~id,~label,name\na,P,x\na,P,x\nb,P,y\n');
-      await blobs.put('s3://b/ab/w.csv', '~id,~from,~to,~label\ne1,a,b,x\ne1,a,b,x\n');
-      const p = await wait(await jobs.start(request('s3://b/ab/')));
-      assert.equal(p.overallStatus.status, 'LOAD_COMPLETED');
-      assert.equal(p.overallStatus.totalRecords, 8);
-      assert.equal(p.overallStatus.totalDuplicates, 3);
-      assert.deepEqual(await reader.counts(), { vertices: 2, edges: 1, vertexProperties: 2, edgeProperties: 0 });
-    });
-
     it('holds errors of a staged file back and reports them in order without failOnError', async () => {
       await reset();
       await blobs.put('s3://b/ho/v.csv', '~id\na\nb\n');

@@ -12,14 +12,12 @@ import { type FilePlan, gremlinPlan, HeaderError, openCypherPlan } from '../csv/
 import { GraphWriter } from '../store/graph-store.js';
 import { GRAPH_SECONDARY_INDEXES } from '../store/migrations.js';
 
-import { BackgroundWrites } from './background-writes.js';
 import {
   BATCH_ROWS,
   FeedLoader,
   type LoadCounters,
   type LoadErrorLog,
   LoadStopped,
-  MAX_BACKGROUND_WRITES,
   StagingAbandoned,
   zeroCounters,
 } from './feed-loader.js';
@@ -408,9 +406,7 @@ export class LoadJobs {
       // The load's SQLite statements run on a thread of their own while the next batch is parsed.
       const transaction = this.#db.threadTransaction?.bind(this.#db) ?? this.#db.transaction.bind(this.#db);
       await transaction(async (tx) => {
-        this.#log.debug({ loadId: job.id, ms: Date.now() - started }, 'graph loader: transaction open');
         const writer = new GraphWriter(tx);
-        const writes = new BackgroundWrites(MAX_BACKGROUND_WRITES);
         const knownVertices = new Set<string>();
         let stageEdges = writer.canStage;
         // Secondary indexes of empty tables are built once at the end (SQLite).
@@ -456,7 +452,6 @@ export class LoadJobs {
                   knownVertices,
                   newGraph,
                   edgeIds,
-                  writes,
                   counters: [feed, job.counters],
                   error: logError,
                   checkCancelled: () => {
@@ -495,6 +490,7 @@ export class LoadJobs {
                 // (an edge id that is not new, an error under failOnError), the file is rolled back
                 // and its counters restored, and it loads again through the batch path.
                 const feedBefore = { ...feed };
+                const jobBefore = { ...job.counters };
                 await writer.resetStaging();
                 await tx.run('SAVEPOINT graph_staged_file');
                 try {
@@ -510,12 +506,8 @@ export class LoadJobs {
                   await tx.run('RELEASE SAVEPOINT graph_staged_file');
                   await writer.resetStaging();
                   for (const id of err.loader?.remembered ?? []) knownVertices.delete(id);
-                  // What this file counted, and only that: the answers of earlier files' writes
-                  // may have come in since it began (see BackgroundWrites).
-                  for (const k of Object.keys(zeroCounters()) as (keyof LoadCounters)[]) {
-                    job.counters[k] -= feed[k] - feedBefore[k];
-                  }
                   Object.assign(feed, feedBefore);
+                  Object.assign(job.counters, jobBefore);
                   // A load with repeated edge ids is likely to repeat them in its other files too.
                   stageEdges = false;
                   await batchEdges();
@@ -535,7 +527,7 @@ export class LoadJobs {
               throw err;
             }
             this.#log.debug(
-              { loadId: job.id, file: file.uri, ms: Date.now() - feedStarted, writesWaiting: writes.size },
+              { loadId: job.id, file: file.uri, ms: Date.now() - feedStarted },
               'graph loader: file done',
             );
             feed.totalTimeSpent = Math.round((Date.now() - feedStarted) / 1000);
@@ -544,8 +536,6 @@ export class LoadJobs {
                 ? 'LOAD_FAILED'
                 : 'LOAD_COMPLETED';
           }
-          // Every count is in before the final status.
-          await writes.settle(0);
           const indexesStarted = Date.now();
           await vertexIndexes;
           // Again, after a staged file rolled back to its savepoint (IF NOT EXISTS: the rest are kept).
@@ -564,7 +554,6 @@ export class LoadJobs {
           await restoreCache();
         }
       });
-      this.#log.debug({ loadId: job.id, ms: Date.now() - started }, 'graph loader: committed and synced');
       job.status = final;
     } catch (err) {
       if (err instanceof LoadStopped) outcome = err.reason;
