@@ -20,7 +20,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import { GroupSync } from '../group-sync.js';
 import { AsyncMutex } from './async-mutex.js';
 import { LruCache } from './lru-cache.js';
-import { syncAhead } from './sync-ahead.js';
 import { ThreadConnection } from './thread-connection.js';
 import { assertNotInTransaction, runTransaction } from './transaction-scope.js';
 import {
@@ -492,22 +491,11 @@ class SqliteDatabase implements Database {
     this.#checkOpen('threadTransaction');
     const path = this.#path;
     if (path === undefined) return this.transaction(fn);
-    let aheadDone: Promise<void> | undefined;
     const result = await this.#mutex.run(async () => {
       const conn = new ThreadConnection(path, {
         busyTimeoutMs: this.#busyTimeoutMs,
         journalSizeLimit: JOURNAL_SIZE_LIMIT,
       });
-      // What the transaction writes to the WAL is synced as it goes (see sync-ahead.ts).
-      const walSync = this.#walSync;
-      // (No WAL file yet: nothing written to sync.)
-      const ahead = walSync
-        ? syncAhead(() =>
-            walSync.sync().catch((err: NodeJS.ErrnoException) => {
-              if (err.code !== 'ENOENT') throw err;
-            }),
-          )
-        : undefined;
       try {
         await conn.run('BEGIN IMMEDIATE');
         return await runTransaction(this, conn, fn, {
@@ -517,15 +505,11 @@ class SqliteDatabase implements Database {
           rollback: () => conn.rollback(),
         });
       } finally {
-        // A background sync's failure is thrown below, after the sync that follows the commit.
-        aheadDone = ahead?.stop();
-        aheadDone?.catch(() => {});
         await conn.close();
       }
     });
     // Committed: synced and checkpointed as the writer's transactions are (see #write).
     if (this.#walSync) await this.#walSync.sync();
-    await aheadDone;
     this.#checkpointer?.request();
     return result;
   }
