@@ -406,6 +406,7 @@ export class LoadJobs {
       // The load's SQLite statements run on a thread of their own while the next batch is parsed.
       const transaction = this.#db.threadTransaction?.bind(this.#db) ?? this.#db.transaction.bind(this.#db);
       await transaction(async (tx) => {
+        this.#log.debug({ loadId: job.id, ms: Date.now() - started }, 'graph loader: transaction open');
         const writer = new GraphWriter(tx);
         const knownVertices = new Set<string>();
         let stageEdges = writer.canStage;
@@ -554,6 +555,8 @@ export class LoadJobs {
           await restoreCache();
         }
       });
+      // With the index builds' line before it: the time COMMIT and the WAL's sync take.
+      this.#log.debug({ loadId: job.id, ms: Date.now() - started }, 'graph loader: committed and synced');
       job.status = final;
     } catch (err) {
       if (err instanceof LoadStopped) outcome = err.reason;

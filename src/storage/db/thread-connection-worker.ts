@@ -73,10 +73,41 @@ function execute(m: ThreadRequest): ThreadReply {
   }
 }
 
+/**
+ * SLIPWAY_SQL_PROFILE=1 (a diagnostic for bulk loads): the time SQLite spent on each statement
+ * text (its first 70 characters), summed, is written to stderr when the connection closes;
+ * `spans` adds every statement's start (epoch ms) and duration, as one JSON line, to lay beside
+ * the loader's debug log.
+ */
+const PROFILE = process.env.SLIPWAY_SQL_PROFILE;
+const profile = new Map<string, { ms: number; n: number }>();
+const spans: number[] = [];
+
+function profiled(m: ThreadRequest): ThreadReply {
+  const t = performance.now();
+  try {
+    return execute(m);
+  } finally {
+    const ms = performance.now() - t;
+    const key = 'sql' in m ? m.sql.slice(0, 70) : m.op;
+    const entry = profile.get(key) ?? { ms: 0, n: 0 };
+    entry.ms += ms;
+    entry.n++;
+    profile.set(key, entry);
+    if (PROFILE === 'spans') spans.push(performance.timeOrigin + t, ms);
+    if (m.op === 'close') {
+      for (const [k, e] of [...profile].sort((a, b) => b[1].ms - a[1].ms)) {
+        process.stderr.write(`SQL ${e.ms.toFixed(0).padStart(6)} ms ${String(e.n).padStart(6)}x ${k}\n`);
+      }
+      if (PROFILE === 'spans') process.stderr.write(`SQL spans ${JSON.stringify(spans)}\n`);
+    }
+  }
+}
+
 parentPort!.on('message', (m: ThreadRequest) => {
   let reply: ThreadReply;
   try {
-    reply = execute(m);
+    reply = PROFILE ? profiled(m) : execute(m);
   } catch (err) {
     const e = err as { message?: string; code?: string };
     reply = { ok: false, message: String(e.message ?? err), code: e.code };

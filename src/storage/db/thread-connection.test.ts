@@ -1,5 +1,7 @@
 // SqliteDatabase.threadTransaction: a transaction on a connection of its own on a worker thread.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,5 +71,30 @@ describe('SQLite threadTransaction', () => {
     setTimeout(release, 50);
     await Promise.all([tx, write]);
     assert.deepEqual(order, ['tx', 'plain']);
+  });
+
+  it('SLIPWAY_SQL_PROFILE: the time per statement, and with =spans each one, written to stderr at close', () => {
+    // In a process of its own: the setting is read when the thread's module loads.
+    const script = `
+      import { mkdtempSync } from 'node:fs';
+      import { tmpdir } from 'node:os';
+      import { join } from 'node:path';
+      import { openSqlite } from ${JSON.stringify(new URL('./sqlite.js', import.meta.url).href)};
+      const db = await openSqlite({ dataDir: mkdtempSync(join(tmpdir(), 'slipway-sql-profile-')) });
+      await db.run('CREATE TABLE p (k TEXT)');
+      await db.threadTransaction(async (tx) => {
+        for (let i = 0; i < 3; i++) await tx.run('INSERT INTO p (k) VALUES (?)', [String(i)]);
+      });
+      await db.close();`;
+    const file = join(dir, 'profile.mjs');
+    writeFileSync(file, script);
+    // (Without the test runner's own variables: the child is not a test file.)
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const r = spawnSync(process.execPath, [file], { env: { ...env, SLIPWAY_SQL_PROFILE: 'spans' }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /^SQL +\d+ ms +3x INSERT INTO p \(k\) VALUES \(\?\)$/m);
+    const spans = r.stderr.split('\n').find((l) => l.startsWith('SQL spans '));
+    // BEGIN, three inserts, COMMIT, close: a start and a duration each.
+    assert.equal((JSON.parse(spans!.slice('SQL spans '.length)) as number[]).length, 12);
   });
 });
