@@ -90,6 +90,25 @@ describe('framework runtime (scikit-learn)', { skip }, () => {
     await v.stop();
   });
 
+  it('a body of a megabyte reaches the worker whole, and the request after it is framed right', async () => {
+    // 300,001 CSV rows (≈ 1.2 MB): past the 16 KiB frame the server writes in one piece, the 64 KiB
+    // the worker reads at a time and what the socket holds, so the worker reads it as it comes.
+    const uri = await put({ 'inference.py': SKLEARN_INFERENCE });
+    const v = await h.engine.deploy(variant({ image: SKLEARN_IMAGE, modelDataUrl: uri, environment: env }));
+    const big = await v.invoke({
+      body: body(`${'0,0\n'.repeat(300000)}2,1`),
+      contentType: 'text/csv',
+      accept: 'text/csv',
+    });
+    const lines = text(big.body).trim().split('\n');
+    assert.equal(lines.length, 300001);
+    assert.equal(Math.round(Number(lines[0])), 3);
+    assert.equal(Math.round(Number(lines[300000])), 4);
+    const next = await v.invoke({ body: body('2,1'), contentType: 'text/csv', accept: 'text/csv' });
+    assert.equal(Math.round(Number(text(next.body))), 4);
+    await v.stop();
+  });
+
   it('uses the script’s input_fn/output_fn, then transform_fn when it defines one', async () => {
     const custom = `${SKLEARN_INFERENCE}
 import json
