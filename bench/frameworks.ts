@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../src/inference/runtimes/container/http-container.js';
 import { Agent, request } from 'node:http';
-import { percentile, sagemaker, sleep, slipway } from './support.js';
+import { cpuMs, cpuMsOf, descendants, percentile, sagemaker, sleep, slipway } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -207,11 +207,38 @@ try {
   console.log(line(`at ${RATE} req/s  gunicorn -w 2 + Flask peer`, p2));
   const p3 = await openLoop(sw(`sk-${N}`), RATE, SECONDS);
   console.log(line(`at ${RATE} req/s  Slipway (MaxConcurrency ${N})`, p3));
+  // CPU a request of each process over the flat-out loops (100 Hz ticks from /proc): what the
+  // throughput ratio is made of on the machine at hand (the two stacks share its cores).
+  const serverPid = server.child.pid!;
+  const peerPid = peer.pid!;
+  const client = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const c0 = { server: cpuMs(serverPid), workers: cpuMsOf(descendants(serverPid)), client: client() };
   const t1 = await closedLoop(sw('sk-2'), 2, SECONDS);
+  const c1 = { server: cpuMs(serverPid), workers: cpuMsOf(descendants(serverPid)), client: client() };
+  const peerPids = [peerPid, ...descendants(peerPid)];
+  const g0 = { gunicorn: cpuMsOf(peerPids), client: client() };
   const t2 = await closedLoop(gu, 2, SECONDS);
+  const g1 = { gunicorn: cpuMsOf(peerPids), client: client() };
   console.log(line('max, 2 connections  Slipway (MaxConcurrency 2)', t1));
   console.log(line('max, 2 connections  gunicorn -w 2 + Flask peer', t2));
   console.log(`throughput ratio Slipway / peer at concurrency 2: ${(t1.rps / t2.rps).toFixed(2)}`);
+  const us = (ms: number, n: number) => Math.round((ms * 1000) / n);
+  const ours = {
+    server: us(c1.server - c0.server, t1.total),
+    workers: us(c1.workers - c0.workers, t1.total),
+    client: us(c1.client - c0.client, t1.total),
+  };
+  const theirs = { gunicorn: us(g1.gunicorn - g0.gunicorn, t2.total), client: us(g1.client - g0.client, t2.total) };
+  const sumOurs = ours.server + ours.workers + ours.client;
+  const sumTheirs = theirs.gunicorn + theirs.client;
+  console.log(
+    `CPU a request at 2 connections: Slipway's server ${ours.server} µs + model workers ${ours.workers} µs + ` +
+      `the client ${ours.client} µs = ${sumOurs} µs; gunicorn ${theirs.gunicorn} µs + the client ${theirs.client} µs ` +
+      `= ${sumTheirs} µs (ratio ${(sumTheirs / sumOurs).toFixed(2)})`,
+  );
   const t3 = await closedLoop(sw(`sk-${N}`), N, SECONDS);
   const t4 = await closedLoop(gu, N, SECONDS);
   console.log(line(`max, ${N} connections  Slipway (MaxConcurrency ${N})`, t3));

@@ -1,7 +1,7 @@
 // Shared by the HTTP benchmarks: run Slipway (or a bare node:http baseline) as a child process,
 // load it with autocannon, read its RSS, call its API.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
@@ -156,6 +156,42 @@ export const SAGEMAKER_HEADERS = (op: string) => ({
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** A process's descendants (children, theirs, ...), e.g. the sandboxed model workers under Slipway. */
+export function descendants(pid: number): number[] {
+  const out: number[] = [];
+  const walk = (p: number): void => {
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${p}/task`);
+    } catch {
+      return;
+    }
+    for (const t of tasks) {
+      let kids = '';
+      try {
+        kids = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8');
+      } catch {}
+      for (const k of kids.trim().split(/\s+/).filter(Boolean)) {
+        out.push(Number(k));
+        walk(Number(k));
+      }
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** cpuMs of several processes, summed; one that has exited counts 0. */
+export function cpuMsOf(pids: readonly number[]): number {
+  return pids.reduce((a, p) => {
+    try {
+      return a + cpuMs(p);
+    } catch {
+      return a;
+    }
+  }, 0);
 }
 
 /** cpuMs of a process's children (gunicorn's workers), summed. */
