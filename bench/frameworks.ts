@@ -209,19 +209,24 @@ try {
   console.log(line(`at ${RATE} req/s  Slipway (MaxConcurrency ${N})`, p3));
   // CPU a request of each process over the flat-out loops (100 Hz ticks from /proc): what the
   // throughput ratio is made of on the machine at hand (the two stacks share its cores).
-  const serverPid = server.child.pid!;
-  const peerPid = peer.pid!;
   const client = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
-  const c0 = { server: cpuMs(serverPid), workers: cpuMsOf(descendants(serverPid)), client: client() };
+  const serverPid = server.child.pid!;
+  const slipwayCpu = () => ({
+    server: cpuMs(serverPid),
+    workers: cpuMsOf(descendants(serverPid)),
+    client: client(),
+  });
+  const peerPids = [peer.pid!, ...descendants(peer.pid!)];
+  const peerCpu = () => ({ gunicorn: cpuMsOf(peerPids), client: client() });
+  const c0 = slipwayCpu();
   const t1 = await closedLoop(sw('sk-2'), 2, SECONDS);
-  const c1 = { server: cpuMs(serverPid), workers: cpuMsOf(descendants(serverPid)), client: client() };
-  const peerPids = [peerPid, ...descendants(peerPid)];
-  const g0 = { gunicorn: cpuMsOf(peerPids), client: client() };
+  const c1 = slipwayCpu();
+  const g0 = peerCpu();
   const t2 = await closedLoop(gu, 2, SECONDS);
-  const g1 = { gunicorn: cpuMsOf(peerPids), client: client() };
+  const g1 = peerCpu();
   console.log(line('max, 2 connections  Slipway (MaxConcurrency 2)', t1));
   console.log(line('max, 2 connections  gunicorn -w 2 + Flask peer', t2));
   console.log(`throughput ratio Slipway / peer at concurrency 2: ${(t1.rps / t2.rps).toFixed(2)}`);

@@ -158,29 +158,26 @@ export function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
+/** A process's children, whichever of its threads started them; none once it has exited. */
+function childrenOf(pid: number): number[] {
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((t) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** A process's descendants (children, theirs, ...), e.g. the sandboxed model workers under Slipway. */
 export function descendants(pid: number): number[] {
-  const out: number[] = [];
-  const walk = (p: number): void => {
-    let tasks: string[] = [];
-    try {
-      tasks = readdirSync(`/proc/${p}/task`);
-    } catch {
-      return;
-    }
-    for (const t of tasks) {
-      let kids = '';
-      try {
-        kids = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8');
-      } catch {}
-      for (const k of kids.trim().split(/\s+/).filter(Boolean)) {
-        out.push(Number(k));
-        walk(Number(k));
-      }
-    }
-  };
-  walk(pid);
-  return out;
+  return childrenOf(pid).flatMap((k) => [k, ...descendants(k)]);
 }
 
 /** cpuMs of several processes, summed; one that has exited counts 0. */
@@ -196,6 +193,5 @@ export function cpuMsOf(pids: readonly number[]): number {
 
 /** cpuMs of a process's children (gunicorn's workers), summed. */
 export function childrenCpuMs(pid: number): number {
-  const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  return kids.reduce((a, k) => a + cpuMs(Number(k)), 0);
+  return cpuMsOf(childrenOf(pid));
 }

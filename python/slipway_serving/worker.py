@@ -174,23 +174,24 @@ def serve_channel(handler):
     os.close(devnull)
     os.dup2(2, 1)
     head = struct.Struct(">IHHH")
+    size = head.size
     unpack_from = head.unpack_from
     pack = head.pack
     _write_all(proto_out, pack(0, 0, 0, 0))
     pending = b""
     while True:
         try:
-            if len(pending) < 10:
-                pending = _fill(proto_in, pending, 10)
+            if len(pending) < size:
+                pending = _fill(proto_in, pending, size)
             n, lct, lacc, lattr = unpack_from(pending)
-            start = 10 + lct + lacc + lattr
+            start = size + lct + lacc + lattr
             end = start + n
             if len(pending) < end:
                 pending = _fill(proto_in, pending, end)
         except EOFError:
             return
-        ct = pending[10 : 10 + lct].decode("latin-1")
-        accept = pending[10 + lct : 10 + lct + lacc].decode("latin-1")
+        ct = pending[size : size + lct].decode("latin-1")
+        accept = pending[size + lct : size + lct + lacc].decode("latin-1")
         body = pending[start:end]
         pending = pending[end:]
         status, ctype, out = handler.invoke(body, ct, accept)
