@@ -4,9 +4,9 @@
 // nice value, network) has run on its first process. bwrap reaches what it binds by path, as the
 // sandbox's uid: when Slipway is root, `wrap` runs it inside the staging mount namespace
 // (stage.ts), where those directories are reachable.
-import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { argsData, bwrapOptions, type HostLayout } from './mount-plan.js';
+import { type Child, spawnChild } from './spawner.js';
 
 const ARGS_FD = 3;
 const SECCOMP_FD = 4;
@@ -61,7 +61,7 @@ export interface LaunchOptions {
 
 export interface Launched {
   /** The bwrap process (its process group holds the sandbox). */
-  readonly child: ChildProcess;
+  readonly child: Child;
   /** The sandbox's first process (PID 1 inside). */
   readonly pid: number;
 }
@@ -77,7 +77,10 @@ function prlimitArgs(r: Rlimits): string[] {
 }
 
 /** Kills the bwrap process group (with --die-with-parent, the sandbox goes with it). */
-export function killTree(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
+export function killTree(
+  child: { readonly pid?: number; kill(signal?: NodeJS.Signals): boolean },
+  signal: NodeJS.Signals = 'SIGKILL',
+): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal);
@@ -109,13 +112,19 @@ export async function launch(o: LaunchOptions): Promise<Launched> {
   let [file, args]: [string, string[]] = [o.bwrap, ['--args', String(ARGS_FD), '--', ...o.argv]];
   if (o.rlimits && o.prlimit) [file, args] = [o.prlimit, [...prlimitArgs(o.rlimits), '--', file, ...args]];
   if (o.wrap) [file, args] = o.wrap(file, args);
-  const child = spawn(file, args, {
-    ...(o.wrap ? {} : { uid: o.uid, gid: o.gid }),
-    cwd: '/',
-    env: o.marker,
-    detached: true,
-    stdio: [o.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', o.seccomp ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-  });
+  // Spawned by the process spawner (spawner.ts): the server's event loop does not pay the fork.
+  let child: Child;
+  try {
+    child = await spawnChild(file, args, {
+      ...(o.wrap ? {} : { uid: o.uid, gid: o.gid }),
+      cwd: '/',
+      env: o.marker,
+      detached: true,
+      stdio: [o.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', o.seccomp ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    throw new LaunchError(`${file} could not be started: ${(e as Error).message}`);
+  }
   const stdio = child.stdio as unknown as [null, Readable, Readable, Writable, Writable | null, Readable, Writable];
   // Pipes to a process that dies early raise EPIPE: that death is reported through 'exit'.
   for (const s of stdio.slice(3)) s?.on('error', () => {});
@@ -132,7 +141,6 @@ export async function launch(o: LaunchOptions): Promise<Launched> {
       const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
         reject(new LaunchError(`the sandbox ended before its program started (${code ?? signal}): ${early.trim()}`));
       child.once('exit', onExit);
-      child.once('error', (e) => reject(new LaunchError(`${file} could not be started: ${e.message}`)));
       stdio[INFO_FD].on('data', (d: Buffer) => {
         info += d.toString('utf8');
         const m = /"child-pid":\s*(\d+)\s*[,}\n]/.exec(info);

@@ -4,9 +4,9 @@
 // sleeping process) with pasta attached and the fencing routes written (network.ts); a job's bwrap
 // starts inside it (`nsenter --net`, then `--share-net`) and it is thrown away with the job. The
 // job's own user namespace is not the one that owns the network, so it cannot change the routes.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { attachNetwork, type Attached, type Tools } from './network.js';
+import { spawnChild } from './spawner.js';
 
 export interface PooledNetwork {
   /** The namespace, for `nsenter --net=`. */
@@ -28,11 +28,11 @@ async function make(
   uid: number,
   marker: Record<string, string>,
 ): Promise<PooledNetwork> {
-  const holder: ChildProcess = spawn(tools.unshare, ['--user', '--map-root-user', '--net', '--', 'sleep', 'infinity'], {
+  const holder = await spawnChild(tools.unshare, ['--user', '--map-root-user', '--net', '--', 'sleep', 'infinity'], {
     uid,
     gid: uid,
     env: marker,
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'ignore'],
     detached: true,
   });
   holder.unref();

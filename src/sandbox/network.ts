@@ -8,10 +8,10 @@
 //   - IPv4 only (-4), DNS through pasta's forwarder at SANDBOX_DNS to the host's resolver.
 // A model server's port is published on the host's 127.0.0.1 by pasta's port forwarding (-t),
 // spliced between the two loopbacks. https://passt.top/passt/about/
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { SANDBOX_DNS } from './mount-plan.js';
+import { spawnChild } from './spawner.js';
 
 /** The namespace's side of pasta's network (a documentation range, TEST-NET-2). */
 export const SANDBOX_ADDRESS = '198.51.100.100';
@@ -103,13 +103,13 @@ interface AttachOptions {
   readonly loopback?: boolean;
 }
 
-function run(file: string, args: string[], o: AttachOptions, asRoot: boolean, input?: string): Promise<void> {
+async function run(file: string, args: string[], o: AttachOptions, asRoot: boolean, input?: string): Promise<void> {
+  const child = await spawnChild(file, args, {
+    ...(asRoot ? {} : { uid: o.uid, gid: o.gid }),
+    env: o.marker,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
-      ...(asRoot ? {} : { uid: o.uid, gid: o.gid }),
-      env: o.marker,
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
-    });
     let err = '';
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (s: string) => {
@@ -153,12 +153,14 @@ export async function attachNetwork(tools: Tools, o: AttachOptions): Promise<Att
     args.push('--no-dhcp', '--no-ndp', '--no-dhcpv6', '--no-ra');
   }
   args.push(String(o.pid));
-  const pasta = spawn(tools.pasta, args, {
+  const pasta = await spawnChild(tools.pasta, args, {
     uid: o.uid,
     gid: o.gid,
     env: o.marker,
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
+  }).catch((e: Error) => {
+    throw new Error(`pasta could not start: ${e.message}`);
   });
   let err = '';
   pasta.stderr!.setEncoding('utf8');
@@ -171,9 +173,6 @@ export async function attachNetwork(tools: Tools, o: AttachOptions): Promise<Att
       .replace(/Failed to send \d+ bytes to syslog\n?/g, '')
       .trim()
       .slice(0, 500)}`;
-  });
-  pasta.once('error', (e) => {
-    exited = `pasta could not start: ${e.message}`;
   });
   const stop = () => {
     try {

@@ -4,7 +4,6 @@
 // explicit read-only binds, its own PID, IPC, UTS, cgroup and network namespaces, and limits from
 // its instance type. https://github.com/containers/bubblewrap
 import type { Readable, Writable } from 'node:stream';
-import type { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -33,6 +32,7 @@ import {
 } from './host.js';
 import { runUnsandboxed, startUnsandboxedServer } from './plain.js';
 import { seccompFilter } from './seccomp.js';
+import { type Child, startSpawner } from './spawner.js';
 
 // The module's whole API, in one place for its users (README.md here).
 export { DEFAULT_UIDS, dockerAnswers, reapStraySandboxes } from './host.js';
@@ -180,6 +180,8 @@ export class Sandbox {
       probes.set(probeUid, p);
     }
     const probe = await p;
+    // The processes sandboxes need are forked by a helper from here on (spawner.ts).
+    if (probe.works) startSpawner();
     const cgroups = probe.works ? Cgroups.detect(o.dataDir) : Cgroups.detect('');
     const sandbox = new Sandbox(o, probe, cgroups, layoutOnce);
     // The trees jobs and models live in: reachable below their staged roots by any uid (0711).
@@ -348,7 +350,7 @@ export class Sandbox {
     const { cgroup, rlimits, note } = this.#confine(spec.limits, true);
     let net: Attached | undefined;
     let pooled: PooledNetwork | undefined;
-    let child: ReturnType<typeof spawn> | undefined;
+    let child: Child | undefined;
     try {
       await mkdir(tmp, { recursive: true, mode: 0o700 });
       if (uid !== process.getuid?.()) {
@@ -426,7 +428,7 @@ export class Sandbox {
 
   /** Follows a launched job: its output, a stop, the disk watchdog; ends everything it started. */
   async #follow(
-    launched: { child: ReturnType<typeof spawn>; pid: number },
+    launched: { child: Child; pid: number },
     spec: JobSpec,
     io: JobIo,
     cgroup: Cgroup | undefined,
