@@ -3,6 +3,7 @@
 // line, against the interpreter's own start-up (`python3 -c` printing the same line), measured the
 // same way: the wall clock the line itself carries minus the moment the request (or the spawn) began.
 // Slipway runs as `npm start` does (child process, SQLite, the sandbox when the host has one).
+// Also: DescribeTrainingJob's latency while the jobs start one after another (the bench's polling).
 // Usage: npm run build && node dist/bench/script-mode-start.js [--runs 20]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,6 +65,9 @@ async function main(): Promise<void> {
   const sm = new SageMakerClient(cfg);
   const job: number[] = [];
   const total: number[] = [];
+  // How long the server takes to answer while jobs start one after another (its event loop is
+  // shared with everything the job start does).
+  const polls: number[] = [];
   try {
     await s3.send(new CreateBucketCommand({ Bucket: 'bench-script' }));
     await s3.send(new PutObjectCommand({ Bucket: 'bench-script', Key: 'data/train.csv', Body: '1,2,3\n4,5,6\n' }));
@@ -101,7 +105,9 @@ async function main(): Promise<void> {
       );
       let d: DescribeTrainingJobCommandOutput;
       for (;;) {
+        const asked = performance.now();
         d = await sm.send(new DescribeTrainingJobCommand({ TrainingJobName: name }));
+        if (i > 0) polls.push(performance.now() - asked);
         if (d.TrainingJobStatus !== 'InProgress') break;
         await sleep(5);
       }
@@ -132,6 +138,9 @@ async function main(): Promise<void> {
   console.log(`  CreateTrainingJob → the script's first line:             ${stat(job)}`);
   console.log(`  over the interpreter: ${over.toFixed(1)} ms (median; target ≤ 100 ms)`);
   console.log(`  CreateTrainingJob → Completed (seen by polling every 5 ms): ${stat(total)}`);
+  console.log(
+    `  DescribeTrainingJob while the jobs start and run (${polls.length} calls): ${stat(polls)}, p99 ${percentile(polls, 99).toFixed(1)} ms, max ${Math.max(...polls).toFixed(1)} ms`,
+  );
 }
 
 await main();
