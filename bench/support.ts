@@ -195,3 +195,18 @@ export function cpuMsOf(pids: readonly number[]): number {
 export function childrenCpuMs(pid: number): number {
   return cpuMsOf(childrenOf(pid));
 }
+
+/**
+ * Waits until a process (its threads and descendants) has used under `idleMs` of CPU over a
+ * `windowMs` window, at most `timeoutMs`: a server that has finished starting (Slipway readies a
+ * trainer thread in the background after its start). Returns how long it waited.
+ */
+export async function settled(pid: number, o = { idleMs: 25, windowMs: 500, timeoutMs: 60_000 }): Promise<number> {
+  const t0 = Date.now();
+  const used = () => cpuMsOf([pid, ...descendants(pid)]);
+  for (;;) {
+    const before = used();
+    await new Promise((r) => setTimeout(r, o.windowMs));
+    if (used() - before < o.idleMs || Date.now() - t0 > o.timeoutMs) return Date.now() - t0;
+  }
+}
