@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { spawnChild } from './spawner.js';
 
 /** The mount point of the stage's tmpfs (an empty directory on the host; mounted only inside). */
 export const STAGE_DIR = '/run/slipway-stage';
@@ -19,9 +20,10 @@ export interface StageTools {
   readonly mount?: string;
 }
 
-function run(file: string, args: string[], env: Record<string, string>): Promise<void> {
+async function run(file: string, args: string[], env: Record<string, string>): Promise<void> {
+  // Through the process spawner (spawner.ts) when it runs: a job's first bind of a directory.
+  const c = await spawnChild(file, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((ok, fail) => {
-    const c = spawn(file, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     c.stderr!.on('data', (d: Buffer) => {
       err += d.toString('utf8');
