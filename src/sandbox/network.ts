@@ -101,11 +101,14 @@ interface AttachOptions {
   readonly marker: Record<string, string>;
   /** Bring the loopback interface up too (a namespace bwrap did not make). */
   readonly loopback?: boolean;
+  /** Nice value of pasta and the route writer (a network made ahead of time yields the CPU). */
+  readonly nice?: number;
 }
 
 async function run(file: string, args: string[], o: AttachOptions, asRoot: boolean, input?: string): Promise<void> {
   const child = await spawnChild(file, args, {
     ...(asRoot ? {} : { uid: o.uid, gid: o.gid }),
+    nice: o.nice,
     env: o.marker,
     stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
   });
@@ -156,6 +159,7 @@ export async function attachNetwork(tools: Tools, o: AttachOptions): Promise<Att
   const pasta = await spawnChild(tools.pasta, args, {
     uid: o.uid,
     gid: o.gid,
+    nice: o.nice,
     env: o.marker,
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,

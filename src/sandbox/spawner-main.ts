@@ -6,7 +6,7 @@
 // It ends when the server does (the channel closes); a sandbox it started then goes too
 // (bwrap --die-with-parent), the rest the server's exit handlers and reapStraySandboxes end.
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { FromHelper, ToHelper } from './spawner.js';
+import { type FromHelper, renice, spawnOptions, type ToHelper } from './spawner.js';
 
 const send = (m: FromHelper, handle?: unknown) => {
   if (process.connected) process.send!(m, handle as never);
@@ -18,7 +18,7 @@ process.on('message', (m: ToHelper) => {
   const { id, file, args, options } = m;
   let child: ChildProcess;
   try {
-    child = spawn(file, args, { ...options, stdio: options.stdio ? [...options.stdio] : undefined });
+    child = spawn(file, args, spawnOptions(options));
   } catch (e) {
     send({ id, error: { message: (e as Error).message, code: (e as NodeJS.ErrnoException).code } });
     return;
@@ -27,6 +27,7 @@ process.on('message', (m: ToHelper) => {
     child.once('error', (e: NodeJS.ErrnoException) => send({ id, error: { message: e.message, code: e.code } }));
     return;
   }
+  if (options.nice !== undefined) renice(child.pid, options.nice);
   const pipes: number[] = [];
   child.stdio.forEach((s, fd) => {
     if (!s) return;

@@ -72,13 +72,14 @@ test('stdin, exit codes, kill and a program that cannot start', async () => {
   );
 });
 
-test('the environment, working directory and uid reach the child', async () => {
-  const c = await spawner.spawn('/bin/sh', ['-c', 'echo "$MARK $(pwd) $(id -u)"'], {
+test('the environment, working directory, uid and nice value reach the child', async () => {
+  const c = await spawner.spawn('/bin/sh', ['-c', 'sleep 0.05; echo "$MARK $(pwd) $(id -u) $(nice)"'], {
     env: { MARK: 'marked', PATH: '/usr/bin:/bin' },
     cwd: '/tmp',
     stdio: ['ignore', 'pipe', 'ignore'],
+    nice: 19,
   });
-  assert.equal(await text(c.stdout), `marked /tmp ${process.getuid!()}\n`);
+  assert.equal(await text(c.stdout), `marked /tmp ${process.getuid!()} 19\n`);
 });
 
 test('a helper that dies ends its children and reports them killed; spawns then happen here', async () => {

@@ -10,6 +10,7 @@
 import { type ChildProcess, fork, spawn, type SpawnOptions } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
+import { setPriority } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 
 /** A started child: what the sandbox's code uses of a ChildProcess, from either path. */
@@ -36,6 +37,8 @@ export interface ChildOptions {
   readonly env?: Record<string, string>;
   readonly detached?: boolean;
   readonly stdio?: readonly StdioKind[];
+  /** Nice value, set as soon as the child exists. */
+  readonly nice?: number;
 }
 
 /** The helper's messages: a pipe (with its socket), the child started, it could not start, it ended. */
@@ -267,13 +270,27 @@ export class Spawner {
 /** Spawns in this process; resolves once the child runs (rejects as 'error' would be emitted). */
 function spawnHere(file: string, args: readonly string[], options: ChildOptions): Promise<Child> {
   return new Promise((resolve, reject) => {
-    const c = spawn(file, args, { ...options, stdio: options.stdio ? [...options.stdio] : undefined } as SpawnOptions);
+    const c = spawn(file, args, spawnOptions(options));
+    if (options.nice !== undefined && c.pid !== undefined) renice(c.pid, options.nice);
     c.once('error', reject);
     c.once('spawn', () => {
       c.off('error', reject);
       resolve(c as unknown as Child);
     });
   });
+}
+
+/** child_process's options for ours (a copy: they crossed a channel or are the caller's). */
+export function spawnOptions(o: ChildOptions): SpawnOptions {
+  const { nice: _, stdio, ...rest } = o;
+  return { ...rest, stdio: stdio ? [...stdio] : undefined };
+}
+
+/** Sets a child's nice value; one that is gone or may not be changed keeps its own. */
+export function renice(pid: number, nice: number): void {
+  try {
+    setPriority(pid, nice);
+  } catch {}
 }
 
 let shared: Spawner | undefined;
