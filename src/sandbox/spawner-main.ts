@@ -3,8 +3,9 @@
 // socket libuv made) is sent over the IPC channel as a handle and closed here; Node starts reading
 // a child's pipes as soon as it makes them, so reading is stopped first, before this process
 // returns to its event loop: every byte the child writes stays in the socket for the server.
-// It ends when the server does (the channel closes); a sandbox it started then goes too
-// (bwrap --die-with-parent), the rest the server's exit handlers and reapStraySandboxes end.
+// It ends when the server does (the channel closes), not on a signal to their process group; a
+// sandbox it started then goes too (bwrap --die-with-parent), the rest the server's exit handlers
+// and reapStraySandboxes end.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type FromHelper, renice, spawnOptions, type ToHelper } from './spawner.js';
 
@@ -13,6 +14,9 @@ const send = (m: FromHelper, handle?: unknown) => {
 };
 
 process.on('disconnect', () => process.exit(0));
+// A signal to the server's process group (Ctrl-C, a service manager's stop) is the server's to
+// handle: it stops its sandboxes gracefully, then exits, which ends this process.
+for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, () => {});
 
 process.on('message', (m: ToHelper) => {
   const { id, file, args, options } = m;

@@ -82,6 +82,16 @@ test('the environment, working directory, uid and nice value reach the child', a
   assert.equal(await text(c.stdout), `marked /tmp ${process.getuid!()} 19\n`);
 });
 
+test("a signal to the server's process group leaves the helper to the server", async () => {
+  process.kill(spawner.pid!, 'SIGTERM');
+  process.kill(spawner.pid!, 'SIGINT');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(spawner.alive, true);
+  const c = await spawner.spawn('/bin/sh', ['-c', 'echo still'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  assert.equal(ppid(c.pid), spawner.pid);
+  assert.equal(await text(c.stdout), 'still\n');
+});
+
 test('a helper that dies ends its children and reports them killed; spawns then happen here', async () => {
   const own = Spawner.start();
   const child = await own.spawn('/bin/sleep', ['30'], { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
