@@ -191,7 +191,7 @@ export class Spawner {
     });
   }
 
-  /** Ends the helper; children it started keep running (their pipes are this process's). */
+  /** Ends the helper, and with it the children it started (as its death would); spawns then happen here. */
   close(): void {
     this.#dead = true;
     this.#proc.disconnect?.();
