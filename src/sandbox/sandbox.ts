@@ -460,6 +460,10 @@ export class Sandbox {
     let diskExceeded: string | undefined;
     const limit = spec.limits.diskBytes;
     let checking = false;
+    // Over the volume in two looks in a row (2 s apart): a file written up to its size limit
+    // (RLIMIT_FSIZE is the volume) and removed at once, as a program probing for space does, is
+    // not a full volume, and one look may fall in the moment it existed.
+    let overBefore = false;
     const watchdog =
       limit === undefined
         ? undefined
@@ -468,10 +472,12 @@ export class Sandbox {
             checking = true;
             const u = await diskUsage(dirs).catch(() => undefined);
             checking = false;
-            if (u && (u.bytes > limit || u.entries >= 1_000_000)) {
+            const over = u !== undefined && (u.bytes > limit || u.entries >= 1_000_000);
+            if (u && over && overBefore) {
               diskExceeded = `it wrote ${Math.round(u.bytes / 2 ** 20)} MiB in ${u.entries} files under /opt/ml and /tmp, more than its volume holds (${Math.round(limit / 2 ** 20)} MiB)`;
               killTree(child);
             }
+            overBefore = over;
           }, 2000);
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) =>
       child.once('exit', (c, s) => r([c, s])),
