@@ -87,8 +87,10 @@ test("a signal to the server's process group leaves the helper to the server", a
   process.kill(spawner.pid!, 'SIGINT');
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(spawner.alive, true);
-  const c = await spawner.spawn('/bin/sh', ['-c', 'echo still'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // It waits for its input, so it is still there to be asked who its parent is.
+  const c = await spawner.spawn('/bin/sh', ['-c', 'read x; echo still'], { stdio: ['pipe', 'pipe', 'ignore'] });
   assert.equal(ppid(c.pid), spawner.pid);
+  c.stdin!.end('\n');
   assert.equal(await text(c.stdout), 'still\n');
 });
 
@@ -106,8 +108,9 @@ test('a helper that dies ends its children and reports them killed; spawns then 
   } catch {}
   assert.ok(state === 'gone' || state === 'Z', `the orphaned child was ended (state ${state})`);
   assert.equal(own.alive, false);
-  const here = await own.spawn('/bin/sh', ['-c', 'echo here'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const here = await own.spawn('/bin/sh', ['-c', 'read x; echo here'], { stdio: ['pipe', 'pipe', 'ignore'] });
   assert.equal(ppid(here.pid), process.pid);
+  here.stdin!.end('\n');
   assert.equal(await text(here.stdout), 'here\n');
 });
 
