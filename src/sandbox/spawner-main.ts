@@ -6,8 +6,8 @@
 // It ends when the server does (the channel closes), not on a signal to their process group; a
 // sandbox it started then goes too (bwrap --die-with-parent), the rest the server's exit handlers
 // and reapStraySandboxes end.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { type FromHelper, renice, spawnOptions, type ToHelper } from './spawner.js';
+import type { ChildProcess } from 'node:child_process';
+import { type FromHelper, startChild, type ToHelper } from './spawner.js';
 
 const send = (m: FromHelper, handle?: unknown) => {
   if (process.connected) process.send!(m, handle as never);
@@ -22,7 +22,7 @@ process.on('message', (m: ToHelper) => {
   const { id, file, args, options } = m;
   let child: ChildProcess;
   try {
-    child = spawn(file, args, spawnOptions(options));
+    child = startChild(file, args, options);
   } catch (e) {
     send({ id, error: { message: (e as Error).message, code: (e as NodeJS.ErrnoException).code } });
     return;
@@ -31,7 +31,6 @@ process.on('message', (m: ToHelper) => {
     child.once('error', (e: NodeJS.ErrnoException) => send({ id, error: { message: e.message, code: e.code } }));
     return;
   }
-  if (options.nice !== undefined) renice(child.pid, options.nice);
   const pipes: number[] = [];
   child.stdio.forEach((s, fd) => {
     if (!s) return;

@@ -7,7 +7,7 @@
 // it spawns on request and hands back each pipe of the child (libuv's pipes are Unix sockets,
 // passed over Node's IPC channel) and its exit. `spawnChild` falls back to spawning in this
 // process when no helper runs (or it died): the same child either way.
-import { type ChildProcess, fork, spawn, type SpawnOptions } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { setPriority } from 'node:os';
@@ -270,8 +270,7 @@ export class Spawner {
 /** Spawns in this process; resolves once the child runs (rejects as 'error' would be emitted). */
 function spawnHere(file: string, args: readonly string[], options: ChildOptions): Promise<Child> {
   return new Promise((resolve, reject) => {
-    const c = spawn(file, args, spawnOptions(options));
-    if (options.nice !== undefined && c.pid !== undefined) renice(c.pid, options.nice);
+    const c = startChild(file, args, options);
     c.once('error', reject);
     c.once('spawn', () => {
       c.off('error', reject);
@@ -280,17 +279,19 @@ function spawnHere(file: string, args: readonly string[], options: ChildOptions)
   });
 }
 
-/** child_process's options for ours (a copy: they crossed a channel or are the caller's). */
-export function spawnOptions(o: ChildOptions): SpawnOptions {
-  const { nice: _, stdio, ...rest } = o;
-  return { ...rest, stdio: stdio ? [...stdio] : undefined };
-}
-
-/** Sets a child's nice value; one that is gone or may not be changed keeps its own. */
-export function renice(pid: number, nice: number): void {
-  try {
-    setPriority(pid, nice);
-  } catch {}
+/**
+ * Spawns in this process with our options (the helper's path and the fallback alike): child_process's
+ * options, and the nice value set as soon as the child exists (one that may not be changed keeps its own).
+ */
+export function startChild(file: string, args: readonly string[], o: ChildOptions): ChildProcess {
+  const { nice, stdio, ...rest } = o;
+  const c = spawn(file, args, { ...rest, stdio: stdio ? [...stdio] : undefined });
+  if (nice !== undefined && c.pid !== undefined) {
+    try {
+      setPriority(c.pid, nice);
+    } catch {}
+  }
+  return c;
 }
 
 let shared: Spawner | undefined;
