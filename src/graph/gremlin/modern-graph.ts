@@ -27,8 +27,8 @@ const EDGES: [string, string, string, string, string][] = [
 export async function loadModernGraph(db: Database): Promise<void> {
   await db.transaction(async (tx) => {
     const w = new GraphWriter(tx);
-    await w.insertVertices(VERTICES.map(([id]) => id));
-    await w.insertLabels(VERTICES.map(([id, label]) => [id, label] as const));
+    const vnums = await w.insertVertices(VERTICES.map(([id]) => id));
+    await w.insertLabels(VERTICES.map(([id, label]) => [vnums.get(id)!, label] as const));
     await w.insertVertexProps(
       VERTICES.flatMap(([id, , props]) =>
         Object.entries(props).map(([name, [type, text]]) => {
@@ -36,8 +36,11 @@ export async function loadModernGraph(db: Database): Promise<void> {
           return { owner: id, name, type: v.type, value: v.value, num: v.num };
         }),
       ),
+      vnums,
     );
-    await w.insertEdges(EDGES.map(([id, label, from, to]) => ({ id, label, from, to })));
+    await w.insertEdges(
+      EDGES.map(([id, label, from, to]) => ({ id, label, fromV: vnums.get(from)!, toV: vnums.get(to)! })),
+    );
     await w.insertEdgeProps(
       EDGES.map(([id, , , , weight]) => {
         const v = parseValue('double', weight)!;

@@ -67,6 +67,20 @@ export function encodeStored(v: Value): { type: ValueType; value: string; num: n
   return undefined;
 }
 
+/**
+ * An edge's columns with its endpoints' ids (graph_edges e): graph_edges holds them by vertex
+ * number (see the store's migration 0003).
+ */
+const EDGE_COLUMNS =
+  'e.id AS id, e.label AS label, (SELECT f.id FROM graph_vertices f WHERE f.vnum = e.from_v) AS from_id, ' +
+  '(SELECT t.id FROM graph_vertices t WHERE t.vnum = e.to_v) AS to_id';
+
+/** A vertex of a scan page and the key the next page starts after. */
+export interface VertexPageRow {
+  readonly id: string;
+  readonly key: string | number;
+}
+
 /** Vertex scan filter pushed into SQL: labels (any of) and property equalities (all of). */
 export interface VertexFilter {
   readonly labels?: readonly string[];
@@ -76,18 +90,18 @@ export interface VertexFilter {
 export class StoreAccess {
   constructor(readonly q: Queryable) {}
 
-  /** Conditions on a vertex id expression: any of the labels, all of the property equalities. */
-  #conds(f: VertexFilter, params: SqlValue[], id: string, skipFirstProp: boolean): string[] {
+  /** Conditions on a vertex number expression: any of the labels, all of the property equalities. */
+  #conds(f: VertexFilter, params: SqlValue[], vnum: string, skipFirstProp: boolean): string[] {
     const conds: string[] = [];
     if (f.labels && f.labels.length > 0) {
       conds.push(
-        `EXISTS (SELECT 1 FROM graph_vertex_labels l WHERE l.vertex_id = ${id} AND l.label IN (${marks(f.labels.length)}))`,
+        `EXISTS (SELECT 1 FROM graph_vertex_labels l WHERE l.vnum = ${vnum} AND l.label IN (${marks(f.labels.length)}))`,
       );
       params.push(...f.labels);
     }
     for (const p of (f.props ?? []).slice(skipFirstProp ? 1 : 0)) {
       conds.push(
-        `EXISTS (SELECT 1 FROM graph_vertex_props p WHERE p.vertex_id = ${id} AND p.name = ? AND p.value = ? AND p.type = ?)`,
+        `EXISTS (SELECT 1 FROM graph_vertex_props p WHERE p.vnum = ${vnum} AND p.name = ? AND p.value = ? AND p.type = ?)`,
       );
       params.push(p.name, p.value, p.type);
     }
@@ -96,47 +110,54 @@ export class StoreAccess {
 
   /**
    * The query behind a filtered vertex scan, driven by the most selective index at hand: the
-   * (name, value) index for has(key, value), the (label, vertex_id) index for one label, else the
-   * vertex table. Each gives ids in order, so pages are index ranges.
+   * (name, value) index for has(key, value), the (label, vnum) index for one label (both in vertex
+   * number order, so pages are index ranges of numbers), else the vertex table's id index (pages
+   * are ranges of ids). `key` is the column pages are keyed and ordered by.
    */
-  #scan(f: VertexFilter, params: SqlValue[], after: string | null): { from: string; id: string; where: string[] } {
+  #scan(
+    f: VertexFilter,
+    params: SqlValue[],
+    after: string | number | null,
+  ): { from: string; key: string; where: string[] } {
     const first = f.props?.[0];
     if (first) {
       params.push(first.name, first.value, first.type);
-      const where = ['d.name = ?', 'd.value = ?', 'd.type = ?', ...this.#conds(f, params, 'd.vertex_id', true)];
+      const where = ['d.name = ?', 'd.value = ?', 'd.type = ?', ...this.#conds(f, params, 'd.vnum', true)];
       if (after !== null) {
-        where.push('d.vertex_id > ?');
+        where.push('d.vnum > ?');
         params.push(after);
       }
-      return { from: 'graph_vertex_props d', id: 'd.vertex_id', where };
+      return { from: 'graph_vertex_props d', key: 'd.vnum', where };
     }
     if (f.labels?.length === 1) {
       params.push(f.labels[0]!);
       const where = ['d.label = ?'];
       if (after !== null) {
-        where.push('d.vertex_id > ?');
+        where.push('d.vnum > ?');
         params.push(after);
       }
-      return { from: 'graph_vertex_labels d', id: 'd.vertex_id', where };
+      return { from: 'graph_vertex_labels d', key: 'd.vnum', where };
     }
-    const where = this.#conds(f, params, 'd.id', false);
+    const where = this.#conds(f, params, 'd.vnum', false);
     if (after !== null) {
       where.push('d.id > ?');
       params.push(after);
     }
-    return { from: 'graph_vertices d', id: 'd.id', where };
+    return { from: 'graph_vertices d', key: 'd.id', where };
   }
 
-  /** One page of vertex ids after `after`, in id order (keyset paging: never more than a page held). */
-  async vertexPage(f: VertexFilter, after: string | null, limit: number): Promise<string[]> {
+  /** One page of vertices after the key `after` (keyset paging: never more than a page held). */
+  async vertexPage(f: VertexFilter, after: string | number | null, limit: number): Promise<VertexPageRow[]> {
     const params: SqlValue[] = [];
     const s = this.#scan(f, params, after);
     params.push(limit);
-    const rows = await this.q.all<{ id: string }>(
-      `SELECT ${s.id} AS id FROM ${s.from}${s.where.length ? ` WHERE ${s.where.join(' AND ')}` : ''} ORDER BY ${s.id} LIMIT ?`,
-      params,
-    );
-    return rows.map((r) => r.id);
+    const where = s.where.length ? ` WHERE ${s.where.join(' AND ')}` : '';
+    const sql =
+      s.key === 'd.id'
+        ? `SELECT d.id AS id, d.id AS key FROM ${s.from}${where} ORDER BY d.id LIMIT ?`
+        : `SELECT (SELECT v.id FROM graph_vertices v WHERE v.vnum = d.vnum) AS id, d.vnum AS key FROM ${s.from}${where} ORDER BY d.vnum LIMIT ?`;
+    const rows = await this.q.all<{ id: string; key: string | number }>(sql, params);
+    return rows.map((r) => ({ id: r.id, key: typeof r.key === 'string' ? r.key : Number(r.key) }));
   }
 
   async countVertices(f: VertexFilter): Promise<number> {
@@ -166,16 +187,16 @@ export class StoreAccess {
     const params: SqlValue[] = [];
     const conds: string[] = [];
     if (labels && labels.length > 0) {
-      conds.push(`label IN (${marks(labels.length)})`);
+      conds.push(`e.label IN (${marks(labels.length)})`);
       params.push(...labels);
     }
     if (after !== null) {
-      conds.push('id > ?');
+      conds.push('e.id > ?');
       params.push(after);
     }
     params.push(limit);
     return this.q.all<EdgeRow>(
-      `SELECT id, label, from_id, to_id FROM graph_edges${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''} ORDER BY id LIMIT ?`,
+      `SELECT ${EDGE_COLUMNS} FROM graph_edges e${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''} ORDER BY e.id LIMIT ?`,
       params,
     );
   }
@@ -192,7 +213,7 @@ export class StoreAccess {
     const out = new Map<string, EdgeRow>();
     for (const part of chunks([...new Set(ids)])) {
       const rows = await this.q.all<EdgeRow>(
-        `SELECT id, label, from_id, to_id FROM graph_edges WHERE id IN (${marks(part.length)})`,
+        `SELECT ${EDGE_COLUMNS} FROM graph_edges e WHERE e.id IN (${marks(part.length)})`,
         part,
       );
       for (const r of rows) out.set(r.id, r);
@@ -206,17 +227,20 @@ export class StoreAccess {
     dir: 'out' | 'in',
     labels: readonly string[],
   ): Promise<Map<string, EdgeRow[]>> {
-    const col = dir === 'out' ? 'from_id' : 'to_id';
+    // x: the vertices given, o: the edges' other ends.
+    const [near, far] = dir === 'out' ? ['from', 'to'] : ['to', 'from'];
     const out = new Map<string, EdgeRow[]>();
     for (const part of chunks([...new Set(vertexIds)])) {
       const params: SqlValue[] = [...part];
       let labelCond = '';
       if (labels.length > 0) {
-        labelCond = ` AND label IN (${marks(labels.length)})`;
+        labelCond = ` AND e.label IN (${marks(labels.length)})`;
         params.push(...labels);
       }
       const rows = await this.q.all<EdgeRow>(
-        `SELECT id, label, from_id, to_id FROM graph_edges WHERE ${col} IN (${marks(part.length)})${labelCond} ORDER BY ${col}, label, id`,
+        `SELECT e.id AS id, e.label AS label, x.id AS ${near}_id, o.id AS ${far}_id
+         FROM graph_vertices x JOIN graph_edges e ON e.${near}_v = x.vnum JOIN graph_vertices o ON o.vnum = e.${far}_v
+         WHERE x.id IN (${marks(part.length)})${labelCond} ORDER BY x.id, e.label, e.id`,
         params,
       );
       for (const r of rows) pushTo(out, dir === 'out' ? r.from_id : r.to_id, r);
@@ -229,7 +253,8 @@ export class StoreAccess {
     const out = new Map<string, string[]>();
     for (const part of chunks([...new Set(ids)])) {
       const rows = await this.q.all<{ vertex_id: string; label: string }>(
-        `SELECT vertex_id, label FROM graph_vertex_labels WHERE vertex_id IN (${marks(part.length)}) ORDER BY vertex_id, label`,
+        `SELECT v.id AS vertex_id, l.label AS label FROM graph_vertices v JOIN graph_vertex_labels l ON l.vnum = v.vnum
+         WHERE v.id IN (${marks(part.length)}) ORDER BY v.id, l.label`,
         part,
       );
       for (const r of rows) pushTo(out, r.vertex_id, r.label);
@@ -243,18 +268,21 @@ export class StoreAccess {
     ids: readonly string[],
     keys?: readonly string[],
   ): Promise<Map<string, PropRow[]>> {
-    const table = kind === 'vertex' ? 'graph_vertex_props' : 'graph_edge_props';
-    const owner = kind === 'vertex' ? 'vertex_id' : 'edge_id';
+    const [from, owner] =
+      kind === 'vertex'
+        ? ['graph_vertices v JOIN graph_vertex_props p ON p.vnum = v.vnum', 'v.id']
+        : ['graph_edge_props p', 'p.edge_id'];
     const out = new Map<string, PropRow[]>();
     for (const part of chunks([...new Set(ids)])) {
       const params: SqlValue[] = [...part];
       let keyCond = '';
       if (keys && keys.length > 0) {
-        keyCond = ` AND name IN (${marks(keys.length)})`;
+        keyCond = ` AND p.name IN (${marks(keys.length)})`;
         params.push(...keys);
       }
       const rows = await this.q.all<PropRow>(
-        `SELECT ${owner} AS owner, name, type, value FROM ${table} WHERE ${owner} IN (${marks(part.length)})${keyCond} ORDER BY ${owner}, name, type, value`,
+        `SELECT ${owner} AS owner, p.name AS name, p.type AS type, p.value AS value FROM ${from}
+         WHERE ${owner} IN (${marks(part.length)})${keyCond} ORDER BY ${owner}, p.name, p.type, p.value`,
         params,
       );
       for (const r of rows) pushTo(out, r.owner, r);
@@ -264,21 +292,33 @@ export class StoreAccess {
 
   // --- writes (inside a transaction) ---
 
+  /** A vertex's number, or undefined if it does not exist. */
+  async #vnum(id: string): Promise<number | undefined> {
+    const r = await this.q.get<{ vnum: number }>('SELECT vnum FROM graph_vertices WHERE id = ?', [id]);
+    return r ? Number(r.vnum) : undefined;
+  }
+
   async addVertex(id: string, labels: readonly string[]): Promise<boolean> {
-    const r = await this.q.run('INSERT INTO graph_vertices (id) VALUES (?) ON CONFLICT DO NOTHING', [id]);
-    if (r.changes === 0) return false;
+    const r = await this.q.get<{ vnum: number }>(
+      'INSERT INTO graph_vertices (id) VALUES (?) ON CONFLICT DO NOTHING RETURNING vnum',
+      [id],
+    );
+    if (!r) return false;
     for (const l of labels) {
-      await this.q.run('INSERT INTO graph_vertex_labels (vertex_id, label) VALUES (?, ?) ON CONFLICT DO NOTHING', [
-        id,
+      await this.q.run('INSERT INTO graph_vertex_labels (vnum, label) VALUES (?, ?) ON CONFLICT DO NOTHING', [
+        Number(r.vnum),
         l,
       ]);
     }
     return true;
   }
 
+  /** Adds an edge between two existing vertices; false if its id is taken. */
   async addEdge(id: string, label: string, from: string, to: string): Promise<boolean> {
     const r = await this.q.run(
-      'INSERT INTO graph_edges (id, label, from_id, to_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      `INSERT INTO graph_edges (id, label, from_v, to_v)
+       SELECT ?, ?, f.vnum, t.vnum FROM graph_vertices f, graph_vertices t WHERE f.id = ? AND t.id = ?
+       ON CONFLICT DO NOTHING`,
       [id, label, from, to],
     );
     return r.changes > 0;
@@ -287,10 +327,12 @@ export class StoreAccess {
   async setVertexProp(id: string, name: string, v: Value, single: boolean): Promise<void> {
     const e = encodeStored(v);
     if (!e) return;
-    if (single) await this.q.run('DELETE FROM graph_vertex_props WHERE vertex_id = ? AND name = ?', [id, name]);
+    const vnum = await this.#vnum(id);
+    if (vnum === undefined) return;
+    if (single) await this.q.run('DELETE FROM graph_vertex_props WHERE vnum = ? AND name = ?', [vnum, name]);
     await this.q.run(
-      'INSERT INTO graph_vertex_props (vertex_id, name, type, value, num) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-      [id, name, e.type, e.value, e.num],
+      'INSERT INTO graph_vertex_props (vnum, name, type, value, num) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      [vnum, name, e.type, e.value, e.num],
     );
   }
 
@@ -309,16 +351,22 @@ export class StoreAccess {
 
   async dropVertices(ids: readonly string[]): Promise<void> {
     for (const part of chunks([...new Set(ids)])) {
-      const m = marks(part.length);
-      const edgeCond = `from_id IN (${m}) OR to_id IN (${m})`;
+      const rows = await this.q.all<{ vnum: number }>(
+        `SELECT vnum FROM graph_vertices WHERE id IN (${marks(part.length)})`,
+        part,
+      );
+      const vnums = rows.map((r) => Number(r.vnum));
+      if (vnums.length === 0) continue;
+      const m = marks(vnums.length);
+      const edgeCond = `from_v IN (${m}) OR to_v IN (${m})`;
       await this.q.run(`DELETE FROM graph_edge_props WHERE edge_id IN (SELECT id FROM graph_edges WHERE ${edgeCond})`, [
-        ...part,
-        ...part,
+        ...vnums,
+        ...vnums,
       ]);
-      await this.q.run(`DELETE FROM graph_edges WHERE ${edgeCond}`, [...part, ...part]);
-      await this.q.run(`DELETE FROM graph_vertex_props WHERE vertex_id IN (${m})`, part);
-      await this.q.run(`DELETE FROM graph_vertex_labels WHERE vertex_id IN (${m})`, part);
-      await this.q.run(`DELETE FROM graph_vertices WHERE id IN (${m})`, part);
+      await this.q.run(`DELETE FROM graph_edges WHERE ${edgeCond}`, [...vnums, ...vnums]);
+      await this.q.run(`DELETE FROM graph_vertex_props WHERE vnum IN (${m})`, vnums);
+      await this.q.run(`DELETE FROM graph_vertex_labels WHERE vnum IN (${m})`, vnums);
+      await this.q.run(`DELETE FROM graph_vertices WHERE vnum IN (${m})`, vnums);
     }
   }
 
@@ -333,29 +381,19 @@ export class StoreAccess {
   async dropVertexProp(id: string, name: string, v: Value): Promise<void> {
     const e = encodeStored(v);
     if (!e) return;
-    await this.q.run('DELETE FROM graph_vertex_props WHERE vertex_id = ? AND name = ? AND type = ? AND value = ?', [
-      id,
-      name,
-      e.type,
-      e.value,
-    ]);
+    await this.q.run(
+      'DELETE FROM graph_vertex_props WHERE vnum = (SELECT vnum FROM graph_vertices WHERE id = ?) AND name = ? AND type = ? AND value = ?',
+      [id, name, e.type, e.value],
+    );
   }
 
   async dropEdgeProp(id: string, name: string): Promise<void> {
     await this.q.run('DELETE FROM graph_edge_props WHERE edge_id = ? AND name = ?', [id, name]);
   }
 
-  /** Gives a vertex another id, in every table that names it (the new id must be free). */
+  /** Gives a vertex another id (the new id must be free); the rows that refer to it hold its number. */
   async renameVertex(from: string, to: string): Promise<void> {
-    for (const [t, c] of [
-      ['graph_vertices', 'id'],
-      ['graph_vertex_labels', 'vertex_id'],
-      ['graph_vertex_props', 'vertex_id'],
-      ['graph_edges', 'from_id'],
-      ['graph_edges', 'to_id'],
-    ] as const) {
-      await this.q.run(`UPDATE ${t} SET ${c} = ? WHERE ${c} = ?`, [to, from]);
-    }
+    await this.q.run('UPDATE graph_vertices SET id = ? WHERE id = ?', [to, from]);
   }
 
   /** Gives an edge another id (the new id must be free). */

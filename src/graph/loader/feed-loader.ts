@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CsvField } from '../csv/csv-parser.js';
 import { type Column, type FilePlan, splitArray } from '../csv/headers.js';
-import type { EdgeRow, PropRow } from '../store/graph-store.js';
+import type { EdgeRow, NumberedEdge, PropRow } from '../store/graph-store.js';
 import type { SqlValue } from '../../storage/db/types.js';
 import { parseValue, type TypedValue } from '../store/values.js';
 import {
@@ -350,16 +350,16 @@ export class FeedLoader {
     const w = this.ctx.writer;
     if (this.#insertedEdges !== this.#stagedEdges) throw new StagingAbandoned('an edge id that is not new');
     if (this.#stagedProps > 0) {
-      const props = await w.commitStagedProps('edge');
+      const props = await w.commitStagedEdgeProps();
       this.#count('totalDuplicates', this.#stagedProps - props);
     }
     for (const e of this.#heldErrors) this.ctx.error(e);
   }
 
-  #remember(id: string): void {
+  #remember(id: string, vnum: number): void {
     const known = this.ctx.knownVertices;
     if (known.size < MAX_KNOWN_VERTICES && !known.has(id)) {
-      known.add(id);
+      known.set(id, vnum);
       if (this.#staged) this.remembered.push(id);
     }
   }
@@ -378,28 +378,35 @@ export class FeedLoader {
     const unknown = new Set<string>();
     const check: boolean[] = new Array(edges.length).fill(false);
     // Files tend to list a vertex's edges together: its id is looked up once per run.
+    // Endpoints by vertex number (undefined: not known yet).
+    const fromV: (number | undefined)[] = new Array(edges.length);
+    const toV: (number | undefined)[] = new Array(edges.length);
     let lastFrom: string | undefined;
-    let lastFromKnown = false;
+    let lastFromV: number | undefined;
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i]!;
       if (e.from !== lastFrom) {
         lastFrom = e.from;
-        lastFromKnown = known.has(e.from);
+        lastFromV = known.get(e.from);
       }
-      const f = lastFromKnown;
-      const t = known.has(e.to);
-      if (f && t) continue;
+      const f = lastFromV;
+      const t = known.get(e.to);
+      fromV[i] = f;
+      toV[i] = t;
+      if (f !== undefined && t !== undefined) continue;
       check[i] = true;
-      if (!f) unknown.add(e.from);
-      if (!t) unknown.add(e.to);
+      if (f === undefined) unknown.add(e.from);
+      if (t === undefined) unknown.add(e.to);
     }
-    const found = unknown.size > 0 ? await w.existingVertices([...unknown]) : new Set<string>();
-    for (const id of found) this.#remember(id);
+    const found = unknown.size > 0 ? await w.existingVertices([...unknown]) : new Map<string, number>();
+    for (const [id, vnum] of found) this.#remember(id, vnum);
     const rows: SqlValue[] = [];
     const props: SqlValue[] = [];
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i]!;
-      if (check[i] && (!(known.has(e.from) || found.has(e.from)) || !(known.has(e.to) || found.has(e.to)))) {
+      const f = check[i] ? (fromV[i] ?? found.get(e.from)) : fromV[i];
+      const t = check[i] ? (toV[i] ?? found.get(e.to)) : toV[i];
+      if (f === undefined || t === undefined) {
         this.fail(
           'FROM_OR_TO_VERTEX_ARE_MISSING',
           `Either from vertex, '${e.from}', or to vertex, '${e.to}', is not present.`,
@@ -410,7 +417,7 @@ export class FeedLoader {
       }
       // "Maybe seen" (a repeat, or a fingerprint collision) takes the exact batch path.
       if (this.ctx.edgeIds.ids?.addNew(e.id) === false) throw new StagingAbandoned('an edge id that may not be new');
-      rows.push(e.id, e.label, e.from, e.to);
+      rows.push(e.id, e.label, f, t);
       for (const p of e.props) props.push(p.owner, p.name, p.type, p.value, p.num);
     }
     this.#stagedEdges += rows.length / 4;
@@ -435,36 +442,57 @@ export class FeedLoader {
     this.#vprops = [];
     const w = this.ctx.writer;
     const ids = [...new Set(vertices.map((v) => v.id))];
-    let created: Set<string>;
+    const created = new Set<string>();
+    // Every vertex of the batch by number, for the rows that refer to it.
+    const vnums = new Map<string, number>();
     const known = this.ctx.knownVertices;
     if (this.ctx.newGraph && known.size + ids.length <= MAX_KNOWN_VERTICES) {
       // Every vertex in the store was written by this load and is remembered: the new ones are
-      // those not known, and the insert needs no answer before the next batch.
-      created = new Set<string>();
-      for (const id of ids) if (!known.has(id)) created.add(id);
+      // those not known; the load numbers them itself, so the insert needs no answer before the
+      // next batch.
+      const rows: SqlValue[] = [];
+      for (const id of ids) {
+        let vnum = known.get(id);
+        if (vnum === undefined) {
+          vnum = this.ctx.vertexNumbers.next++;
+          created.add(id);
+          rows.push(vnum, id);
+        }
+        vnums.set(id, vnum);
+      }
       const expected = created.size;
-      this.#background(w.insertNewVertices(ids), (n) => {
-        if (n !== expected) throw new Error(`graph loader: ${n} vertices were new where ${expected} were expected`);
-      });
+      if (expected > 0) {
+        this.#background(w.insertNumberedVertices(rows), (n) => {
+          if (n !== expected) throw new Error(`graph loader: ${n} vertices were new where ${expected} were expected`);
+        });
+      }
     } else {
-      created = await w.insertVertices(ids);
+      const made = await w.insertVertices(ids);
+      const unknown: string[] = [];
+      for (const id of ids) {
+        const vnum = made.get(id) ?? known.get(id);
+        if (made.has(id)) created.add(id);
+        if (vnum === undefined) unknown.push(id);
+        else vnums.set(id, vnum);
+      }
+      if (unknown.length > 0) for (const [id, vnum] of await w.existingVertices(unknown)) vnums.set(id, vnum);
     }
-    for (const id of ids) this.#remember(id);
+    for (const id of ids) this.#remember(id, vnums.get(id)!);
 
     // Labels: a vertex without ~label gets Neptune's default `vertex`, but only when it is new.
     const explicit = new Set<string>();
-    const pairs: [string, string][] = [];
+    const pairs: [number, string][] = [];
     for (const v of vertices) {
       if (v.labels.length > 0) {
         explicit.add(v.id);
-        for (const l of v.labels) pairs.push([v.id, l]);
+        for (const l of v.labels) pairs.push([vnums.get(v.id)!, l]);
       }
     }
     let defaultDuplicates = 0;
     for (const v of vertices) {
       if (v.labels.length > 0) continue;
       if (created.has(v.id) && !explicit.has(v.id)) {
-        pairs.push([v.id, 'vertex']);
+        pairs.push([vnums.get(v.id)!, 'vertex']);
         explicit.add(v.id);
       } else {
         defaultDuplicates++;
@@ -475,7 +503,7 @@ export class FeedLoader {
     labelsWritten.catch(() => {});
 
     // No id twice in the batch: each owner's values come from one record, whose column names are unique.
-    await this.#writeProps(vprops, created, 'vertex', ids.length === vertices.length);
+    await this.#writeProps(vprops, created, vnums, ids.length === vertices.length);
     const newLabels = await labelsWritten;
     this.#count('totalDuplicates', pairs.length - newLabels + defaultDuplicates);
   }
@@ -488,9 +516,11 @@ export class FeedLoader {
   async #writeProps(
     props: readonly PendingProp[],
     created: ReadonlySet<string>,
-    element: 'vertex' | 'edge',
+    /** Vertex properties: their owners' numbers; edge properties: undefined. */
+    vnums: ReadonlyMap<string, number> | undefined,
     ownersOnce = false,
   ): Promise<void> {
+    const element = vnums ? 'vertex' : 'edge';
     if (props.length === 0) return;
     const w = this.ctx.writer;
     const direct: PendingProp[] = [];
@@ -513,20 +543,20 @@ export class FeedLoader {
       seenSingle.add(key);
     }
     if (direct.length > 0) {
-      const inserting = element === 'vertex' ? w.insertVertexProps(direct) : w.insertEdgeProps(direct);
+      const inserting = vnums ? w.insertVertexProps(direct, vnums) : w.insertEdgeProps(direct);
       this.#background(inserting, (inserted) => this.#count('totalDuplicates', direct.length - inserted));
     }
     if (checked.length === 0) return;
-    const existing =
-      element === 'vertex'
-        ? await w.vertexPropsOf(
-            checked.map((p) => p.owner),
-            checked.map((p) => p.name),
-          )
-        : await w.edgePropsOf(
-            checked.map((p) => p.owner),
-            checked.map((p) => p.name),
-          );
+    const existing = vnums
+      ? await w.vertexPropsOf(
+          checked.map((p) => p.owner),
+          checked.map((p) => p.name),
+          vnums,
+        )
+      : await w.edgePropsOf(
+          checked.map((p) => p.owner),
+          checked.map((p) => p.name),
+        );
     const current = new Map<string, PropRow[]>();
     for (const r of existing) {
       const key = `${r.owner}\u0000${r.name}`;
@@ -544,7 +574,7 @@ export class FeedLoader {
       }
       if (now.length === 0 || this.ctx.options.updateSingleCardinalityProperties) {
         if (now.length > 0 && !toWrite.has(key)) {
-          if (element === 'vertex') await w.deleteVertexProp(p.owner, p.name);
+          if (vnums) await w.deleteVertexProp(vnums.get(p.owner)!, p.name);
           else await w.deleteEdgeProp(p.owner, p.name);
         }
         toWrite.set(key, p);
@@ -559,7 +589,7 @@ export class FeedLoader {
     }
     const rows = [...toWrite.values()];
     if (rows.length > 0) {
-      if (element === 'vertex') await w.insertVertexProps(rows);
+      if (vnums) await w.insertVertexProps(rows, vnums);
       else await w.insertEdgeProps(rows);
     }
   }
@@ -574,15 +604,18 @@ export class FeedLoader {
       if (!known.has(e.from)) unknown.add(e.from);
       if (!known.has(e.to)) unknown.add(e.to);
     }
-    const found = unknown.size > 0 ? await w.existingVertices([...unknown]) : new Set<string>();
-    for (const id of found) this.#remember(id);
-    const exists = (id: string) => known.has(id) || found.has(id);
+    const found = unknown.size > 0 ? await w.existingVertices([...unknown]) : new Map<string, number>();
+    for (const [id, vnum] of found) this.#remember(id, vnum);
+    const vnumOf = (id: string) => known.get(id) ?? found.get(id);
 
     const first = new Map<string, PendingEdge>();
     const valid: PendingEdge[] = [];
+    const numbered: NumberedEdge[] = [];
     const repeats: PendingEdge[] = [];
     for (const e of edges) {
-      if (!exists(e.from) || !exists(e.to)) {
+      const fromV = vnumOf(e.from);
+      const toV = vnumOf(e.to);
+      if (fromV === undefined || toV === undefined) {
         this.fail(
           'FROM_OR_TO_VERTEX_ARE_MISSING',
           `Either from vertex, '${e.from}', or to vertex, '${e.to}', is not present.`,
@@ -595,9 +628,10 @@ export class FeedLoader {
       else {
         first.set(e.id, e);
         valid.push(e);
+        numbered.push({ id: e.id, label: e.label, fromV, toV });
       }
     }
-    const created = await w.insertEdges(valid);
+    const created = await w.insertEdges(numbered);
     const notCreated = [...valid.filter((e) => !created.has(e.id)), ...repeats];
     const stored =
       notCreated.length > 0
@@ -623,6 +657,6 @@ export class FeedLoader {
     // Properties of an edge created in this batch go straight in unless it repeats in the batch.
     const repeated = new Set(repeats.map((e) => e.id));
     const createdOnce = new Set([...created].filter((id) => !repeated.has(id)));
-    await this.#writeProps(props, createdOnce, 'edge');
+    await this.#writeProps(props, createdOnce, undefined);
   }
 }

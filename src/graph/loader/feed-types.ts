@@ -67,8 +67,11 @@ export class LoadStopped extends Error {
 export interface FeedContext {
   readonly writer: GraphWriter;
   readonly options: FeedOptions;
-  /** Vertex ids known to exist (written by this load or found in the store): spares lookups. */
-  readonly knownVertices: Set<string>;
+  /**
+   * Vertices known to exist (written by this load or found in the store), id → vertex number:
+   * spares lookups.
+   */
+  readonly knownVertices: Map<string, number>;
   /**
    * The staged path's check of edge ids while graph_edges_by_id is deferred (SQLite, a load into
    * an empty edge table): the ids this load inserted so far. Undefined when the index exists and
@@ -80,6 +83,8 @@ export interface FeedContext {
    * remembered in knownVertices up to its limit).
    */
   readonly newGraph: boolean;
+  /** In a new graph: the number the next vertex gets (the load numbers its vertices itself). */
+  readonly vertexNumbers: { next: number };
   /** Counters of the feed and of the whole load, both updated. */
   readonly counters: readonly LoadCounters[];
   error(log: LoadErrorLog): void;

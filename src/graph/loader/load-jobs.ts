@@ -408,7 +408,8 @@ export class LoadJobs {
       await transaction(async (tx) => {
         this.#log.debug({ loadId: job.id, ms: Date.now() - started }, 'graph loader: transaction open');
         const writer = new GraphWriter(tx);
-        const knownVertices = new Set<string>();
+        const knownVertices = new Map<string, number>();
+        const vertexNumbers = { next: 1 };
         let stageEdges = writer.canStage;
         // Secondary indexes of empty tables are built once at the end (SQLite).
         const deferred = await writer.deferIndexes(['graph_vertex_labels', 'graph_vertex_props', 'graph_edges']);
@@ -452,6 +453,7 @@ export class LoadJobs {
                   options: opts,
                   knownVertices,
                   newGraph,
+                  vertexNumbers,
                   edgeIds,
                   counters: [feed, job.counters],
                   error: logError,

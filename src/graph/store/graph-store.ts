@@ -135,6 +135,26 @@ export interface EdgeRow {
   readonly to: string;
 }
 
+/** An edge as graph_edges stores it: its endpoints by vertex number (see migration 0003). */
+export interface NumberedEdge {
+  readonly id: string;
+  readonly label: string;
+  readonly fromV: number;
+  readonly toV: number;
+}
+
+/** A vertex id's number, for the rows that refer to the vertex; throws if the caller did not resolve it. */
+function vnumOf(vnums: ReadonlyMap<string, number>, id: string): number {
+  const n = vnums.get(id);
+  if (n === undefined) throw new Error(`graph store: vertex '${id}' has no number here`);
+  return n;
+}
+
+/** `SELECT` of an edge's columns with its endpoints' ids (graph_edges e). */
+const EDGE_COLUMNS =
+  'e.id AS id, e.label AS label, (SELECT f.id FROM graph_vertices f WHERE f.vnum = e.from_v) AS from_id, ' +
+  '(SELECT t.id FROM graph_vertices t WHERE t.vnum = e.to_v) AS to_id';
+
 /** Rows per staging statement: SQLite allows 32,766 parameters per statement. */
 const STAGE_PARAMS = 32_000;
 
@@ -260,12 +280,12 @@ export class GraphWriter {
   }
 
   /**
-   * The bulk path's edge insert (SQLite): appends edges (flat id, label, from, to) to graph_edges
+   * The bulk path's edge insert (SQLite): appends edges (flat id, label, from_v, to_v) to graph_edges
    * in file order, skipping ids that conflict with graph_edges_by_id when that index exists;
    * returns how many were inserted. Without the index (deferred), ids are not checked here.
    */
   async appendEdges(flat: readonly SqlValue[]): Promise<number> {
-    return this.#append('graph_edges (id, label, from_id, to_id)', 4, flat);
+    return this.#append('graph_edges (id, label, from_v, to_v)', 4, flat);
   }
 
   /** Creates graph_edges_by_id if a bulk load deferred it (before edges are inserted by id conflict). */
@@ -279,66 +299,87 @@ export class GraphWriter {
     await this.#append('temp.graph_stage_props', 5, flat);
   }
 
-  /** Moves staged properties into the edge or vertex property table in key order; returns how many were new. */
-  async commitStagedProps(element: 'vertex' | 'edge'): Promise<number> {
-    const table = element === 'vertex' ? 'graph_vertex_props (vertex_id' : 'graph_edge_props (edge_id';
+  /** Moves staged edge properties into graph_edge_props in key order; returns how many were new. */
+  async commitStagedEdgeProps(): Promise<number> {
     const r = await this.q.run(
-      `${ignoreInto(`${table}, name, type, value, num)`)}
+      `${ignoreInto('graph_edge_props (edge_id, name, type, value, num)')}
        SELECT owner, name, type, value, num FROM temp.graph_stage_props ORDER BY owner, name, type, value`,
     );
     await this.q.run('DELETE FROM temp.graph_stage_props');
     return r.changes;
   }
 
-  /** Inserts the vertices that do not exist yet; returns the ids that were new. */
-  async insertVertices(ids: readonly string[]): Promise<Set<string>> {
-    const created = new Set<string>();
+  /** Inserts the vertices that do not exist yet; returns the new ones' numbers by id. */
+  async insertVertices(ids: readonly string[]): Promise<Map<string, number>> {
+    const created = new Map<string, number>();
     if (this.q.dialect === 'postgres') {
       for (let i = 0; i < ids.length; i += PG_CHUNK) {
-        const rows = await this.q.all<{ id: string }>(
-          `INSERT INTO graph_vertices ${pgUnnest(['id'], ['text'])} ON CONFLICT DO NOTHING RETURNING id`,
+        const rows = await this.q.all<{ vnum: number; id: string }>(
+          `INSERT INTO graph_vertices ${pgUnnest(['id'], ['text'])} ON CONFLICT DO NOTHING RETURNING vnum, id`,
           [pgArray(ids.slice(i, i + PG_CHUNK))],
         );
-        for (const r of rows) created.add(r.id);
+        for (const r of rows) created.set(r.id, Number(r.vnum));
       }
       return created;
     }
     const results = await inOrder(chunks(ids), (part) =>
-      this.q.all<{ id: string }>(valuesSql(ignoreInto('graph_vertices (id)'), part.length, 1, ' RETURNING id'), part),
+      this.q.all<{ vnum: number; id: string }>(
+        valuesSql(ignoreInto('graph_vertices (id)'), part.length, 1, ' RETURNING vnum, id'),
+        part,
+      ),
     );
-    for (const rows of results) for (const r of rows) created.add(r.id);
+    for (const rows of results) for (const r of rows) created.set(r.id, Number(r.vnum));
     return created;
   }
 
-  /** Inserts the vertices that do not exist yet; returns how many were new. */
-  async insertNewVertices(ids: readonly string[]): Promise<number> {
-    if (this.q.dialect === 'postgres') return (await this.insertVertices(ids)).size;
-    const results = await inOrder(chunks(ids), (part) =>
-      this.q.run(valuesSql(ignoreInto('graph_vertices (id)'), part.length, 1), part),
-    );
-    let changes = 0;
-    for (const r of results) changes += r.changes;
-    return changes;
+  /**
+   * Inserts vertices with the numbers the caller gave them (flat vnum, id: a load into an empty
+   * graph numbers its vertices itself, so nothing waits for an answer); returns how many were new.
+   */
+  async insertNumberedVertices(flat: readonly SqlValue[]): Promise<number> {
+    if (this.q.dialect === 'postgres') {
+      let changes = 0;
+      for (let i = 0; i < flat.length; i += 2 * PG_CHUNK) {
+        const part = flat.slice(i, i + 2 * PG_CHUNK);
+        const r = await this.q.run(
+          `INSERT INTO graph_vertices ${pgUnnest(['vnum', 'id'], ['bigint', 'text'])} ON CONFLICT DO NOTHING`,
+          [
+            pgArray(part.filter((_, k) => k % 2 === 0) as number[]),
+            pgArray(part.filter((_, k) => k % 2 === 1) as string[]),
+          ],
+        );
+        changes += r.changes;
+      }
+      // The identity column numbers the vertices inserted later from past these.
+      await this.q.run(
+        "SELECT setval(pg_get_serial_sequence('graph_vertices', 'vnum'), (SELECT max(vnum) FROM graph_vertices))",
+      );
+      return changes;
+    }
+    return this.#append('graph_vertices (vnum, id)', 2, flat);
   }
 
-  /** Which of these vertex ids exist. */
-  async existingVertices(ids: readonly string[]): Promise<Set<string>> {
-    const found = new Set<string>();
+  /** The numbers of those of these vertex ids that exist. */
+  async existingVertices(ids: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
     const results = await inOrder(chunks(ids), (part) =>
-      this.q.all<{ id: string }>(`SELECT id FROM graph_vertices WHERE id IN (${tuples(part.length, 1)})`, part),
+      this.q.all<{ vnum: number; id: string }>(
+        `SELECT vnum, id FROM graph_vertices WHERE id IN (${tuples(part.length, 1)})`,
+        part,
+      ),
     );
-    for (const rows of results) for (const r of rows) found.add(r.id);
+    for (const rows of results) for (const r of rows) found.set(r.id, Number(r.vnum));
     return found;
   }
 
-  /** Adds labels; returns how many were new (the rest were duplicates). */
-  async insertLabels(pairs: readonly (readonly [string, string])[]): Promise<number> {
+  /** Adds labels (vertex number, label); returns how many were new (the rest were duplicates). */
+  async insertLabels(pairs: readonly (readonly [number, string])[]): Promise<number> {
     let changes = 0;
     if (this.q.dialect === 'postgres') {
       for (let i = 0; i < pairs.length; i += PG_CHUNK) {
         const part = pairs.slice(i, i + PG_CHUNK);
         const r = await this.q.run(
-          `INSERT INTO graph_vertex_labels ${pgUnnest(['vertex_id', 'label'], ['text', 'text'])} ON CONFLICT DO NOTHING`,
+          `INSERT INTO graph_vertex_labels ${pgUnnest(['vnum', 'label'], ['bigint', 'text'])} ON CONFLICT DO NOTHING`,
           [pgArray(part.map((p) => p[0])), pgArray(part.map((p) => p[1]))],
         );
         changes += r.changes;
@@ -346,29 +387,38 @@ export class GraphWriter {
       return changes;
     }
     const results = await inOrder(chunks(pairs), (part) =>
-      this.q.run(valuesSql(ignoreInto('graph_vertex_labels (vertex_id, label)'), part.length, 2), part.flat()),
+      this.q.run(valuesSql(ignoreInto('graph_vertex_labels (vnum, label)'), part.length, 2), part.flat()),
     );
     for (const r of results) changes += r.changes;
     return changes;
   }
 
-  /** Adds property values; returns how many were new (identical values are duplicates). */
-  async insertVertexProps(rows: readonly PropRow[]): Promise<number> {
-    return this.#insertProps('graph_vertex_props', 'vertex_id', rows);
+  /**
+   * Adds property values of vertices (owners by id, numbered in `vnums`); returns how many were
+   * new (identical values are duplicates).
+   */
+  async insertVertexProps(rows: readonly PropRow[], vnums: ReadonlyMap<string, number>): Promise<number> {
+    return this.#insertProps('graph_vertex_props', 'vnum', rows, (id) => vnumOf(vnums, id));
   }
 
   async insertEdgeProps(rows: readonly PropRow[]): Promise<number> {
-    return this.#insertProps('graph_edge_props', 'edge_id', rows);
+    return this.#insertProps('graph_edge_props', 'edge_id', rows, (id) => id);
   }
 
-  async #insertProps(table: string, owner: string, rows: readonly PropRow[]): Promise<number> {
+  async #insertProps(
+    table: string,
+    owner: string,
+    rows: readonly PropRow[],
+    key: (owner: string) => string | number,
+  ): Promise<number> {
     let changes = 0;
     if (this.q.dialect === 'postgres') {
-      const sql = `INSERT INTO ${table} ${pgUnnest([owner, 'name', 'type', 'value', 'num'], ['text', 'text', 'text', 'text', 'float8'])} ON CONFLICT DO NOTHING`;
+      const ownerType = owner === 'vnum' ? 'bigint' : 'text';
+      const sql = `INSERT INTO ${table} ${pgUnnest([owner, 'name', 'type', 'value', 'num'], [ownerType, 'text', 'text', 'text', 'float8'])} ON CONFLICT DO NOTHING`;
       for (let i = 0; i < rows.length; i += PG_CHUNK) {
         const part = rows.slice(i, i + PG_CHUNK);
         const r = await this.q.run(sql, [
-          pgArray(part.map((p) => p.owner)),
+          pgArray(part.map((p) => key(p.owner))),
           pgArray(part.map((p) => p.name)),
           pgArray(part.map((p) => p.type)),
           pgArray(part.map((p) => p.value)),
@@ -380,34 +430,45 @@ export class GraphWriter {
     }
     const results = await inOrder(chunks(rows), (part) => {
       const params: SqlValue[] = [];
-      for (const r of part) params.push(r.owner, r.name, r.type, r.value, r.num);
+      for (const r of part) params.push(key(r.owner), r.name, r.type, r.value, r.num);
       return this.q.run(valuesSql(ignoreInto(`${table} (${owner}, name, type, value, num)`), part.length, 5), params);
     });
     for (const r of results) changes += r.changes;
     return changes;
   }
 
-  /** Current values of (owner, name) pairs, for single-cardinality checks. */
-  async vertexPropsOf(owners: readonly string[], names: readonly string[]): Promise<PropRow[]> {
-    return this.#propsOf('graph_vertex_props', 'vertex_id', owners, names);
+  /** Current values of (owner, name) pairs, for single-cardinality checks (owners by id). */
+  async vertexPropsOf(
+    owners: readonly string[],
+    names: readonly string[],
+    vnums: ReadonlyMap<string, number>,
+  ): Promise<PropRow[]> {
+    return this.#propsOf(
+      'graph_vertex_props p JOIN graph_vertices v ON v.vnum = p.vnum',
+      'v.id',
+      'p.vnum',
+      [...new Set(owners)].map((id) => vnumOf(vnums, id)),
+      names,
+    );
   }
 
   async edgePropsOf(owners: readonly string[], names: readonly string[]): Promise<PropRow[]> {
-    return this.#propsOf('graph_edge_props', 'edge_id', owners, names);
+    return this.#propsOf('graph_edge_props p', 'p.edge_id', 'p.edge_id', [...new Set(owners)], names);
   }
 
   async #propsOf(
-    table: string,
-    owner: string,
-    owners: readonly string[],
+    from: string,
+    ownerOut: string,
+    ownerKey: string,
+    owners: readonly (string | number)[],
     names: readonly string[],
   ): Promise<PropRow[]> {
     const out: PropRow[] = [];
     const nameList = [...new Set(names)];
-    for (const part of chunks([...new Set(owners)])) {
+    for (const part of chunks(owners)) {
       const rows = await this.q.all<{ owner: string; name: string; type: string; value: string; num: number | null }>(
-        `SELECT ${owner} AS owner, name, type, value, num FROM ${table}
-         WHERE ${owner} IN (${tuples(part.length, 1)}) AND name IN (${tuples(nameList.length, 1)})`,
+        `SELECT ${ownerOut} AS owner, p.name AS name, p.type AS type, p.value AS value, p.num AS num FROM ${from}
+         WHERE ${ownerKey} IN (${tuples(part.length, 1)}) AND p.name IN (${tuples(nameList.length, 1)})`,
         [...part, ...nameList],
       );
       out.push(...rows);
@@ -415,8 +476,8 @@ export class GraphWriter {
     return out;
   }
 
-  async deleteVertexProp(owner: string, name: string): Promise<void> {
-    await this.q.run('DELETE FROM graph_vertex_props WHERE vertex_id = ? AND name = ?', [owner, name]);
+  async deleteVertexProp(vnum: number, name: string): Promise<void> {
+    await this.q.run('DELETE FROM graph_vertex_props WHERE vnum = ? AND name = ?', [vnum, name]);
   }
 
   async deleteEdgeProp(owner: string, name: string): Promise<void> {
@@ -424,17 +485,17 @@ export class GraphWriter {
   }
 
   /** Inserts edges whose id is new; returns those ids. */
-  async insertEdges(rows: readonly EdgeRow[]): Promise<Set<string>> {
+  async insertEdges(rows: readonly NumberedEdge[]): Promise<Set<string>> {
     const created = new Set<string>();
     if (this.q.dialect === 'postgres') {
-      const sql = `INSERT INTO graph_edges ${pgUnnest(['id', 'label', 'from_id', 'to_id'], ['text', 'text', 'text', 'text'])} ON CONFLICT DO NOTHING RETURNING id`;
+      const sql = `INSERT INTO graph_edges ${pgUnnest(['id', 'label', 'from_v', 'to_v'], ['text', 'text', 'bigint', 'bigint'])} ON CONFLICT DO NOTHING RETURNING id`;
       for (let i = 0; i < rows.length; i += PG_CHUNK) {
         const part = rows.slice(i, i + PG_CHUNK);
         const res = await this.q.all<{ id: string }>(sql, [
           pgArray(part.map((e) => e.id)),
           pgArray(part.map((e) => e.label)),
-          pgArray(part.map((e) => e.from)),
-          pgArray(part.map((e) => e.to)),
+          pgArray(part.map((e) => e.fromV)),
+          pgArray(part.map((e) => e.toV)),
         ]);
         for (const r of res) created.add(r.id);
       }
@@ -442,9 +503,9 @@ export class GraphWriter {
     }
     const results = await inOrder(chunks(rows), (part) => {
       const params: SqlValue[] = [];
-      for (const e of part) params.push(e.id, e.label, e.from, e.to);
+      for (const e of part) params.push(e.id, e.label, e.fromV, e.toV);
       return this.q.all<{ id: string }>(
-        valuesSql(ignoreInto('graph_edges (id, label, from_id, to_id)'), part.length, 4, ' RETURNING id'),
+        valuesSql(ignoreInto('graph_edges (id, label, from_v, to_v)'), part.length, 4, ' RETURNING id'),
         params,
       );
     });
@@ -456,7 +517,7 @@ export class GraphWriter {
     const out = new Map<string, EdgeRow>();
     for (const part of chunks([...new Set(ids)])) {
       const rows = await this.q.all<{ id: string; label: string; from_id: string; to_id: string }>(
-        `SELECT id, label, from_id, to_id FROM graph_edges WHERE id IN (${tuples(part.length, 1)})`,
+        `SELECT ${EDGE_COLUMNS} FROM graph_edges e WHERE e.id IN (${tuples(part.length, 1)})`,
         part,
       );
       for (const r of rows) out.set(r.id, { id: r.id, label: r.label, from: r.from_id, to: r.to_id });
@@ -500,15 +561,15 @@ export class GraphReader {
   constructor(private readonly q: Queryable) {}
 
   async vertex(id: string): Promise<VertexView | undefined> {
-    const v = await this.q.get('SELECT id FROM graph_vertices WHERE id = ?', [id]);
+    const v = await this.q.get<{ vnum: number }>('SELECT vnum FROM graph_vertices WHERE id = ?', [id]);
     if (!v) return undefined;
     const labels = await this.q.all<{ label: string }>(
-      'SELECT label FROM graph_vertex_labels WHERE vertex_id = ? ORDER BY label',
-      [id],
+      'SELECT label FROM graph_vertex_labels WHERE vnum = ? ORDER BY label',
+      [v.vnum],
     );
     const props = await this.q.all<{ name: string; type: string; value: string }>(
-      'SELECT name, type, value FROM graph_vertex_props WHERE vertex_id = ? ORDER BY name, type, value',
-      [id],
+      'SELECT name, type, value FROM graph_vertex_props WHERE vnum = ? ORDER BY name, type, value',
+      [v.vnum],
     );
     const properties: Record<string, PropertyValue[]> = {};
     for (const p of props) {
@@ -520,7 +581,7 @@ export class GraphReader {
 
   async edge(id: string): Promise<EdgeView | undefined> {
     const e = await this.q.get<{ id: string; label: string; from_id: string; to_id: string }>(
-      'SELECT id, label, from_id, to_id FROM graph_edges WHERE id = ?',
+      `SELECT ${EDGE_COLUMNS} FROM graph_edges e WHERE e.id = ?`,
       [id],
     );
     if (!e) return undefined;

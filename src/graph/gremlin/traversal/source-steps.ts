@@ -16,14 +16,14 @@ import { type Batch, extend, fresh, type Pipe } from './traverser.js';
  */
 function scan<R>(
   ctx: QueryContext,
-  read: (after: string | null, n: number) => Promise<R[]>,
-  keyOf: (r: R) => string,
+  read: (after: string | number | null, n: number) => Promise<R[]>,
+  keyOf: (r: R) => string | number,
   objOf: (r: R) => Value,
 ): Pipe {
   return async function* (input) {
     for await (const b of input) {
       for (const t of b) {
-        let after: string | null = null;
+        let after: string | number | null = null;
         let page = 64;
         for (;;) {
           await ctx.tick();
@@ -44,15 +44,15 @@ function vertexScan(ctx: QueryContext, f: VertexFilter): Pipe {
   return scan(
     ctx,
     (after, n) => ctx.store.vertexPage(f, after, n),
-    (id) => id,
-    (id) => ctx.vertex(id, single),
+    (r) => r.key,
+    (r) => ctx.vertex(r.id, single),
   );
 }
 
 function edgeScan(ctx: QueryContext, labels: readonly string[] | undefined): Pipe {
   return scan(
     ctx,
-    (after, n) => ctx.store.edgePage(labels, after, n),
+    (after, n) => ctx.store.edgePage(labels, after as string | null, n),
     (r) => r.id,
     (r) => ctx.edge(r),
   );
