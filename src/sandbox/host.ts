@@ -3,8 +3,18 @@
 // namespace's holder, and this process's generated /etc.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, lchown, lstat, opendir } from 'node:fs/promises';
+import {
+  chmodSync,
+  type Dir,
+  type Dirent,
+  lchownSync,
+  lstatSync,
+  opendirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
+import { chmod, lchown, lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type HostLayout, probeLayout } from './mount-plan.js';
@@ -67,34 +77,113 @@ export class UidPool {
 
 /** Gives a directory tree to `uid` (a job writes its outputs; Slipway, as root, reads them back). */
 export async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
-  await lchown(dir, uid, gid);
-  const stack = [dir];
-  while (stack.length > 0) {
-    const d = stack.pop()!;
-    for await (const e of await opendir(d)) {
-      const p = join(d, e.name);
-      await lchown(p, uid, gid);
-      if (e.isDirectory()) stack.push(p);
+  lchownSync(dir, uid, gid);
+  await walkTree(
+    dir,
+    (p) => lchown(p, uid, gid),
+    (p) => lchownSync(p, uid, gid),
+  );
+}
+
+/** Entries a tree walk visits with synchronous calls before it goes on asynchronously. */
+const WALK_SYNC_ENTRIES = 256;
+/** File system calls the asynchronous part of a tree walk keeps in flight at once. */
+const WALK_CONCURRENCY = 16;
+
+interface WalkItem {
+  readonly path: string;
+  readonly entry: Dirent;
+}
+
+/**
+ * Calls `visit` on every entry under `dir` (not `dir` itself; symbolic links are visited, not
+ * followed). The first WALK_SYNC_ENTRIES entries are read and visited with synchronous calls
+ * (`visitSync`): each asynchronous call is a round trip to libuv's thread pool, ~0.8 ms on a busy
+ * VM, so a job's 15-entry directory took 6-9 ms even with its calls side by side (25 ms one after
+ * the other), against ~0.2 ms synchronously. A larger tree goes on asynchronously,
+ * WALK_CONCURRENCY calls and directory reads at a time, so the event loop is never held long.
+ */
+async function walkTree(
+  dir: string,
+  visit: (path: string, e: Dirent) => Promise<void>,
+  visitSync: (path: string, e: Dirent) => void,
+): Promise<void> {
+  const dirs = [dir];
+  const pending: WalkItem[] = [];
+  let open: { path: string; handle: Dir } | undefined;
+  let budget = WALK_SYNC_ENTRIES;
+  try {
+    while (budget > 0) {
+      if (!open) {
+        const d = dirs.pop();
+        if (d === undefined) return;
+        open = { path: d, handle: opendirSync(d) };
+      }
+      const entry = open.handle.readSync();
+      if (entry === null) {
+        open.handle.closeSync();
+        open = undefined;
+        continue;
+      }
+      const path = join(open.path, entry.name);
+      visitSync(path, entry);
+      budget--;
+      if (entry.isDirectory()) dirs.push(path);
     }
+    // The rest of the directory being read when the budget ran out (the iterator closes it).
+    if (open) {
+      const { path, handle } = open;
+      open = undefined;
+      for await (const entry of handle) pending.push({ path: join(path, entry.name), entry });
+    }
+  } finally {
+    open?.handle.closeSync();
   }
+  let failure: unknown;
+  const worker = async (): Promise<void> => {
+    while (failure === undefined) {
+      const item = pending.pop();
+      if (item) {
+        await visit(item.path, item.entry);
+        if (item.entry.isDirectory()) dirs.push(item.path);
+        continue;
+      }
+      const d = dirs.pop();
+      if (d === undefined) return;
+      for (const entry of await readdir(d, { withFileTypes: true })) pending.push({ path: join(d, entry.name), entry });
+    }
+  };
+  // A worker ends when nothing is left at the moment it looks; what a running one finds later,
+  // it takes on itself.
+  await Promise.all(
+    Array.from({ length: WALK_CONCURRENCY }, () =>
+      worker().catch((e: unknown) => {
+        failure ??= e;
+      }),
+    ),
+  );
+  if (failure !== undefined) throw failure;
 }
 
 /** Makes a model directory readable by any uid (files a+r, directories a+rx), once. */
 const readable = new Set<string>();
 export async function makeReadable(dir: string): Promise<void> {
   if (readable.has(dir)) return;
-  const stack = [dir];
   await chmod(dir, 0o755);
-  while (stack.length > 0) {
-    const d = stack.pop()!;
-    for await (const e of await opendir(d)) {
-      const p = join(d, e.name);
+  const bits = (e: Dirent) => (e.isDirectory() ? 0o555 : 0o444);
+  await walkTree(
+    dir,
+    async (p, e) => {
+      if (e.isSymbolicLink()) return;
       const st = await lstat(p);
-      if (st.isSymbolicLink()) continue;
-      await chmod(p, st.mode | (e.isDirectory() ? 0o555 : 0o444));
-      if (e.isDirectory()) stack.push(p);
-    }
-  }
+      if (!st.isSymbolicLink()) await chmod(p, st.mode | bits(e));
+    },
+    (p, e) => {
+      if (e.isSymbolicLink()) return;
+      const st = lstatSync(p);
+      if (!st.isSymbolicLink()) chmodSync(p, st.mode | bits(e));
+    },
+  );
   readable.add(dir);
 }
 

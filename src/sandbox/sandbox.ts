@@ -352,11 +352,11 @@ export class Sandbox {
     let pooled: PooledNetwork | undefined;
     let child: Child | undefined;
     try {
-      await mkdir(tmp, { recursive: true, mode: 0o700 });
-      if (uid !== process.getuid?.()) {
-        await chownTree(spec.mlRoot, uid, uid);
-        await chownTree(tmp, uid, uid);
-      }
+      const owned = uid !== process.getuid?.();
+      await Promise.all([
+        owned ? chownTree(spec.mlRoot, uid, uid) : undefined,
+        mkdir(tmp, { recursive: true, mode: 0o700 }).then(() => (owned ? chownTree(tmp, uid, uid) : undefined)),
+      ]);
       const network = this.#networkFor(spec.network, false);
       io.onNote?.(
         `[sandbox] bubblewrap: user namespace (uid ${uid}), no capabilities, seccomp, network ${network === 'outbound' ? 'outbound only (pasta)' : network === 'host' ? "the host's (no user-mode network here)" : 'none'}; ${note}; ${spec.limits.source}`,

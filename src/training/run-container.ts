@@ -4,7 +4,7 @@
 // SageMaker training toolkit reads, and /opt/ml/output/failure becomes the FailureReason.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/your-algorithms-training-algo-running-container.html
 // https://github.com/aws/sagemaker-training-toolkit (environment variables)
-import { writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Channel, ResourceConfig } from '../generated/sagemaker/shapes.js';
 import { type ContainerEntry, entryCodeDirs } from '../inference/runtimes/container/containers-file.js';
@@ -44,7 +44,6 @@ const HOST = 'algo-1';
 /** Writes /opt/ml/input/config/{hyperparameters,inputdataconfig,resourceconfig}.json. */
 async function writeConfig(r: ContainerRun): Promise<void> {
   const config = join(r.mlRoot, 'input/config');
-  await writeFile(join(config, 'hyperparameters.json'), JSON.stringify(r.hyperparameters));
   const dataConfig = Object.fromEntries(
     r.channels.map((c) => [
       c.ChannelName,
@@ -56,8 +55,11 @@ async function writeConfig(r: ContainerRun): Promise<void> {
       },
     ]),
   );
-  await writeFile(join(config, 'inputdataconfig.json'), JSON.stringify(dataConfig));
-  await writeFile(
+  // Three small files on the server's own disk: written synchronously (~0.1 ms), where each
+  // asynchronous write is a round trip to libuv's thread pool (~1 ms on a busy VM).
+  writeFileSync(join(config, 'hyperparameters.json'), JSON.stringify(r.hyperparameters));
+  writeFileSync(join(config, 'inputdataconfig.json'), JSON.stringify(dataConfig));
+  writeFileSync(
     join(config, 'resourceconfig.json'),
     JSON.stringify({
       current_host: HOST,
