@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { type Cgroup, Cgroups } from './cgroups.js';
+import { type Cgroup, Cgroups, joinQuietly } from './cgroups.js';
 import { diskUsage } from './disk-usage.js';
 import { type DirBind, killTree, LaunchError, type LaunchOptions, launch, type Rlimits } from './launch.js';
 import type { HostCaps, Limits } from './limits.js';
@@ -391,7 +391,7 @@ export class Sandbox {
         rlimits,
         marker: this.#marker,
         prepare: async (pid) => {
-          joinQuietly(cgroup, pid);
+          await joinQuietly(cgroup, pid);
           if (spec.nice !== undefined) {
             try {
               setPriority(pid, spec.nice);
@@ -560,7 +560,7 @@ export class Sandbox {
         marker: this.#marker,
         stdin: spec.channel,
         prepare: async (pid) => {
-          joinQuietly(cgroup, pid);
+          await joinQuietly(cgroup, pid);
           if (published || (spec.channel && network === 'outbound'))
             net = await attachNetwork(this.probe, {
               pid,
@@ -619,14 +619,6 @@ export function explainBwrap(message: string, uid: number): string {
 }
 
 /** Puts the sandbox in its cgroup; a sandbox that already died (bwrap refused a bind) says why on exit. */
-function joinQuietly(cgroup: Cgroup | undefined, pid: number): void {
-  try {
-    cgroup?.join(pid);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
-  }
-}
-
 function signalQuietly(pid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(pid, sig);
