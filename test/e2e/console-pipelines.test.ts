@@ -92,7 +92,9 @@ describe('console Pipelines page in Chromium', { skip }, () => {
     await page.goto(url('/pipelines'));
     await page.getByRole('link', { name: 'ConsolePipeline' }).click();
     await page.waitForURL(/\/console\/pipelines\/ConsolePipeline$/);
-    // The definition drawn before any run: four steps, the branches labelled.
+    // The definition drawn before any run: four steps, the branches labelled (count() does not
+    // wait for the page to draw them: it answered 0 once in CI).
+    await page.locator('.dag-node').first().waitFor();
     assert.equal(await page.locator('.dag-node').count(), 4);
     await page.getByRole('link', { name: 'first-run' }).click();
     await page.waitForURL(new RegExp(`/pipelines/ConsolePipeline/executions/${arn!.split('/').pop()}$`));
