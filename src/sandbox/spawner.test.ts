@@ -2,7 +2,7 @@
 // write from their first instant reaches this process whole, on every pipe; their exit, a kill and
 // a program that cannot start come back as from child_process; a dead helper ends its children.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,4 +120,29 @@ test('an idle helper does not keep its process alive', () => {
   const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
   assert.equal(r.signal, null, 'the process ended by itself');
   assert.match(r.stdout, /^spawned by \d+/);
+});
+
+test('a server killed with SIGKILL: its helper ends what it started, then itself', async () => {
+  const module = join(dirname(fileURLToPath(import.meta.url)), 'spawner.js');
+  const script = `import(${JSON.stringify(module)}).then(async (m) => { const s = m.startSpawner(); const c = await m.spawnChild('/bin/sleep', ['30'], { stdio: ['ignore', 'ignore', 'ignore'], detached: true }); c.unref?.(); console.log(s.pid, c.pid); setInterval(() => {}, 1000); });`;
+  const server = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [helper, child] = (
+    await new Promise<string>((resolve) => server.stdout!.once('data', (d: Buffer) => resolve(d.toString())))
+  )
+    .trim()
+    .split(' ')
+    .map(Number) as [number, number];
+  server.kill('SIGKILL');
+  await new Promise((r) => server.once('exit', r));
+  const gone = (pid: number): boolean => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0] === 'Z';
+    } catch {
+      return true;
+    }
+  };
+  const deadline = Date.now() + 5000;
+  while (!(gone(helper) && gone(child)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(gone(helper), 'the helper ended');
+  assert.ok(gone(child), "the helper's child ended");
 });
