@@ -3,6 +3,7 @@
 // batch of traversers, never one per traverser.
 // https://docs.aws.amazon.com/neptune/latest/userguide/feature-overview-data-model.html
 import type { Queryable, SqlValue } from '../../storage/db/types.js';
+import { EDGE_COLUMNS } from '../store/graph-store.js';
 import { parseValue, type ValueType } from '../store/values.js';
 import { Num, type Value } from './values.js';
 
@@ -66,14 +67,6 @@ export function encodeStored(v: Value): { type: ValueType; value: string; num: n
   }
   return undefined;
 }
-
-/**
- * An edge's columns with its endpoints' ids (graph_edges e): graph_edges holds them by vertex
- * number (see the store's migration 0003).
- */
-const EDGE_COLUMNS =
-  'e.id AS id, e.label AS label, (SELECT f.id FROM graph_vertices f WHERE f.vnum = e.from_v) AS from_id, ' +
-  '(SELECT t.id FROM graph_vertices t WHERE t.vnum = e.to_v) AS to_id';
 
 /** A vertex of a scan page and the key the next page starts after. */
 export interface VertexPageRow {

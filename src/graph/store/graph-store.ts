@@ -150,8 +150,11 @@ function vnumOf(vnums: ReadonlyMap<string, number>, id: string): number {
   return n;
 }
 
-/** `SELECT` of an edge's columns with its endpoints' ids (graph_edges e). */
-const EDGE_COLUMNS =
+/**
+ * An edge's columns with its endpoints' ids, for a `SELECT … FROM graph_edges e`: graph_edges
+ * holds the endpoints by vertex number (migration 0003).
+ */
+export const EDGE_COLUMNS =
   'e.id AS id, e.label AS label, (SELECT f.id FROM graph_vertices f WHERE f.vnum = e.from_v) AS from_id, ' +
   '(SELECT t.id FROM graph_vertices t WHERE t.vnum = e.to_v) AS to_id';
 
