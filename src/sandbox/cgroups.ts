@@ -12,13 +12,12 @@ import type { Limits } from './limits.js';
 /** A sandbox's group: join its first process, read whether the OOM killer struck, empty and remove it. */
 export interface Cgroup {
   readonly kind: 'cgroup v2' | 'cgroup v1';
-  /** Moves a process (and the children it forks after) into the group. */
-  join(pid: number): void;
   /**
-   * join() without holding the event loop: a move into a memory cgroup takes the kernel 5-8 ms
-   * here (the write to cgroup.procs waits for it).
+   * Moves a process (and the children it forks after) into the group, without holding the event
+   * loop: a move into a memory cgroup takes the kernel 5-8 ms here (the write to cgroup.procs
+   * waits for it).
    */
-  joinAsync(pid: number): Promise<void>;
+  join(pid: number): Promise<void>;
   /** Processes in the group now. */
   pids(): number[];
   /** Whether the kernel's OOM killer ended a process of the group. */
@@ -140,10 +139,7 @@ let counter = 0;
 class V2Group implements Cgroup {
   readonly kind = 'cgroup v2';
   constructor(readonly dir: string) {}
-  join(pid: number) {
-    write(join(this.dir, 'cgroup.procs'), pid);
-  }
-  async joinAsync(pid: number) {
+  async join(pid: number) {
     await writeFile(join(this.dir, 'cgroup.procs'), String(pid));
   }
   pids() {
@@ -168,10 +164,7 @@ class V2Group implements Cgroup {
 class V1Group implements Cgroup {
   readonly kind = 'cgroup v1';
   constructor(readonly dirs: Readonly<Record<string, string>>) {}
-  join(pid: number) {
-    for (const d of Object.values(this.dirs)) write(join(d, 'cgroup.procs'), pid);
-  }
-  async joinAsync(pid: number) {
+  async join(pid: number) {
     await Promise.all(Object.values(this.dirs).map((d) => writeFile(join(d, 'cgroup.procs'), String(pid))));
   }
   pids() {
@@ -330,7 +323,7 @@ export class Cgroups {
  */
 export async function joinQuietly(cgroup: Cgroup | undefined, pid: number): Promise<void> {
   try {
-    await cgroup?.joinAsync(pid);
+    await cgroup?.join(pid);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
   }
