@@ -3,7 +3,8 @@
 // most requests per second at concurrency N, side by side with SageMaker's scikit-learn serving
 // stack modelled in ../shared/peers/sk_container.py (gunicorn -w 2 + Flask + the handler chain) on
 // the same model.joblib. (A framework training job's CreateTrainingJob → the script's first line:
-// bench/script-mode-start.ts.)
+// bench/script-mode-start.ts.) Where wrk is installed, the flat-out loops are also driven by it (a
+// load generator in C: the node client costs as much CPU as the stacks it measures).
 // Usage: npm run build && node dist/bench/frameworks.js [--seconds 10] [--connections 8]
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -116,6 +117,38 @@ async function openLoop(url: string, rate: number, seconds: number): Promise<Res
   await Promise.all(pending);
   agent.destroy();
   return summary(lat, bad, seconds * 1000);
+}
+
+function hasWrk(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+  } catch (e) {
+    // wrk --version prints its version and exits 1; only a missing binary is ENOENT.
+    return (e as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+  return true;
+}
+/** wrk's closed loops (one thread, `conns` connections; it reconnects when the peer closes). */
+function wrk(script: string, url: string, conns: number, seconds: number): Result {
+  const out = execFileSync('wrk', ['-t1', `-c${conns}`, `-d${seconds}s`, '-s', script, '--latency', url], {
+    encoding: 'utf8',
+  });
+  const ms = (re: RegExp) => {
+    const m = re.exec(out);
+    if (!m) return Number.NaN;
+    const v = Number.parseFloat(m[1]!);
+    return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+  };
+  const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return {
+    rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)),
+    p50: Number(ms(/ 50%\s+([\d.]+)(us|ms|s)/).toFixed(2)),
+    p99: Number(ms(/ 99%\s+([\d.]+)(us|ms|s)/).toFixed(2)),
+    total,
+    bad: non2xx + (errors ? errors.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
+  };
 }
 
 const peers = [process.env.PEERS_DIR, '../shared/peers', '../../shared/peers']
@@ -260,6 +293,36 @@ try {
     console.log(line(`max, ${N} connections  gunicorn -w 2 + Flask peer`, t4));
     console.log(`throughput ratio at concurrency ${N}: ${(t3.rps / t4.rps).toFixed(2)}; load ${la()}`);
   }
+  // The same flat-out loops driven by wrk, a load generator in C, where it is installed: the node
+  // client above costs 150-330 µs a request on these 2 vCPUs, as much as the stacks it measures,
+  // and more for the peer (a new connection a request), so it shares the cores unevenly.
+  if (hasWrk()) {
+    const script = join(work, 'post.lua');
+    writeFileSync(
+      script,
+      `wrk.method = "POST"\nwrk.body = "${ROW_TEXT()}"\nwrk.headers["Content-Type"] = "text/csv"\nwrk.headers["Accept"] = "text/csv"\n`,
+    );
+    const slipwayPids = () => [serverPid, ...descendants(serverPid)];
+    for (const conns of more ? [2, N] : [2]) {
+      const s0 = cpuMsOf(slipwayPids());
+      const s = wrk(script, sw(`sk-${conns}`), conns, SECONDS);
+      const s1 = cpuMsOf(slipwayPids());
+      const g0 = cpuMsOf(peerPids);
+      const g = wrk(script, gu, conns, SECONDS);
+      const g1 = cpuMsOf(peerPids);
+      const ourUs = us(s1 - s0, s.total);
+      const theirUs = us(g1 - g0, g.total);
+      console.log(
+        line(`wrk, ${conns} connections  Slipway (MaxConcurrency ${conns})`, s) + `, ${ourUs} µs of CPU a request`,
+      );
+      console.log(
+        line(`wrk, ${conns} connections  gunicorn -w 2 + Flask peer`, g) + `, ${theirUs} µs of CPU a request`,
+      );
+      console.log(
+        `throughput ratio with wrk at concurrency ${conns}: ${(s.rps / g.rps).toFixed(2)} (CPU a request, the stacks alone: ${(theirUs / ourUs).toFixed(2)})`,
+      );
+    }
+  } else console.log('(wrk is not installed: apt-get install wrk adds the same loops driven by a load generator in C)');
 } finally {
   peer?.kill('SIGTERM');
   await server.stop();
