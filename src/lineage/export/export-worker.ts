@@ -4,7 +4,6 @@
 // would have written them.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import type { LineageEntityRow } from '../../storage/repositories/lineage-entities.js';
 import { edgeRows, type ExportFormat, type ExportProgress, nodeRow } from './exporter.js';
 import { NODE_FILES, type NodeKind } from './model.js';
 import { nodeOf } from './store-source.js';
@@ -43,23 +42,31 @@ const FILE_OF: Record<string, { index: number; kind: NodeKind }> = {
 const { file, accountId, region } = workerData as ExportWorkerData;
 const db = new BetterSqlite3(file, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-const entities = db.prepare(
-  `SELECT kind, arn, doc, created_at, last_modified_at FROM lineage_entities
-   WHERE rowid >= ? AND rowid < ? AND account_id = ? AND region = ?
-     AND kind IN ('artifact', 'action', 'context', 'experiment-trial-component') ORDER BY rowid`,
-);
-const associations = db.prepare(
-  `SELECT source_arn AS sourceArn, destination_arn AS destinationArn, association_type AS associationType
-   FROM lineage_associations WHERE rowid >= ? AND rowid < ? AND account_id = ? AND region = ? ORDER BY rowid`,
-);
+// Rows as arrays (raw): better-sqlite3 gives each row of an object statement its named properties
+// one by one, which took the export's threads ~0.45 s of 1M associations (half of what reading
+// them costs); an object literal of one shape, made here, costs little.
+const entities = db
+  .prepare(
+    `SELECT kind, arn, doc, created_at, last_modified_at FROM lineage_entities
+     WHERE rowid >= ? AND rowid < ? AND account_id = ? AND region = ?
+       AND kind IN ('artifact', 'action', 'context', 'experiment-trial-component') ORDER BY rowid`,
+  )
+  .raw(true);
+const associations = db
+  .prepare(
+    `SELECT source_arn, destination_arn, association_type
+     FROM lineage_associations WHERE rowid >= ? AND rowid < ? AND account_id = ? AND region = ? ORDER BY rowid`,
+  )
+  .raw(true);
 const encoder = new TextEncoder();
 
 function run(t: ExportTask): { reply: ExportReply; transfer: ArrayBuffer[] } {
   if (t.table === 'entities') {
     const texts = NODE_FILES.map(() => '');
-    const rows = entities.all(t.from, t.to, accountId, region) as LineageEntityRow[];
-    for (const row of rows) {
-      const f = FILE_OF[row.kind]!;
+    const rows = entities.all(t.from, t.to, accountId, region) as [string, string, string, number, number][];
+    for (const [kind, arn, doc, created, modified] of rows) {
+      const f = FILE_OF[kind]!;
+      const row = { arn, doc, created_at: created, last_modified_at: modified };
       texts[f.index] += nodeRow(NODE_FILES[f.index]!, nodeOf(f.kind, row));
     }
     const bytes = texts.map((x) => encoder.encode(x));
@@ -68,14 +75,14 @@ function run(t: ExportTask): { reply: ExportReply; transfer: ArrayBuffer[] } {
       transfer: bytes.map((b) => b.buffer as ArrayBuffer),
     };
   }
-  const rows = associations.all(t.from, t.to, accountId, region) as {
-    sourceArn: string;
-    destinationArn: string;
-    associationType: string | null;
-  }[];
+  const rows = associations.all(t.from, t.to, accountId, region) as [string, string, string | null][];
   const progress: ExportProgress = { nodes: 0, edges: 0, skippedEdges: 0 };
-  for (const r of rows) if (r.associationType === null) (r as { associationType?: string }).associationType = undefined;
-  const text = encoder.encode(edgeRows(rows as { sourceArn: string; destinationArn: string }[], progress));
+  const edges = rows.map(([sourceArn, destinationArn, type]) => ({
+    sourceArn,
+    destinationArn,
+    associationType: type ?? undefined,
+  }));
+  const text = encoder.encode(edgeRows(edges, progress));
   return {
     reply: { id: t.id, text, edges: progress.edges, skipped: progress.skippedEdges },
     transfer: [text.buffer as ArrayBuffer],

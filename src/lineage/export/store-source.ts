@@ -24,7 +24,10 @@ type Doc = {
 };
 
 /** One stored entity as an export node (the doc holds the API fields the seed reads). */
-export function nodeOf(kind: NodeKind, row: LineageEntityRow): LineageNode {
+export function nodeOf(
+  kind: NodeKind,
+  row: Pick<LineageEntityRow, 'arn' | 'doc' | 'created_at' | 'last_modified_at'>,
+): LineageNode {
   const d = JSON.parse(row.doc) as Doc;
   const base = {
     arn: row.arn,
