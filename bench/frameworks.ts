@@ -294,7 +294,7 @@ try {
     console.log(`throughput ratio at concurrency ${N}: ${(t3.rps / t4.rps).toFixed(2)}; load ${la()}`);
   }
   // The same flat-out loops driven by wrk, a load generator in C, where it is installed: the node
-  // client above costs 150-330 µs a request on these 2 vCPUs, as much as the stacks it measures,
+  // client above costs 110-330 µs a request on these 2 vCPUs, as much as the stacks it measures,
   // and more for the peer (a new connection a request), so it shares the cores unevenly.
   if (hasWrk()) {
     const script = join(work, 'post.lua');
