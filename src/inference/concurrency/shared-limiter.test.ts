@@ -6,7 +6,7 @@ import pino from 'pino';
 import { DIALECTS, TEST_POSTGRES_URL, type TestDatabase } from '../../../test/support/databases.js';
 import { MIGRATIONS } from '../../storage/migrations.js';
 import { SlotHoldRepository } from '../../storage/repositories/slot-holds.js';
-import type { Database } from '../../storage/db/types.js';
+import type { Database, DatabaseSession } from '../../storage/db/types.js';
 import { LocalLimiter } from './limiter.js';
 import { SharedLimiter } from './shared-limiter.js';
 
@@ -91,6 +91,67 @@ describe('endpoint concurrency shared by two replicas (PostgreSQL)', () => {
     await sleep(100);
     assert.deepEqual(await Promise.all([hb.take(), hb.take()]), [true, true], 'the lease (60 s) need not run out');
     assert.equal(await new SlotHoldRepository().total(dbB, 'e|dead', Date.now()), 2);
+  });
+
+  it('a replica closed while it reconnects leaves no session behind (it would keep the process alive)', async () => {
+    // openSession held at a gate, so that close() comes while the reconnection is on its way.
+    let blocked = false;
+    let release: (() => void) | undefined;
+    let opened = 0;
+    const sessions: { real: DatabaseSession; ended: boolean }[] = [];
+    const base = t.db;
+    const db = new Proxy(base, {
+      get(target, prop) {
+        if (prop === 'openSession') {
+          return async (): Promise<DatabaseSession> => {
+            opened++;
+            if (blocked) await new Promise<void>((r) => (release = r));
+            const real = await target.openSession!();
+            const entry = { real, ended: false };
+            sessions.push(entry);
+            return {
+              query: (sql, params) => real.query(sql, params),
+              onNotification: (l) => real.onNotification(l),
+              onLost: (l) => real.onLost(l),
+              end: async () => {
+                entry.ended = true;
+                await real.end();
+              },
+            };
+          };
+        }
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const l = await SharedLimiter.open({ db, log, leaseMs: 60_000, accountConcurrency: 3 });
+    try {
+      blocked = true;
+      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      try {
+        const [lockA, lockB] = l.holderId!.split('-').map(Number);
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objid::bigint = $2`,
+          [lockA, lockB],
+        );
+      } finally {
+        await admin.end();
+      }
+      // The session is lost; the limiter reconnects 200 ms later and waits at the gate.
+      for (let i = 0; i < 150 && !release; i++) await sleep(20);
+      assert.ok(release, 'the limiter reconnects after losing its session');
+      await l.close();
+      release();
+      for (let i = 0; i < 150 && sessions.length < 2; i++) await sleep(20);
+      assert.equal(sessions.length, 2, 'the reconnection completes');
+      for (let i = 0; i < 50 && !sessions[1]!.ended; i++) await sleep(20);
+      assert.equal(sessions[1]!.ended, true, 'the session made after close() is ended');
+      assert.equal(opened, 2);
+    } finally {
+      await l.close();
+      for (const s of sessions) if (!s.ended) await s.real.end().catch(() => undefined);
+    }
   });
 
   it('splits ProvisionedConcurrency and takes over the share of a replica that stops', async () => {

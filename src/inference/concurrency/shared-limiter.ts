@@ -116,6 +116,12 @@ export class SharedLimiter implements ConcurrencyLimiter {
       const [row] = await session.query<{ s: string }>('SELECT current_schema() AS s');
       this.#schema = row?.s ?? '';
       await session.query(`LISTEN ${CHANNEL}`);
+      if (this.#closed) {
+        // close() ran while this (re)connection was on its way: nothing will end it later, and its
+        // socket would keep the process alive.
+        await session.end();
+        return;
+      }
       session.onNotification((_c, payload) => this.#onMessage(payload));
       session.onLost((err) => this.#lost(err));
       this.#holder = { ...holder, id: `${holder.lockA}-${holder.lockB}` };
