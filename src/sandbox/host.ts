@@ -10,9 +10,12 @@ import {
   lchownSync,
   lstatSync,
   opendirSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
+  unlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { chmod, lchown, lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,11 +54,39 @@ export function uidRangeFor(
   return isRoot() && mapped(r) ? r : undefined;
 }
 
+/**
+ * Where the servers of one host claim the uids their sandboxes run as (a file per uid, holding the
+ * claiming server's pid): the uid range is the host's, not one server's. tmpfs, gone at boot.
+ */
+export const UID_CLAIMS_DIR = '/run/slipway/sandbox-uids';
+
+/**
+ * The uids of running sandboxes. Every server of a host (replicas, a second instance, parallel
+ * tests) draws from the same range, so a uid is also claimed host-wide (`claimsDir`): two servers'
+ * sandboxes never share a uid, nor its limits (RLIMIT_NPROC counts every process of a uid, so one
+ * sandbox's fork bomb stopped another server's sandbox of the same uid from starting: EAGAIN). A
+ * claim whose server is gone (kill -9) is taken over. Each server starts at a random place in the
+ * range, so servers rarely even try the same uids.
+ */
 export class UidPool {
   readonly #inUse = new Set<number>();
   #next: number;
-  constructor(private readonly range: { first: number; last: number } | undefined) {
-    this.#next = range?.first ?? 0;
+  readonly #claims: string | undefined;
+  constructor(
+    private readonly range: { first: number; last: number } | undefined,
+    claimsDir: string | undefined = UID_CLAIMS_DIR,
+  ) {
+    this.#next = range ? range.first + Math.floor(Math.random() * (range.last - range.first + 1)) : 0;
+    let claims: string | undefined;
+    if (range && claimsDir) {
+      try {
+        mkdirSync(claimsDir, { recursive: true, mode: 0o700 });
+        claims = claimsDir;
+      } catch {
+        // No host-wide claims (a read-only /run): this server's own bookkeeping only.
+      }
+    }
+    this.#claims = claims;
   }
   acquire(): number {
     const r = this.range;
@@ -63,7 +94,7 @@ export class UidPool {
     for (let i = 0; i <= r.last - r.first; i++) {
       const uid = this.#next;
       this.#next = uid >= r.last ? r.first : uid + 1;
-      if (!this.#inUse.has(uid)) {
+      if (!this.#inUse.has(uid) && this.#claim(uid)) {
         this.#inUse.add(uid);
         return uid;
       }
@@ -71,7 +102,49 @@ export class UidPool {
     throw new Error('every sandbox uid is in use');
   }
   release(uid: number): void {
-    this.#inUse.delete(uid);
+    if (!this.#inUse.delete(uid) || !this.#claims) return;
+    try {
+      unlinkSync(join(this.#claims, String(uid)));
+    } catch {}
+  }
+  /** Claims `uid` on the host: a new claim file, or one whose server has exited. */
+  #claim(uid: number): boolean {
+    const dir = this.#claims;
+    if (!dir) return true;
+    const file = join(dir, String(uid));
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+        return true;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return true; // claims unusable: as before
+      }
+      if (attempt > 0 || alive(claimant(file))) return false;
+      // Its server is gone: take the claim over (another server may race for it; `wx` decides).
+      try {
+        unlinkSync(file);
+      } catch {}
+    }
+    return false;
+  }
+}
+
+function claimant(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8'));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number | undefined): boolean {
+  if (pid === undefined) return true; // being written, or unreadable: not ours to take
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
