@@ -53,7 +53,10 @@ export interface LaunchOptions {
   readonly rlimits?: Rlimits;
   /** bwrap's own environment: the marker reapStraySandboxes looks for. */
   readonly marker: Record<string, string>;
-  /** Runs with the sandbox's first process (held before the program starts); a rejection ends the sandbox. */
+  /**
+   * Runs with the sandbox's first process (held before the program starts); a rejection ends the
+   * sandbox. It may run again, for the first process of a new sandbox (see retryTransient).
+   */
   readonly prepare: (pid: number) => Promise<void>;
   /** Give the program a pipe as its standard input (a channel to it), rather than none. */
   readonly stdin?: boolean;
@@ -91,8 +94,35 @@ export function killTree(
   }
 }
 
-/** Spawns the sandbox and runs `prepare`; resolves once its program has been let go. */
-export async function launch(o: LaunchOptions): Promise<Launched> {
+/**
+ * bwrap's complaints of a kernel momentarily short of something while it builds the sandbox (a
+ * fork refused with EAGAIN, a netlink answer lost while it sets up the loopback, both seen under
+ * CI's load): the user's program has not started, so another sandbox is built.
+ */
+const TRANSIENT = /bwrap: (.*Resource temporarily unavailable|loopback: Failed)/;
+const LAUNCH_ATTEMPTS = 3;
+
+/** `attempt` again while it fails with a transient LaunchError, at most `attempts` times in all. */
+export async function retryTransient<T>(attempt: () => Promise<T>, attempts = LAUNCH_ATTEMPTS): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!(e instanceof LaunchError) || !TRANSIENT.test(e.message) || n >= attempts) throw e;
+      await new Promise((r) => setTimeout(r, 50 * n * n));
+    }
+  }
+}
+
+/**
+ * Spawns the sandbox and runs `prepare` (again, for a new sandbox, when bwrap failed for a
+ * transient reason); resolves once its program has been let go.
+ */
+export function launch(o: LaunchOptions): Promise<Launched> {
+  return retryTransient(() => launchOnce(o));
+}
+
+async function launchOnce(o: LaunchOptions): Promise<Launched> {
   const options = bwrapOptions({
     layout: o.layout,
     uid: o.uid,

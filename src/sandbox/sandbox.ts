@@ -397,6 +397,8 @@ export class Sandbox {
               setPriority(pid, spec.nice);
             } catch {}
           }
+          net?.stop(); // an earlier attempt's (launch builds a new sandbox after a transient failure)
+          net = undefined;
           if (network === 'outbound' && !pooled)
             net = await attachNetwork(this.probe, {
               pid,
@@ -561,6 +563,8 @@ export class Sandbox {
         stdin: spec.channel,
         prepare: async (pid) => {
           await joinQuietly(cgroup, pid);
+          net?.stop(); // an earlier attempt's (launch builds a new sandbox after a transient failure)
+          net = undefined;
           if (published || (spec.channel && network === 'outbound'))
             net = await attachNetwork(this.probe, {
               pid,
