@@ -14,6 +14,21 @@ const log = pino({ level: 'silent' });
 const postgres = DIALECTS.find((d) => d.name === 'postgres')!;
 const SCOPE = { key: '111122223333|us-east-1|ep|AllTraffic', max: 2, account: '111122223333|us-east-1' };
 
+/** Ends a limiter's PostgreSQL session from outside, as a replica's kill -9 or a network cut does. */
+async function terminateSession(l: SharedLimiter): Promise<void> {
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  try {
+    const [lockA, lockB] = l.holderId!.split('-').map(Number);
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objid::bigint = $2`,
+      [lockA, lockB],
+    );
+  } finally {
+    await admin.end();
+  }
+}
+
 describe('endpoint concurrency shared by two replicas (PostgreSQL)', () => {
   let t: TestDatabase;
   let dbB: Database;
@@ -77,17 +92,7 @@ describe('endpoint concurrency shared by two replicas (PostgreSQL)', () => {
     const hb = b.handle(scope);
     assert.equal(await hb.take(), false);
     // What kill -9 does to A's session: the connection goes; its rows stay behind.
-    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await admin.connect();
-    try {
-      const [lockA, lockB] = a.holderId!.split('-').map(Number);
-      await admin.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objid::bigint = $2`,
-        [lockA, lockB],
-      );
-    } finally {
-      await admin.end();
-    }
+    await terminateSession(a);
     await sleep(100);
     assert.deepEqual(await Promise.all([hb.take(), hb.take()]), [true, true], 'the lease (60 s) need not run out');
     assert.equal(await new SlotHoldRepository().total(dbB, 'e|dead', Date.now()), 2);
@@ -127,17 +132,7 @@ describe('endpoint concurrency shared by two replicas (PostgreSQL)', () => {
     const l = await SharedLimiter.open({ db, log, leaseMs: 60_000, accountConcurrency: 3 });
     try {
       blocked = true;
-      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await admin.connect();
-      try {
-        const [lockA, lockB] = l.holderId!.split('-').map(Number);
-        await admin.query(
-          `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objid::bigint = $2`,
-          [lockA, lockB],
-        );
-      } finally {
-        await admin.end();
-      }
+      await terminateSession(l);
       // The session is lost; the limiter reconnects 200 ms later and waits at the gate.
       for (let i = 0; i < 150 && !release; i++) await sleep(20);
       assert.ok(release, 'the limiter reconnects after losing its session');
