@@ -119,7 +119,9 @@ export class UidPool {
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return true; // claims unusable: as before
       }
-      if (attempt > 0 || alive(claimant(file))) return false;
+      const pid = claimant(file);
+      // Being written, unreadable, or its server alive: not ours to take.
+      if (attempt > 0 || pid === undefined || processAlive(pid)) return false;
       // Its server is gone: take the claim over (another server may race for it; `wx` decides).
       try {
         unlinkSync(file);
@@ -138,8 +140,8 @@ function claimant(file: string): number | undefined {
   }
 }
 
-function alive(pid: number | undefined): boolean {
-  if (pid === undefined) return true; // being written, or unreadable: not ours to take
+/** Whether a process runs (one of another user's too: EPERM). */
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -334,11 +336,7 @@ function reapStrayStages(): void {
       .split('\0')
       .find((e) => e.startsWith(`${STAGE_MARKER}=`))
       ?.slice(STAGE_MARKER.length + 1);
-    if (!owner) continue;
-    try {
-      process.kill(Number(owner), 0);
-      continue; // its server is alive
-    } catch {}
+    if (!owner || processAlive(Number(owner))) continue; // its server is alive
     try {
       process.kill(Number(pid), 'SIGKILL');
     } catch {}
@@ -354,12 +352,7 @@ export function generatedLayout(): HostLayout {
   for (const name of readdirSync(tmpdir())) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length));
-    try {
-      if (pid > 0) process.kill(pid, 0);
-      continue;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EPERM') continue;
-    }
+    if (!(pid > 0) || processAlive(pid)) continue;
     try {
       rmSync(join(tmpdir(), name), { recursive: true, force: true });
     } catch {}

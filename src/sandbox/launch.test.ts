@@ -1,8 +1,44 @@
 // A sandbox whose bwrap failed for a transient reason while building it is built again; any other
 // failure is the caller's at once.
 import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { LaunchError, retryTransient } from './launch.js';
+import { LaunchError, launch, retryTransient } from './launch.js';
+import { probeLayout } from './mount-plan.js';
+
+/** launch() with a stand-in for bwrap that counts its runs and fails with `complaint`. */
+async function launchWithFailingBwrap(complaint: string): Promise<{ error: unknown; runs: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-launch-'));
+  try {
+    const bwrap = join(dir, 'bwrap');
+    writeFileSync(bwrap, `#!/bin/sh\necho run >> ${join(dir, 'runs')}\necho '${complaint}' >&2\nexit 1\n`);
+    chmodSync(bwrap, 0o755);
+    const uid = process.getuid?.() ?? 0;
+    const error = await launch({
+      bwrap,
+      layout: probeLayout(join(dir, 'generated')),
+      uid,
+      gid: process.getgid?.() ?? uid,
+      argv: ['true'],
+      cwd: '/',
+      env: {},
+      binds: [],
+      hidden: [],
+      shmBytes: 1 << 20,
+      network: 'none',
+      marker: {},
+      prepare: async () => {},
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    return { error, runs: readFileSync(join(dir, 'runs'), 'utf8').trim().split('\n').length };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 describe('launch retries what the kernel refused for a moment', () => {
   const failing = (messages: string[]) => {
@@ -32,6 +68,15 @@ describe('launch retries what the kernel refused for a moment', () => {
     const f = failing(Array(5).fill('bwrap: loopback: Failed RTM_NEWADDR: No child processes'));
     await assert.rejects(retryTransient(f.attempt), /loopback: Failed RTM_NEWADDR/);
     assert.equal(f.calls, 3);
+  });
+
+  it('launch itself builds the sandbox again for a transient complaint of bwrap, not for another', async () => {
+    const transient = await launchWithFailingBwrap('bwrap: loopback: Failed RTM_NEWADDR: No child processes');
+    assert.ok(transient.error instanceof LaunchError && /loopback: Failed/.test(transient.error.message));
+    assert.equal(transient.runs, 3);
+    const other = await launchWithFailingBwrap("bwrap: Can't find source path /nope: No such file or directory");
+    assert.ok(other.error instanceof LaunchError);
+    assert.equal(other.runs, 1);
   });
 
   it('does not retry what is not transient: a bind that cannot be made, an error of its own', async () => {
