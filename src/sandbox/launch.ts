@@ -95,6 +95,27 @@ export function killTree(
 }
 
 /**
+ * Resolves once `stream` has ended, or after `ms`: a child's 'exit' can come before the last of
+ * what it wrote to a pipe has been read (through the spawner, the exit and the pipes are separate
+ * channels), and an exit message quotes the tail of its standard error. The bound is for a pipe
+ * some survivor outside the killed group still holds.
+ */
+export function drained(stream: Readable | null | undefined, ms = 500): Promise<void> {
+  if (!stream || stream.readableEnded || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      stream.off('end', done);
+      stream.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stream.once('end', done);
+    stream.once('close', done);
+  });
+}
+
+/**
  * bwrap's complaints of a kernel momentarily short of something while it builds the sandbox (a
  * fork refused with EAGAIN, a netlink answer lost while it sets up the loopback, both seen under
  * CI's load): the user's program has not started, so another sandbox is built.

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { dirname, isAbsolute } from 'node:path';
-import { killTree } from './launch.js';
+import { drained, killTree } from './launch.js';
 import { readLines } from './line-reader.js';
 import {
   CONTAINER_ML_ROOT,
@@ -80,9 +80,10 @@ export async function startUnsandboxedServer(spec: ServerSpec, hostPort: number)
       startError = `The container command could not start: ${e.message}`;
       resolveExit({ code: null, signal: null, sandboxed: false, oomKilled: false, startError });
     });
-    child.once('exit', (code, signal) => {
+    child.once('exit', async (code, signal) => {
       killTree(child);
       if (hard) clearTimeout(hard);
+      await drained(child.stderr); // its last words, which the exit message quotes
       resolveExit({ code, signal, sandboxed: false, oomKilled: false, startError });
     });
   });

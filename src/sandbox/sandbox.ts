@@ -11,7 +11,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { type Cgroup, Cgroups, joinQuietly } from './cgroups.js';
 import { diskUsage } from './disk-usage.js';
-import { type DirBind, killTree, LaunchError, type LaunchOptions, launch, type Rlimits } from './launch.js';
+import { type DirBind, drained, killTree, LaunchError, type LaunchOptions, launch, type Rlimits } from './launch.js';
 import type { HostCaps, Limits } from './limits.js';
 import { hostCaps } from './limits.js';
 import { readLines, type Skipping } from './line-reader.js';
@@ -589,10 +589,12 @@ export class Sandbox {
     child.stderr!.resume();
     let hard: NodeJS.Timeout | undefined;
     const exited = new Promise<SandboxExit>((resolveExit) => {
-      child.once('exit', (code, signal) => {
+      child.once('exit', async (code, signal) => {
         killTree(child);
         if (hard) clearTimeout(hard);
-        // Said at once (a request in flight is waiting to learn why); the group is removed after.
+        // Said as soon as its last words are read (a request in flight is waiting to learn why,
+        // and the message quotes them); the group is removed after.
+        await drained(child.stderr);
         resolveExit({ code, signal, sandboxed: true, oomKilled: cgroup?.oomKilled() ?? false });
         void cleanup();
       });
