@@ -92,11 +92,13 @@ export function renderedStore(
   async function* ranges(table: ExportTask['table'], size: number): AsyncGenerator<ExportReply> {
     const db = new BetterSqlite3(file, { fileMustExist: true });
     let bounds: { lo: number | null; hi: number | null };
+    const t = table === 'entities' ? 'lineage_entities' : 'lineage_associations';
     try {
+      // Each bound in a query of its own: SQLite reads a lone min() or max() of the rowid off the
+      // B-tree's edge, but both in one query scan the whole table (~0.2 s of the million
+      // associations, with the export threads waiting).
       bounds = db
-        .prepare(
-          `SELECT min(rowid) AS lo, max(rowid) AS hi FROM ${table === 'entities' ? 'lineage_entities' : 'lineage_associations'}`,
-        )
+        .prepare(`SELECT (SELECT min(rowid) FROM ${t}) AS lo, (SELECT max(rowid) FROM ${t}) AS hi`)
         .get() as typeof bounds;
     } finally {
       db.close();
