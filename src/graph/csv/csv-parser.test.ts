@@ -36,6 +36,47 @@ describe('CSV parser (RFC 4180)', () => {
     }
   });
 
+  it('cuts plain lines as the character loop does, around quotes, CR, CRLF, blank lines and chunk ends', () => {
+    // Lines without quotes are cut with indexOf; one character at a time only the character loop
+    // runs (a chunk of one character holds no whole line), so that is the reference.
+    const parse = (text: string, cut: (i: number) => number) => {
+      const out: unknown[] = [];
+      const p = new CsvParser({
+        record: (fields, line) => out.push(['record', fields, line]),
+        error: (message, line) => out.push(['error', message, line]),
+      });
+      for (let i = 0; i < text.length; ) {
+        const next = Math.min(text.length, i + cut(i));
+        p.write(text.slice(i, next));
+        i = next;
+      }
+      p.end();
+      return out;
+    };
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const alphabet = ['a', 'b', ',', ',', '"', '\n', '\n', '\r', '\r\n', 'é', ' ', 'xyz'];
+    for (let round = 0; round < 2000; round++) {
+      let text = '';
+      const len = random(60);
+      for (let k = 0; k < len; k++) text += alphabet[random(alphabet.length)];
+      const reference = parse(text, () => 1);
+      assert.deepEqual(
+        parse(text, () => text.length + 1),
+        reference,
+        JSON.stringify(text),
+      );
+      assert.deepEqual(
+        parse(text, () => 1 + random(12)),
+        reference,
+        JSON.stringify(text),
+      );
+    }
+  });
+
   it('reports an unbalanced quote at the line where its record starts', () => {
     const { records, errors } = parseCsvText('id,name\n1,ok\n2,"broken\n3,lost\n');
     assert.equal(records.length, 2);
