@@ -415,10 +415,12 @@ export class FeedLoader {
         );
         continue;
       }
-      // "Maybe seen" (a repeat, or a fingerprint collision) takes the exact batch path.
-      if (this.ctx.edgeIds.ids?.addNew(e.id) === false) throw new StagingAbandoned('an edge id that may not be new');
       rows.push(e.id, e.label, f, t);
       for (const p of e.props) props.push(p.owner, p.name, p.type, p.value, p.num);
+    }
+    // "Maybe seen" (a repeat, or a fingerprint collision) takes the exact batch path.
+    if (this.ctx.edgeIds.ids?.addAllNew(rows, 0, 4) === false) {
+      throw new StagingAbandoned('an edge id that may not be new');
     }
     this.#stagedEdges += rows.length / 4;
     this.#stagedProps += props.length / 5;
