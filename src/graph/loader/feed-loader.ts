@@ -91,6 +91,7 @@ const MAX_CHECKED_EDGE_IDS = 5_000_000;
 export class FeedLoader {
   readonly #columns: readonly Column[];
   readonly #hasProps: boolean;
+  readonly #propColumns: number;
   #vertices: PendingVertex[] = [];
   #vprops: PendingProp[] = [];
   #edges: PendingEdge[] = [];
@@ -117,7 +118,8 @@ export class FeedLoader {
     staged = false,
   ) {
     this.#columns = plan.columns;
-    this.#hasProps = plan.columns.some((c) => c.kind === 'property');
+    this.#propColumns = plan.columns.filter((c) => c.kind === 'property').length;
+    this.#hasProps = this.#propColumns > 0;
     this.#staged = staged && plan.element === 'edge';
   }
 
@@ -219,7 +221,11 @@ export class FeedLoader {
     let to: string | null = null;
     // One object per value; its owner is set once the ~id is known (it may come after it).
     // (A file without property columns shares one empty list: nothing is ever added to it.)
-    const props: { -readonly [K in keyof PendingProp]: PendingProp[K] }[] = this.#hasProps ? [] : NO_PROPS;
+    // (Sized for one value a column: an empty array's first push reserves 17 slots.)
+    const props: { -readonly [K in keyof PendingProp]: PendingProp[K] }[] = this.#hasProps
+      ? new Array(this.#propColumns)
+      : NO_PROPS;
+    let np = 0;
     for (let i = 0; i < cols.length; i++) {
       const c = cols[i]!;
       const f = fields[i]!;
@@ -263,7 +269,7 @@ export class FeedLoader {
               );
               return;
             }
-            props.push({
+            props[np++] = {
               owner: '',
               name: c.name,
               type: v.type,
@@ -271,12 +277,13 @@ export class FeedLoader {
               num: v.num,
               line,
               single: c.cardinality === 'single',
-            });
+            };
           }
           break;
         }
       }
     }
+    if (np < props.length) props.length = np;
     if (this.plan.element === 'vertex') {
       if (!id) {
         this.#recordFail('PARSING_ERROR', `Missing ~id value for vertex`, line, 'parsingErrors');
@@ -400,7 +407,9 @@ export class FeedLoader {
     }
     const found = unknown.size > 0 ? await w.existingVertices([...unknown]) : new Map<string, number>();
     for (const [id, vnum] of found) this.#remember(id, vnum);
-    const rows: SqlValue[] = [];
+    // Sized once (pushing into an empty array copies it over and over as it grows).
+    const rows = new Array<SqlValue>(4 * edges.length);
+    let r = 0;
     const props: SqlValue[] = [];
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i]!;
@@ -415,9 +424,13 @@ export class FeedLoader {
         );
         continue;
       }
-      rows.push(e.id, e.label, f, t);
+      rows[r++] = e.id;
+      rows[r++] = e.label;
+      rows[r++] = f;
+      rows[r++] = t;
       for (const p of e.props) props.push(p.owner, p.name, p.type, p.value, p.num);
     }
+    rows.length = r;
     // "Maybe seen" (a repeat, or a fingerprint collision) takes the exact batch path.
     if (this.ctx.edgeIds.ids?.addAllNew(rows, 0, 4) === false) {
       throw new StagingAbandoned('an edge id that may not be new');
@@ -546,7 +559,9 @@ export class FeedLoader {
     }
     if (direct.length > 0) {
       const inserting = vnums ? w.insertVertexProps(direct, vnums) : w.insertEdgeProps(direct);
-      this.#background(inserting, (inserted) => this.#count('totalDuplicates', direct.length - inserted));
+      // The count, not the rows: a callback holding them keeps them alive until the write is done.
+      const count = direct.length;
+      this.#background(inserting, (inserted) => this.#count('totalDuplicates', count - inserted));
     }
     if (checked.length === 0) return;
     const existing = vnums

@@ -273,12 +273,18 @@ export class GraphWriter {
    */
   async #append(into: string, width: number, rows: readonly SqlValue[]): Promise<number> {
     const per = Math.floor(STAGE_PARAMS / width) * width;
-    let changes = 0;
+    // Every part is sent before the first answer is awaited (a connection runs them in order):
+    // waiting between parts kept `rows` alive for the whole write, and with it, in a bulk load,
+    // each batch's strings and the text they were cut from, which the young generation's
+    // collections then copied and promoted.
+    const sent: Promise<{ changes: number }>[] = [];
     for (let i = 0; i < rows.length; i += per) {
       const n = Math.min(per, rows.length - i);
       const part = n === rows.length ? rows : rows.slice(i, i + n);
-      changes += (await this.q.run(valuesSql(ignoreInto(into), n / width, width), part)).changes;
+      sent.push(this.q.run(valuesSql(ignoreInto(into), n / width, width), part));
     }
+    let changes = 0;
+    for (const r of await Promise.all(sent)) changes += r.changes;
     return changes;
   }
 
@@ -432,8 +438,15 @@ export class GraphWriter {
       return changes;
     }
     const results = await inOrder(chunks(rows), (part) => {
-      const params: SqlValue[] = [];
-      for (const r of part) params.push(key(r.owner), r.name, r.type, r.value, r.num);
+      const params = new Array<SqlValue>(part.length * 5);
+      let k = 0;
+      for (const r of part) {
+        params[k++] = key(r.owner);
+        params[k++] = r.name;
+        params[k++] = r.type;
+        params[k++] = r.value;
+        params[k++] = r.num;
+      }
       return this.q.run(valuesSql(ignoreInto(`${table} (${owner}, name, type, value, num)`), part.length, 5), params);
     });
     for (const r of results) changes += r.changes;

@@ -36,11 +36,12 @@ function pack(params: readonly SqlValue[] | undefined): PackedParams | undefined
   if (!params || params.length < 64) return undefined;
   const lengths = new Int32Array(params.length);
   const numbers = new Float64Array(params.length);
-  const strings: string[] = [];
+  const strings = new Array<string>(params.length);
+  let count = 0;
   for (let i = 0; i < params.length; i++) {
     const v = params[i];
     if (typeof v === 'string') {
-      strings.push(v);
+      strings[count++] = v;
       lengths[i] = v.length;
     } else if (v === null) lengths[i] = NULL_PARAM;
     else if (typeof v === 'number') {
@@ -48,6 +49,7 @@ function pack(params: readonly SqlValue[] | undefined): PackedParams | undefined
       numbers[i] = v;
     } else return undefined;
   }
+  strings.length = count;
   // join() writes one flat string; += would build a rope of thousands of pieces to flatten.
   return { text: strings.join(''), lengths, numbers };
 }
