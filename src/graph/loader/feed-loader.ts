@@ -247,6 +247,19 @@ export class FeedLoader {
         case 'property': {
           if (f === null) break;
           if (f === '' && !(this.ctx.options.allowEmptyStrings && c.type === 'string')) break;
+          if (!c.array && c.type === 'string') {
+            // A string is its own value (what parseValue gives, without an object per value).
+            props[np++] = {
+              owner: '',
+              name: c.name,
+              type: 'string',
+              value: f,
+              num: null,
+              line,
+              single: c.cardinality === 'single',
+            };
+            break;
+          }
           const texts = c.array ? splitArray(f) : [f];
           for (const t of texts) {
             if (c.array && t === '' && !(this.ctx.options.allowEmptyStrings && c.type === 'string')) continue;

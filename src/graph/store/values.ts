@@ -74,30 +74,69 @@ export function parseValue(type: ValueType, text: string): TypedValue | undefine
       if (type === 'float') n = Math.fround(n);
       return { type, value: String(n), num: Number.isFinite(n) ? n : null };
     }
-    case 'date': {
-      const m = DATE.exec(text.trim());
-      if (!m) return undefined;
-      const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
-      const ms = frac ? Number(frac.slice(0, 3).padEnd(3, '0')) : 0;
-      let t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
-      const check = new Date(t);
-      // Reject 2023-02-30 and friends instead of rolling over into March.
-      if (
-        check.getUTCMonth() !== Number(mo) - 1 ||
-        check.getUTCDate() !== Number(d) ||
-        Number(h) > 23 ||
-        Number(mi) > 59 ||
-        Number(s) > 59
-      ) {
-        return undefined;
-      }
-      if (zone !== 'Z') {
-        const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
-        t -= (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3])) * 60_000;
-      }
-      return { type, value: new Date(t).toISOString(), num: t };
-    }
+    case 'date':
+      return canonicalUtcSecond(text) ?? parseDate(text);
   }
+}
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * `yyyy-MM-ddTHH:mm:ssZ` (what exports write, a load's most common dates), read by position: the
+ * same value parseDate gives, without its regex and Date objects (~0.2 µs of a bulk load's 0.3 µs
+ * a date). Undefined for anything else, valid or not, which parseDate then decides.
+ */
+function canonicalUtcSecond(text: string): TypedValue | undefined {
+  if (text.length !== 20 || text.charCodeAt(19) !== 90 /* Z */) return undefined;
+  const digits = (at: number, n: number): number => {
+    let v = 0;
+    for (let i = at; i < at + n; i++) {
+      const c = text.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) return -1;
+      v = v * 10 + c;
+    }
+    return v;
+  };
+  const sep = (at: number, c: string) => text[at] === c;
+  if (!sep(4, '-') || !sep(7, '-') || !sep(10, 'T') || !sep(13, ':') || !sep(16, ':')) return undefined;
+  const y = digits(0, 4);
+  const mo = digits(5, 2);
+  const d = digits(8, 2);
+  const h = digits(11, 2);
+  const mi = digits(14, 2);
+  const sec = digits(17, 2);
+  // Years below 100 stay with parseDate (Date.UTC reads them as 19xx).
+  if (y < 100 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) {
+    return undefined;
+  }
+  const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (d > DAYS[mo - 1]! + (leap ? 1 : 0)) return undefined;
+  return { type: 'date', value: `${text.slice(0, 19)}.000Z`, num: Date.UTC(y, mo - 1, d, h, mi, sec) };
+}
+
+/** Any date the load format allows (see DATE); undefined when it is not one. */
+export function parseDate(text: string): TypedValue | undefined {
+  const m = DATE.exec(text.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
+  const ms = frac ? Number(frac.slice(0, 3).padEnd(3, '0')) : 0;
+  let t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
+  const check = new Date(t);
+  // Reject 2023-02-30 and friends instead of rolling over into March.
+  if (
+    check.getUTCMonth() !== Number(mo) - 1 ||
+    check.getUTCDate() !== Number(d) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  ) {
+    return undefined;
+  }
+  if (zone !== 'Z') {
+    const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
+    t -= (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3])) * 60_000;
+  }
+  return { type: 'date', value: new Date(t).toISOString(), num: t };
 }
 
 /** The JS value a reader gets back (Long beyond 2^53 stays a bigint). */
