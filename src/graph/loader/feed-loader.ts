@@ -485,6 +485,9 @@ export class FeedLoader {
           vnum = this.ctx.vertexNumbers.next++;
           created.add(id);
           rows.push(vnum, id);
+          // Remembered here (the check above allows it): one lookup in a map of every vertex is a
+          // cache miss or more, and #remember would look again.
+          known.set(id, vnum);
         }
         vnums.set(id, vnum);
       }
@@ -504,8 +507,8 @@ export class FeedLoader {
         else vnums.set(id, vnum);
       }
       if (unknown.length > 0) for (const [id, vnum] of await w.existingVertices(unknown)) vnums.set(id, vnum);
+      for (const id of ids) this.#remember(id, vnums.get(id)!);
     }
-    for (const id of ids) this.#remember(id, vnums.get(id)!);
 
     // Labels: a vertex without ~label gets Neptune's default `vertex`, but only when it is new.
     const explicit = new Set<string>();
