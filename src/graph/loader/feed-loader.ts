@@ -3,12 +3,11 @@
 // their endpoints, every error logged with its code, file and record number.
 // https://docs.aws.amazon.com/neptune/latest/userguide/bulk-load-tutorial-format-gremlin.html
 // https://docs.aws.amazon.com/neptune/latest/userguide/load-api-reference-status-response.html
-import { randomUUID } from 'node:crypto';
 import type { CsvField } from '../csv/csv-parser.js';
-import { type Column, type FilePlan, splitArray } from '../csv/headers.js';
+import type { FilePlan } from '../csv/headers.js';
 import type { EdgeRow, NumberedEdge, PropRow } from '../store/graph-store.js';
 import type { SqlValue } from '../../storage/db/types.js';
-import { parseValue, type TypedValue } from '../store/values.js';
+import { type PendingEdge, type PendingProp, type PendingVertex, RecordReader } from './feed-records.js';
 import {
   type FeedContext,
   type LoadCounters,
@@ -28,41 +27,6 @@ export {
   StagingAbandoned,
   zeroCounters,
 } from './feed-types.js';
-
-interface PendingProp extends PropRow {
-  readonly line: number;
-  readonly single: boolean;
-}
-
-interface PendingVertex {
-  readonly id: string;
-  readonly line: number;
-  readonly labels: readonly string[];
-}
-
-interface PendingEdge extends EdgeRow {
-  readonly line: number;
-  readonly props: readonly PendingProp[];
-}
-
-const NO_PROPS: never[] = [];
-
-/** A vertex's ~label field: `;`-separated labels, trimmed, without empty ones or repeats. */
-function vertexLabels(label: string | null): string[] {
-  if (!label) return [];
-  if (!label.includes(';')) {
-    const l = label.trim();
-    return l === '' ? [] : [l];
-  }
-  return [
-    ...new Set(
-      label
-        .split(';')
-        .map((l) => l.trim())
-        .filter((l) => l !== ''),
-    ),
-  ];
-}
 
 /** Rows collected before a flush; big enough to amortise statements, small enough for memory. */
 export const BATCH_ROWS = 2000;
@@ -89,9 +53,7 @@ const MAX_CHECKED_EDGE_IDS = 5_000_000;
  *   held back until the move succeeded, then reported in the order the batch path reports them.
  */
 export class FeedLoader {
-  readonly #columns: readonly Column[];
-  readonly #hasProps: boolean;
-  readonly #propColumns: number;
+  readonly #reader: RecordReader;
   #vertices: PendingVertex[] = [];
   #vprops: PendingProp[] = [];
   #edges: PendingEdge[] = [];
@@ -100,8 +62,6 @@ export class FeedLoader {
   #insertedEdges = 0;
   #stagedProps = 0;
   readonly #heldErrors: LoadErrorLog[] = [];
-  readonly #lastText: (string | undefined)[] = [];
-  readonly #lastValue: (TypedValue | undefined)[] = [];
   /** Writes sent and not yet answered (#background). */
   readonly #writes: Promise<void>[] = [];
   /** The batch being written while the next one is parsed (flushAhead). */
@@ -112,14 +72,12 @@ export class FeedLoader {
   readonly remembered: string[] = [];
 
   constructor(
-    private readonly plan: FilePlan,
+    plan: FilePlan,
     private readonly fileName: string,
     private readonly ctx: FeedContext,
     staged = false,
   ) {
-    this.#columns = plan.columns;
-    this.#propColumns = plan.columns.filter((c) => c.kind === 'property').length;
-    this.#hasProps = this.#propColumns > 0;
+    this.#reader = new RecordReader(plan, ctx.options.allowEmptyStrings);
     this.#staged = staged && plan.element === 'edge';
   }
 
@@ -205,134 +163,19 @@ export class FeedLoader {
 
   /** Parses one data record and queues it for the next flush. */
   record(fields: CsvField[], line: number): void {
-    const cols = this.#columns;
-    if (fields.length !== cols.length) {
-      this.#recordFail(
-        'PARSING_ERROR',
-        `Record has ${fields.length} fields but the header has ${cols.length}`,
-        line,
-        'parsingErrors',
-      );
+    const r = this.#reader.read(fields, line);
+    if ('errorCode' in r) {
+      this.#recordFail(r.errorCode, r.errorMessage, line, r.counter);
       return;
     }
-    let id: string | null = null;
-    let label: string | null = null;
-    let from: string | null = null;
-    let to: string | null = null;
-    // One object per value; its owner is set once the ~id is known (it may come after it).
-    // (A file without property columns shares one empty list: nothing is ever added to it.)
-    // (Sized for one value a column: an empty array's first push reserves 17 slots.)
-    const props: { -readonly [K in keyof PendingProp]: PendingProp[K] }[] = this.#hasProps
-      ? new Array(this.#propColumns)
-      : NO_PROPS;
-    let np = 0;
-    for (let i = 0; i < cols.length; i++) {
-      const c = cols[i]!;
-      const f = fields[i]!;
-      switch (c.kind) {
-        case 'id':
-          id = f;
-          break;
-        case 'label':
-          label = f;
-          break;
-        case 'from':
-          from = f;
-          break;
-        case 'to':
-          to = f;
-          break;
-        case 'ignore':
-          break;
-        case 'property': {
-          if (f === null) break;
-          if (f === '' && !(this.ctx.options.allowEmptyStrings && c.type === 'string')) break;
-          if (!c.array && c.type === 'string') {
-            // A string is its own value (what parseValue gives, without an object per value).
-            props[np++] = {
-              owner: '',
-              name: c.name,
-              type: 'string',
-              value: f,
-              num: null,
-              line,
-              single: c.cardinality === 'single',
-            };
-            break;
-          }
-          const texts = c.array ? splitArray(f) : [f];
-          for (const t of texts) {
-            if (c.array && t === '' && !(this.ctx.options.allowEmptyStrings && c.type === 'string')) continue;
-            // Exports repeat values (timestamps, statuses): the column's last parse is reused.
-            let v: TypedValue | undefined;
-            if (this.#lastText[i] === t) v = this.#lastValue[i];
-            else {
-              v = parseValue(c.type, t);
-              if (v) {
-                this.#lastText[i] = t;
-                this.#lastValue[i] = v;
-              }
-            }
-            if (!v) {
-              this.#recordFail(
-                'PARSING_ERROR',
-                `Data type mismatch: '${t}' is not a valid ${c.type} value for property '${c.name}'`,
-                line,
-                'datatypeMismatchErrors',
-              );
-              return;
-            }
-            props[np++] = {
-              owner: '',
-              name: c.name,
-              type: v.type,
-              value: v.value,
-              num: v.num,
-              line,
-              single: c.cardinality === 'single',
-            };
-          }
-          break;
-        }
-      }
+    if ('from' in r) {
+      this.#edges.push(r);
+      this.#count('totalRecords', 1 + r.props.length);
+      return;
     }
-    if (np < props.length) props.length = np;
-    if (this.plan.element === 'vertex') {
-      if (!id) {
-        this.#recordFail('PARSING_ERROR', `Missing ~id value for vertex`, line, 'parsingErrors');
-        return;
-      }
-      const labels = vertexLabels(label);
-      this.#vertices.push({ id, line, labels });
-      for (const p of props) {
-        p.owner = id;
-        this.#vprops.push(p);
-      }
-      this.#count('totalRecords', Math.max(labels.length, 1) + props.length);
-    } else {
-      if (!id && this.plan.generatedIds) id = randomUUID();
-      if (!id) {
-        this.#recordFail('PARSING_ERROR', `Missing ~id value for edge`, line, 'parsingErrors');
-        return;
-      }
-      if (!from || !to) {
-        this.#recordFail(
-          'PARSING_ERROR',
-          `Missing ${from ? '~to' : '~from'} value for edge '${id}'`,
-          line,
-          'parsingErrors',
-        );
-        return;
-      }
-      const edgeLabel = label?.trim() || 'edge';
-      if (edgeLabel.includes(';') && this.plan.format === 'csv') {
-        this.#recordFail('PARSING_ERROR', `An edge can only have one label, got '${edgeLabel}'`, line, 'parsingErrors');
-        return;
-      }
-      for (const p of props) p.owner = id;
-      this.#edges.push({ id, label: edgeLabel, from, to, line, props });
-      this.#count('totalRecords', 1 + props.length);
-    }
+    this.#vertices.push(r);
+    for (const p of r.props) this.#vprops.push(p);
+    this.#count('totalRecords', Math.max(r.labels.length, 1) + r.props.length);
   }
 
   /** Writes the queued records. */
