@@ -183,12 +183,13 @@ export async function startServerInstance(
         }
       }, o.memoryPollMs);
   watchdog?.unref();
+  let exited = false;
   void server.exited.then((exit) => {
+    exited = true;
     if (watchdog) clearInterval(watchdog);
     live.delete(server);
     if (exit.oomKilled) container.dying('memory');
-    const lines = stderr.trim().split('\n');
-    const tail = (o.tailLines ? lines.slice(-o.tailLines).join('\n') : lines.slice(-5).join(' | ')).trim();
+    const tail = lastWords(stderr, o.tailLines);
     const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
     container.exited(
       exit.startError
@@ -200,6 +201,21 @@ export async function startServerInstance(
             : `The container ${how}${tail ? `: ${tail}` : ''}.`,
     );
   });
-  await container.waitReady(o.startupTimeoutMs);
+  try {
+    await container.waitReady(o.startupTimeoutMs);
+  } catch (e) {
+    // Not ready in time (it had not exited: an exit says why itself): what the server printed
+    // so far says where it was, as the container's log would in SageMaker.
+    const tail = exited ? '' : lastWords(stderr, o.tailLines);
+    if (e instanceof ContainerFailure && tail)
+      throw new ContainerFailure(e.kind, e.status, `${e.message} Its last output: ${tail}`);
+    throw e;
+  }
   return container;
+}
+
+/** The last lines a server wrote to standard error: `lines` of them, else five joined by ` | `. */
+function lastWords(stderr: string, lines: number | undefined): string {
+  const all = stderr.trim().split('\n');
+  return (lines ? all.slice(-lines).join('\n') : all.slice(-5).join(' | ')).trim();
 }

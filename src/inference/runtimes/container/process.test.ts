@@ -94,7 +94,10 @@ describe('process runtime', () => {
     await assert.rejects(
       h.engine.deploy(variant({ image: 'acct/slipway-test-slow-start:1' })),
       (e: unknown) =>
-        e instanceof DeploymentError && e.message.includes('did not answer GET /ping with 200 within 0.5 s'),
+        e instanceof DeploymentError &&
+        e.message.includes('did not answer GET /ping with 200 within 0.5 s') &&
+        // What it printed while it was not ready.
+        e.message.includes('Its last output: echo-server: warming up for 60000 ms'),
     );
   });
 });
