@@ -5,7 +5,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { LaunchError, launch, retryTransient } from './launch.js';
+import { PassThrough } from 'node:stream';
+import { drained, LaunchError, launch, retryTransient } from './launch.js';
 import { probeLayout } from './mount-plan.js';
 
 /** launch() with a stand-in for bwrap that counts its runs and fails with `complaint`. */
@@ -91,5 +92,33 @@ describe('launch retries what the kernel refused for a moment', () => {
       }),
     );
     assert.equal(other, 1);
+  });
+});
+
+describe('drained: an exit is told after the last of standard error', () => {
+  it('waits for a pipe to end, then lets what it carried be read first', async () => {
+    // A child's 'exit' can come before its pipes' last chunks: the exit message quotes them.
+    const stderr = new PassThrough();
+    let said = '';
+    stderr.setEncoding('utf8').on('data', (d: string) => {
+      said += d;
+    });
+    setTimeout(() => stderr.end('slipway_serving: the last word\n'), 50);
+    const started = Date.now();
+    await drained(stderr, 5000);
+    assert.equal(said, 'slipway_serving: the last word\n');
+    assert.ok(Date.now() - started < 4000);
+  });
+
+  it('gives up after its bound on a pipe a survivor holds open, and is at once done with an ended one', async () => {
+    const held = new PassThrough().resume();
+    const started = Date.now();
+    await drained(held, 100);
+    assert.ok(Date.now() - started >= 90, `resolved after ${Date.now() - started} ms`);
+    const ended = new PassThrough().resume();
+    ended.end();
+    await new Promise((r) => ended.once('end', r));
+    await drained(ended, 60_000);
+    await drained(undefined, 60_000);
   });
 });

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { hostCaps, jobLimits } from './limits.js';
-import { startUnsandboxedServer } from './plain.js';
 import { reapStraySandboxes, Sandbox, runUnsandboxed } from './sandbox.js';
 
 const dirs: string[] = [];
@@ -254,38 +253,4 @@ test('a stop that races the start ends the whole sandbox at once', { skip: skip(
     { onLine: () => {}, signal: aborted.signal },
   );
   assert.equal(exit.code, null);
-});
-
-test("a server's exit is told once its last words have arrived (the exit message quotes them)", async () => {
-  // 256 KiB on standard error, then a last line and exit 1 at once: the exit (through the spawner,
-  // a channel of its own) must not overtake the pipe's last chunks.
-  const script =
-    "head -c 262144 /dev/zero | tr '\\0' x >&2; echo >&2; echo 'slipway_serving: the last word' >&2; exit 1";
-  const modelDir = temp('slipway-sandbox-model-');
-  const start = (sandboxed: boolean) => {
-    const spec = {
-      argv: ['sh', '-c', script],
-      modelDir,
-      env: () => ({}),
-      network: 'none' as const,
-      limits: limits(),
-      channel: true,
-    };
-    return sandboxed ? sandbox.startServer(spec, 0) : startUnsandboxedServer(spec, 0);
-  };
-  for (const sandboxed of sandbox.available ? [true, false] : [false]) {
-    for (let i = 0; i < 5; i++) {
-      const server = await start(sandboxed);
-      let said = '';
-      server.onStderr((t) => {
-        said += t;
-      });
-      const exit = await server.exited;
-      assert.equal(exit.code, 1);
-      assert.ok(
-        said.trimEnd().endsWith('slipway_serving: the last word'),
-        `${sandboxed ? 'sandboxed' : 'plain'}, run ${i}: ${said.length} characters arrived, ending ${JSON.stringify(said.slice(-40))}`,
-      );
-    }
-  }
 });
