@@ -2,7 +2,7 @@
 // the edge ids of a load are new. A JS Set of the ids themselves cost 0.75 s per million (string
 // hashing, rehashing, and every id kept alive); this costs about a tenth of that and 16-32 bytes an
 // id. Two different ids can share a fingerprint (about one chance in 10^7 for a million ids), so
-// `addNew` answers "new" or "maybe seen": the loader treats "maybe seen" as a repeated id and falls
+// `addAllNew` answers "new" or "maybe seen": the loader treats "maybe seen" as a repeated id and falls
 // back to its exact path, never the other way round.
 
 export class IdFingerprints {
@@ -24,18 +24,6 @@ export class IdFingerprints {
     return this.#size;
   }
 
-  /** Adds the id's fingerprint; false when it was (maybe) there already. */
-  addNew(id: string): boolean {
-    const a = hashA(id);
-    const b = hashB(id, a);
-    const added = this.#insert(this.#slots, this.#mask, a, b);
-    if (added) {
-      this.#size++;
-      if (this.#size * 2 > this.#mask) this.#grow();
-    }
-    return added;
-  }
-
   /**
    * Adds the fingerprints of `list[start]`, `list[start + stride]`, ... (strings); false when one
    * was (maybe) there already, or is twice among them. All hashes first, then all probes: the
@@ -48,12 +36,7 @@ export class IdFingerprints {
     while ((this.#size + n) * 2 > this.#mask) this.#grow();
     if (this.#hashes.length < 2 * n) this.#hashes = new Uint32Array(2 * n);
     const h = this.#hashes;
-    for (let k = 0, j = start; k < n; k++, j += stride) {
-      const id = list[j] as string;
-      const a = hashA(id);
-      h[2 * k] = a;
-      h[2 * k + 1] = hashB(id, a);
-    }
+    for (let k = 0, j = start; k < n; k++, j += stride) hashInto(list[j] as string, h, 2 * k);
     const slots = this.#slots;
     const mask = this.#mask;
     let allNew = true;
@@ -94,19 +77,21 @@ export class IdFingerprints {
   }
 }
 
-// Two independent 32-bit hashes: FNV-1a and a multiply-xorshift one; (0, 0) marks an empty slot.
-function hashA(id: string): number {
+/**
+ * Two independent 32-bit hashes of `id`, FNV-1a and a multiply-xorshift one, into h[at] and
+ * h[at + 1]; (0, 0) marks an empty slot, so it is never one.
+ */
+function hashInto(id: string, h: Uint32Array, at: number): void {
   let a = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) a = Math.imul(a ^ id.charCodeAt(i), 0x01000193);
-  return a >>> 0;
-}
-
-function hashB(id: string, a: number): number {
   let b = 0x9e3779b9 ^ id.length;
   for (let i = 0; i < id.length; i++) {
-    b = Math.imul(b ^ id.charCodeAt(i), 0x5bd1e995);
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 15;
   }
+  a >>>= 0;
   b = (b ^ (b >>> 13)) >>> 0;
-  return a === 0 && b === 0 ? 1 : b;
+  h[at] = a;
+  h[at + 1] = a === 0 && b === 0 ? 1 : b;
 }
