@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PassThrough } from 'node:stream';
-import { drained, LaunchError, launch, retryTransient } from './launch.js';
+import { drained, LaunchError, launch, rerunTransient, retryTransient } from './launch.js';
 import { probeLayout } from './mount-plan.js';
 
 /** launch() with a stand-in for bwrap that counts its runs and fails with `complaint`. */
@@ -120,5 +120,51 @@ describe('drained: an exit is told after the last of standard error', () => {
     await new Promise((r) => ended.once('end', r));
     await drained(ended, 60_000);
     await drained(undefined, 60_000);
+  });
+});
+
+describe('rerunTransient: a job whose sandbox bwrap could not finish setting up runs again', () => {
+  const LOOPBACK = 'the sandbox could not be set up: bwrap: loopback: Failed RTM_NEWADDR: No child processes';
+  it('runs again after a transient setup failure, and says so', async () => {
+    const exits = [{ code: 1, startError: LOOPBACK }, { code: 0 }];
+    const notes: string[] = [];
+    const exit = await rerunTransient(
+      async () => exits.shift()!,
+      (why) => notes.push(why),
+    );
+    assert.deepEqual(exit, { code: 0 });
+    assert.deepEqual(notes, [LOOPBACK]);
+  });
+
+  it('at most three runs in all; any other outcome is final at once', async () => {
+    let runs = 0;
+    const always = await rerunTransient(
+      async () => {
+        runs++;
+        return { code: 1, startError: LOOPBACK };
+      },
+      () => {},
+    );
+    assert.equal(always.startError, LOOPBACK);
+    assert.equal(runs, 3);
+    runs = 0;
+    const other = await rerunTransient(
+      async () => {
+        runs++;
+        return { code: 1, startError: "the sandbox could not be set up: bwrap: Can't find source path /x" };
+      },
+      () => {},
+    );
+    assert.equal(runs, 1);
+    assert.match(other.startError!, /Can't find/);
+    runs = 0;
+    await rerunTransient(
+      async (): Promise<{ code: number; startError?: string }> => {
+        runs++;
+        return { code: 3 };
+      },
+      () => {},
+    );
+    assert.equal(runs, 1);
   });
 });

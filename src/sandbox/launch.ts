@@ -123,6 +123,31 @@ export function drained(stream: Readable | null | undefined, ms = 500): Promise<
 const TRANSIENT = /bwrap: (.*Resource temporarily unavailable|loopback: Failed)/;
 const LAUNCH_ATTEMPTS = 3;
 
+/**
+ * Whether a sandbox's failure (its message, or what it wrote) is bwrap's transient complaint. The
+ * loopback is set up after the sandbox is let go, so that one can also end a sandbox launch()
+ * returned: its program never ran, and its caller may start another (at most LAUNCH_ATTEMPTS).
+ */
+export function transientSetupFailure(text: string): boolean {
+  return TRANSIENT.test(text);
+}
+
+/**
+ * Runs a sandboxed program again (at most LAUNCH_ATTEMPTS times in all) while it ends with a
+ * transient setup failure (its startError); `onRetry` is told why before each new run.
+ */
+export async function rerunTransient<T extends { readonly startError?: string }>(
+  run: () => Promise<T>,
+  onRetry: (why: string) => void,
+): Promise<T> {
+  for (let n = 1; ; n++) {
+    const exit = await run();
+    if (n >= LAUNCH_ATTEMPTS || exit.startError === undefined || !transientSetupFailure(exit.startError)) return exit;
+    onRetry(exit.startError);
+    await new Promise((r) => setTimeout(r, 50 * n * n));
+  }
+}
+
 /** `attempt` again while it fails with a transient LaunchError, at most `attempts` times in all. */
 export async function retryTransient<T>(attempt: () => Promise<T>, attempts = LAUNCH_ATTEMPTS): Promise<T> {
   for (let n = 1; ; n++) {

@@ -11,7 +11,16 @@ import { join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { type Cgroup, Cgroups, joinQuietly } from './cgroups.js';
 import { diskUsage } from './disk-usage.js';
-import { type DirBind, drained, killTree, LaunchError, type LaunchOptions, launch, type Rlimits } from './launch.js';
+import {
+  type DirBind,
+  drained,
+  killTree,
+  LaunchError,
+  type LaunchOptions,
+  launch,
+  type Rlimits,
+  rerunTransient,
+} from './launch.js';
 import type { HostCaps, Limits } from './limits.js';
 import { hostCaps } from './limits.js';
 import { readLines, type Skipping } from './line-reader.js';
@@ -329,6 +338,15 @@ export class Sandbox {
 
   /** Runs a job's program to its end; never rejects (a program that cannot start is reported in startError). */
   async runJob(spec: JobSpec, io: JobIo): Promise<SandboxExit> {
+    // bwrap can fail to set the sandbox up after letting it go (its loopback, under load): the
+    // program never ran, so the job's sandbox is built again.
+    return rerunTransient(
+      () => this.#runJobOnce(spec, io),
+      (why) => io.onNote?.(`[sandbox] ${why}; building the sandbox again`),
+    );
+  }
+
+  async #runJobOnce(spec: JobSpec, io: JobIo): Promise<SandboxExit> {
     // Stopped before it started (a stop that raced the job's start): nothing is run at all.
     const stoppedFirst = (): SandboxExit => ({
       code: null,

@@ -18,6 +18,7 @@
 // `prlimit --as`, whose address-space limit breaks runtimes that reserve large virtual ranges.
 
 import { readFileSync } from 'node:fs';
+import { transientSetupFailure } from '../../../sandbox/launch.js';
 import { hostCaps, serverLimits } from '../../../sandbox/limits.js';
 import {
   type Sandbox,
@@ -145,6 +146,24 @@ export interface ServerInstanceOptions {
  * is loaded; its resident memory watched when no memory cgroup bounds it.
  */
 export async function startServerInstance(
+  sandbox: Pick<Sandbox, 'startServer' | 'host'>,
+  o: ServerInstanceOptions,
+): Promise<Instance> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(sandbox, o);
+    } catch (e) {
+      // bwrap failed to set the sandbox up after letting it go (its loopback, under load): the
+      // server never ran, so another sandbox is started, as launch() does for earlier failures.
+      const again = e instanceof ContainerFailure && e.kind === 'startup' && transientSetupFailure(e.message);
+      if (!again || attempt >= SETUP_ATTEMPTS) throw e;
+    }
+  }
+}
+
+const SETUP_ATTEMPTS = 3;
+
+async function startServerOnce(
   sandbox: Pick<Sandbox, 'startServer' | 'host'>,
   o: ServerInstanceOptions,
 ): Promise<Instance> {
