@@ -118,46 +118,58 @@ export function drained(stream: Readable | null | undefined, ms = 500): Promise<
 /**
  * bwrap's complaints of a kernel momentarily short of something while it builds the sandbox (a
  * fork refused with EAGAIN, a netlink answer lost while it sets up the loopback, both seen under
- * CI's load): the user's program has not started, so another sandbox is built.
+ * CI's load): the user's program has not started, so another sandbox is built. The loopback is
+ * set up after the sandbox is let go, so that one can also end a sandbox launch() returned; its
+ * callers start such a sandbox again too (a job: rerunTransient; a model server:
+ * startServerInstance, through retryTransient).
  */
 const TRANSIENT = /bwrap: (.*Resource temporarily unavailable|loopback: Failed)/;
 const LAUNCH_ATTEMPTS = 3;
 
 /**
- * Whether a sandbox's failure (its message, or what it wrote) is bwrap's transient complaint. The
- * loopback is set up after the sandbox is let go, so that one can also end a sandbox launch()
- * returned: its program never ran, and its caller may start another (at most LAUNCH_ATTEMPTS).
+ * The one retry loop of sandbox starts: `attempt` again, backing off, while `transient` finds
+ * bwrap's transient complaint in its outcome (a rejection or a result), at most LAUNCH_ATTEMPTS
+ * times in all; the last outcome stands. `onRetry` is told the complaint before each new attempt.
  */
-export function transientSetupFailure(text: string): boolean {
-  return TRANSIENT.test(text);
-}
-
-/**
- * Runs a sandboxed program again (at most LAUNCH_ATTEMPTS times in all) while it ends with a
- * transient setup failure (its startError); `onRetry` is told why before each new run.
- */
-export async function rerunTransient<T extends { readonly startError?: string }>(
-  run: () => Promise<T>,
-  onRetry: (why: string) => void,
+async function whileTransient<T>(
+  attempt: () => Promise<T>,
+  transient: (outcome: { value: T } | { error: unknown }) => string | undefined,
+  onRetry?: (why: string) => void,
 ): Promise<T> {
   for (let n = 1; ; n++) {
-    const exit = await run();
-    if (n >= LAUNCH_ATTEMPTS || exit.startError === undefined || !transientSetupFailure(exit.startError)) return exit;
-    onRetry(exit.startError);
+    let outcome: { value: T } | { error: unknown };
+    try {
+      outcome = { value: await attempt() };
+    } catch (error) {
+      outcome = { error };
+    }
+    const text = n < LAUNCH_ATTEMPTS ? transient(outcome) : undefined;
+    if (text === undefined || !TRANSIENT.test(text)) {
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value;
+    }
+    onRetry?.(text);
     await new Promise((r) => setTimeout(r, 50 * n * n));
   }
 }
 
-/** `attempt` again while it fails with a transient LaunchError, at most `attempts` times in all. */
-export async function retryTransient<T>(attempt: () => Promise<T>, attempts = LAUNCH_ATTEMPTS): Promise<T> {
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt();
-    } catch (e) {
-      if (!(e instanceof LaunchError) || !TRANSIENT.test(e.message) || n >= attempts) throw e;
-      await new Promise((r) => setTimeout(r, 50 * n * n));
-    }
-  }
+/**
+ * `attempt` again while it rejects with bwrap's transient complaint; `mayRetry` picks the errors
+ * that can carry one (default: a LaunchError).
+ */
+export function retryTransient<T>(
+  attempt: () => Promise<T>,
+  mayRetry: (e: unknown) => boolean = (e) => e instanceof LaunchError,
+): Promise<T> {
+  return whileTransient(attempt, (o) => ('error' in o && mayRetry(o.error) ? (o.error as Error).message : undefined));
+}
+
+/** A sandboxed program run again while it ends with bwrap's transient complaint as its startError. */
+export function rerunTransient<T extends { readonly startError?: string }>(
+  run: () => Promise<T>,
+  onRetry: (why: string) => void,
+): Promise<T> {
+  return whileTransient(run, (o) => ('value' in o ? o.value.startError : undefined), onRetry);
 }
 
 /**

@@ -51,6 +51,19 @@ function vertexLabels(label: string | null): string[] {
   ];
 }
 
+type PropertyColumn = Extract<Column, { kind: 'property' }>;
+
+/** One value of a property column; its owner is set once the record's ~id is known. */
+function pendingProp(
+  c: PropertyColumn,
+  type: ValueType,
+  value: string,
+  num: number | null,
+  line: number,
+): { -readonly [K in keyof PendingProp]: PendingProp[K] } {
+  return { owner: '', name: c.name, type, value, num, line, single: c.cardinality === 'single' };
+}
+
 const parsingError = (errorMessage: string): RecordError => ({
   errorCode: 'PARSING_ERROR',
   errorMessage,
@@ -111,15 +124,7 @@ export class RecordReader {
           if (f === '' && !(this.allowEmptyStrings && c.type === 'string')) break;
           if (!c.array && c.type === 'string') {
             // A string is its own value (what parseValue gives, without an object per value).
-            props[np++] = {
-              owner: '',
-              name: c.name,
-              type: 'string',
-              value: f,
-              num: null,
-              line,
-              single: c.cardinality === 'single',
-            };
+            props[np++] = pendingProp(c, 'string', f, null, line);
             break;
           }
           const texts = c.array ? splitArray(f) : [f];
@@ -133,15 +138,7 @@ export class RecordReader {
                 counter: 'datatypeMismatchErrors',
               };
             }
-            props[np++] = {
-              owner: '',
-              name: c.name,
-              type: v.type,
-              value: v.value,
-              num: v.num,
-              line,
-              single: c.cardinality === 'single',
-            };
+            props[np++] = pendingProp(c, v.type, v.value, v.num, line);
           }
           break;
         }

@@ -18,7 +18,7 @@
 // `prlimit --as`, whose address-space limit breaks runtimes that reserve large virtual ranges.
 
 import { readFileSync } from 'node:fs';
-import { transientSetupFailure } from '../../../sandbox/launch.js';
+import { retryTransient } from '../../../sandbox/launch.js';
 import { hostCaps, serverLimits } from '../../../sandbox/limits.js';
 import {
   type Sandbox,
@@ -149,19 +149,13 @@ export async function startServerInstance(
   sandbox: Pick<Sandbox, 'startServer' | 'host'>,
   o: ServerInstanceOptions,
 ): Promise<Instance> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startServerOnce(sandbox, o);
-    } catch (e) {
-      // bwrap failed to set the sandbox up after letting it go (its loopback, under load): the
-      // server never ran, so another sandbox is started, as launch() does for earlier failures.
-      const again = e instanceof ContainerFailure && e.kind === 'startup' && transientSetupFailure(e.message);
-      if (!again || attempt >= SETUP_ATTEMPTS) throw e;
-    }
-  }
+  // bwrap failed to set the sandbox up after letting it go (its loopback, under load): the server
+  // never ran, so another sandbox is started, as launch() does for its earlier failures.
+  return retryTransient(
+    () => startServerOnce(sandbox, o),
+    (e) => e instanceof ContainerFailure && e.kind === 'startup',
+  );
 }
-
-const SETUP_ATTEMPTS = 3;
 
 async function startServerOnce(
   sandbox: Pick<Sandbox, 'startServer' | 'host'>,
@@ -202,9 +196,7 @@ async function startServerOnce(
         }
       }, o.memoryPollMs);
   watchdog?.unref();
-  let exited = false;
   void server.exited.then((exit) => {
-    exited = true;
     if (watchdog) clearInterval(watchdog);
     live.delete(server);
     if (exit.oomKilled) container.dying('memory');
@@ -225,7 +217,7 @@ async function startServerOnce(
   } catch (e) {
     // Not ready in time (it had not exited: an exit says why itself): what the server printed
     // so far says where it was, as the container's log would in SageMaker.
-    const tail = exited ? '' : lastWords(stderr, o.tailLines);
+    const tail = container.dead ? '' : lastWords(stderr, o.tailLines);
     if (e instanceof ContainerFailure && tail)
       throw new ContainerFailure(e.kind, e.status, `${e.message} Its last output: ${tail}`);
     throw e;
