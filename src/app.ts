@@ -182,6 +182,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     blobs: storage.blobs,
     dataDir: config.dataDir,
     idleSeconds: config.serverlessIdleSeconds,
+    workerPollMicros: config.workerPollMicros,
     containerConfigPath: config.containersFile,
     log: logger,
     sandbox,

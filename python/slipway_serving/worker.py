@@ -5,12 +5,14 @@ src/inference/runtimes/container/channel-container.ts). One request at a time.
 
 Environment: SM_MODEL_DIR (the model), SLIPWAY_CODE_DIR (the user's code, may be empty),
 SAGEMAKER_PROGRAM (the module), SLIPWAY_FRAMEWORK (sklearn, xgboost, pytorch, ...),
-SAGEMAKER_DEFAULT_INVOCATIONS_ACCEPT (default application/json).
+SAGEMAKER_DEFAULT_INVOCATIONS_ACCEPT (default application/json), SLIPWAY_WORKER_POLL_US (Poller below).
 The user's print() goes to standard error (the model's log), never into the protocol."""
 import importlib
 import os
+import select
 import struct
 import sys
+import time
 import traceback
 
 sys.dont_write_bytecode = True
@@ -154,6 +156,62 @@ def _fill(fd, have, want):
     return b"".join(chunks)
 
 
+class Poller:
+    """Adaptive busy-polling for the next request before the worker sleeps in its read, as the
+    kernel's haltpoll governor polls before an idle vCPU halts. A sleeping worker must be woken by
+    the server's write, and where wake-ups are dear (a virtual machine whose idle vCPUs halt at
+    once) that costs each request more than the model's own code: see docs/benchmarks.md, issue 30.
+    The worker looks for a request for up to `window` ns after an answer, yielding the CPU to
+    anything runnable between looks. The window grows (from 50 us, doubling, up to `max_ns`) while
+    requests come within DENSE times `max_ns` of the last answer, and halves (to none) while they
+    come later: a worker with sparse traffic does not poll, one with dense traffic spends at most
+    `max_ns` a request."""
+
+    START_NS = 50_000
+    DENSE = 4
+
+    def __init__(self, fd, max_ns):
+        self.max_ns = max_ns
+        self.window = 0
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)
+
+    def wait(self):
+        """Polls for a request (or the end of the input); returns when the read that follows will
+        find one (None) or may sleep (the time polling began, for `slept`)."""
+        if not self.max_ns:
+            return None
+        clock = time.perf_counter_ns
+        t0 = clock()
+        if self.window:
+            deadline = t0 + self.window
+            poll = self._poll.poll
+            give_way = os.sched_yield
+            while not poll(0):
+                if clock() >= deadline:
+                    return t0
+                give_way()
+            return None
+        return t0
+
+    def slept(self, t0):
+        """The next request came `now - t0` after the answer, later than the window."""
+        if time.perf_counter_ns() - t0 <= self.max_ns * self.DENSE:
+            self.window = min(self.max_ns, max(self.START_NS, self.window * 2))
+        else:
+            self.window //= 2
+            if self.window < self.START_NS:
+                self.window = 0
+
+
+def poll_setting(value):
+    """SLIPWAY_WORKER_POLL_US (set by the server: --worker-poll-us) in ns; 0 when absent or bad."""
+    try:
+        return max(0, int(value or 0)) * 1000
+    except ValueError:
+        return 0
+
+
 def _write_all(fd, data):
     view = memoryview(data)
     while view:
@@ -177,12 +235,17 @@ def serve_channel(handler):
     size = head.size
     unpack_from = head.unpack_from
     pack = head.pack
+    poller = Poller(proto_in, poll_setting(os.environ.get("SLIPWAY_WORKER_POLL_US")))
     _write_all(proto_out, pack(0, 0, 0, 0))
     pending = b""
     while True:
         try:
             if len(pending) < size:
+                # Between requests (nothing of the next one read yet): poll before sleeping.
+                t0 = poller.wait() if not pending else None
                 pending = _fill(proto_in, pending, size)
+                if t0 is not None:
+                    poller.slept(t0)
             n, lct, lacc, lattr = unpack_from(pending)
             start = size + lct + lacc + lattr
             end = start + n

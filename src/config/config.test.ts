@@ -41,3 +41,10 @@ test('secure by default: off loopback only with a credentials file or --allow-an
   const team = loadConfig(['--host', '0.0.0.0'], { SLIPWAY_CREDENTIALS_FILE: 'creds.json' });
   assert.ok(team.credentialsFile?.endsWith('/creds.json'));
 });
+
+test('--worker-poll-us: 300 µs by default, 0 turns polling off, env SLIPWAY_WORKER_POLL_US', () => {
+  assert.equal(loadConfig([], {}).workerPollMicros, 300);
+  assert.equal(loadConfig(['--worker-poll-us', '0'], {}).workerPollMicros, 0);
+  assert.equal(loadConfig([], { SLIPWAY_WORKER_POLL_US: '1000' }).workerPollMicros, 1000);
+  assert.throws(() => loadConfig(['--worker-poll-us', '-5'], {}), /worker-poll-us/);
+});

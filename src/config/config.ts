@@ -21,6 +21,8 @@ export interface Config {
   readonly s3Endpoint: string | undefined;
   /** Serverless scale-in: workers stop after this many seconds without traffic. */
   readonly serverlessIdleSeconds: number;
+  /** Longest a framework model worker busy-polls for its next request before it sleeps (µs; 0: never). */
+  readonly workerPollMicros: number;
   /** JSON file mapping custom container images to local commands (the process runtime). */
   readonly containersFile: string | undefined;
   /** Names this server in background-work claims (src/jobs); default: host name and data dir. */
@@ -68,6 +70,9 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** What polling before a sleep buys is measured in docs/benchmarks.md (issue 30). */
+export const DEFAULT_WORKER_POLL_US = 300;
+
 const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
@@ -80,6 +85,7 @@ const OPTIONS = {
   'default-region': { type: 'string' },
   's3-endpoint': { type: 'string' },
   'serverless-idle-seconds': { type: 'string' },
+  'worker-poll-us': { type: 'string' },
   'containers-file': { type: 'string' },
   'replica-id': { type: 'string' },
   'job-lease-seconds': { type: 'string' },
@@ -116,6 +122,9 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
   --s3-endpoint URL       keep objects in this S3/MinIO (AWS_* credentials from the environment) instead of
                           the embedded S3 API on --port (env SLIPWAY_S3_ENDPOINT)
   --serverless-idle-seconds N  scale a serverless endpoint to zero after N idle seconds (default 300)
+  --worker-poll-us N      a framework model worker looks for its next request for up to N µs after an
+                          answer before it sleeps, while its traffic is that dense (default 300; 0: never;
+                          env SLIPWAY_WORKER_POLL_US)
   --containers-file FILE  JSON mapping custom container images to local commands (env SLIPWAY_CONTAINERS_FILE)
   --replica-id ID         names this server when several share one PostgreSQL database; a restarted server with
                           the same id takes its unfinished background work back at once (default: host name and
@@ -254,6 +263,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       'serverless-idle-seconds',
       str('serverless-idle-seconds', 'SLIPWAY_SERVERLESS_IDLE_SECONDS'),
       300,
+    ),
+    workerPollMicros: Math.round(
+      nonNegative('worker-poll-us', str('worker-poll-us', 'SLIPWAY_WORKER_POLL_US'), DEFAULT_WORKER_POLL_US),
     ),
     containersFile: str('containers-file', 'SLIPWAY_CONTAINERS_FILE') || undefined,
     replicaId: str('replica-id', 'SLIPWAY_REPLICA_ID') || undefined,

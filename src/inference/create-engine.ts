@@ -47,6 +47,8 @@ export interface InferenceEngineOptions {
   readonly archiveLimits?: ArchiveLimits;
   /** How long a model load or container start may take; default 180 s (SageMaker's /ping limit). */
   readonly startupTimeoutMs?: number;
+  /** How long a framework model worker busy-polls for its next request (µs); default 0, never. */
+  readonly workerPollMicros?: number;
   /** Resident-memory poll interval of the process runtime; default 100 ms. */
   readonly memoryPollMs?: number;
   /** Unloaded worker threads kept for reuse (per memory size) and for how long; default 2, 60 s. */
@@ -93,6 +95,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     ...(opts.extraRuntimes ?? []),
     frameworkProvider({
       memoryPollMs: opts.memoryPollMs ?? 100,
+      workerPollMicros: opts.workerPollMicros ?? 0,
       sandbox: opts.sandbox,
       fetchSource: (uri) => cache.fetch(uri),
       containersFile: () => containers.read(),

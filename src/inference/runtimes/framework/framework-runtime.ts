@@ -34,6 +34,8 @@ import { startServerInstance, unsandboxed } from '../container/process-runtime.j
 
 export interface FrameworkRuntimeSettings {
   readonly memoryPollMs: number;
+  /** The longest a worker busy-polls for its next request (µs; 0: it always sleeps): worker.py's Poller. */
+  readonly workerPollMicros: number;
   readonly sandbox?: Sandbox;
   /** Fetches and unpacks an s3:// source directory archive (the artifact cache). */
   readonly fetchSource: (uri: string) => Promise<CachedArtifact>;
@@ -157,6 +159,7 @@ export function frameworkProvider(settings: FrameworkRuntimeSettings): RuntimePr
                 SAGEMAKER_MODEL_DIR: modelDir,
                 SLIPWAY_CODE_DIR: codeDir ?? (code.inModel !== undefined ? posix.join(modelDir, code.inModel) : ''),
                 SLIPWAY_FRAMEWORK: fw.framework,
+                SLIPWAY_WORKER_POLL_US: String(settings.workerPollMicros),
                 PYTHONDONTWRITEBYTECODE: '1',
                 PYTHONUNBUFFERED: '1',
               }),

@@ -23,7 +23,8 @@ const skip = frameworkMissing('sklearn', 'python3-sklearn');
 const env = { SAGEMAKER_PROGRAM: 'inference.py', SAGEMAKER_SUBMIT_DIRECTORY: '/opt/ml/model/code' };
 
 describe('framework runtime (scikit-learn)', { skip }, () => {
-  const h = harness({ invocationTimeoutMs: 20_000, memoryPollMs: 50 });
+  // Workers poll for their next request as the server's default has them do (--worker-poll-us).
+  const h = harness({ invocationTimeoutMs: 20_000, memoryPollMs: 50, workerPollMicros: 300 });
   let modelDir = '';
   let n = 0;
   const put = async (code: Record<string, string>, extra: { path: string; data: string }[] = []) => {
@@ -107,6 +108,44 @@ describe('framework runtime (scikit-learn)', { skip }, () => {
     const next = await v.invoke({ body: body('2,1'), contentType: 'text/csv', accept: 'text/csv' });
     assert.equal(Math.round(Number(text(next.body))), 4);
     await v.stop();
+  });
+
+  it('a polling worker gets --worker-poll-us and answers dense and sparse requests alike', async () => {
+    const uri = await put({
+      'inference.py': `${SKLEARN_INFERENCE}
+
+def output_fn(prediction, accept):
+    return "%s,%s" % (prediction[0], os.environ.get("SLIPWAY_WORKER_POLL_US", "unset"))
+`,
+    });
+    const v = await h.engine.deploy(variant({ image: SKLEARN_IMAGE, modelDataUrl: uri, environment: env }));
+    const ask = async (x: number) => {
+      const r = await v.invoke({ body: body(`${x},0`), contentType: 'text/csv', accept: 'text/csv' });
+      const [y, poll] = text(r.body).split(',');
+      return { y: Math.round(Number(y) * 2) / 2, poll };
+    };
+    // y = 1.5 x0 + 3: back to back (the worker finds each request by polling), then 5 ms apart
+    // (it gives polling up and sleeps), then from three connections at once.
+    for (let i = 0; i < 300; i++) assert.deepEqual(await ask(i), { y: 1.5 * i + 3, poll: '300' });
+    for (let i = 0; i < 20; i++) {
+      await sleep(5);
+      assert.deepEqual(await ask(i), { y: 1.5 * i + 3, poll: '300' });
+    }
+    // Three workers side by side, each polling for its own next request.
+    const loops = await Promise.all(
+      [0, 1, 2].map(async (k) => {
+        const ys: number[] = [];
+        for (let i = 0; i < 40; i++) ys.push((await ask(100 * k + i)).y);
+        return ys;
+      }),
+    );
+    assert.deepEqual(
+      loops,
+      [0, 1, 2].map((k) => Array.from({ length: 40 }, (_, i) => 1.5 * (100 * k + i) + 3)),
+    );
+    const t0 = performance.now();
+    await v.stop();
+    assert.ok(performance.now() - t0 < 5000, 'a polling worker still stops when its input ends');
   });
 
   it('uses the script’s input_fn/output_fn, then transform_fn when it defines one', async () => {
