@@ -5,7 +5,7 @@
 // the same model.joblib. (A framework training job's CreateTrainingJob → the script's first line:
 // bench/script-mode-start.ts.) Where wrk is installed, the flat-out loops are also driven by it (a
 // load generator in C: the node client costs as much CPU as the stacks it measures).
-// Usage: npm run build && node dist/bench/frameworks.js [--seconds 10] [--connections 8]
+// Usage: npm run build && node dist/bench/frameworks.js [--seconds 10] [--connections 8] [--worker-poll-us 300]
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,6 +20,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '8' },
     rate: { type: 'string', default: '200' },
+    // Passed to the server: its framework workers busy-poll for their next request (default off).
+    'worker-poll-us': { type: 'string', default: '0' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -168,7 +170,7 @@ writeFileSync(
 execFileSync('tar', ['czf', join(work, 'model.tar.gz'), '-C', modelDir, '.']);
 
 const dataDir = join(work, 'data');
-const server = await slipway(dataDir, ['--log-level', 'warn']);
+const server = await slipway(dataDir, ['--log-level', 'warn', '--worker-poll-us', values['worker-poll-us']]);
 const base = `http://127.0.0.1:${server.port}`;
 let peer: ChildProcess | undefined;
 try {

@@ -158,21 +158,29 @@ def _fill(fd, have, want):
 
 class Poller:
     """Adaptive busy-polling for the next request before the worker sleeps in its read, as the
-    kernel's haltpoll governor polls before an idle vCPU halts. A sleeping worker must be woken by
-    the server's write, and where wake-ups are dear (a virtual machine whose idle vCPUs halt at
-    once) that costs each request more than the model's own code: see docs/benchmarks.md, issue 30.
-    The worker looks for a request for up to `window` ns after an answer, yielding the CPU to
-    anything runnable between looks. The window grows (from 50 us, doubling, up to `max_ns`) while
-    requests come within DENSE times `max_ns` of the last answer, and halves (to none) while they
-    come later: a worker with sparse traffic does not poll, one with dense traffic spends at most
-    `max_ns` a request."""
+    kernel's haltpoll governor polls before an idle vCPU halts (--worker-poll-us; off by default).
+    A sleeping worker must be woken by the server's write, and where wake-ups are dear (a virtual
+    machine whose idle vCPUs halt at once) that costs each request more than the model's own code
+    (docs/benchmarks.md, issue 30). The worker looks for a request for up to `window` ns after an
+    answer, yielding the CPU to anything runnable between looks. The window grows (from 50 us,
+    doubling, up to `max_ns`) while requests come within DENSE times `max_ns` of the last answer,
+    and halves (to none) while they come later: a worker with sparse traffic does not poll, one
+    with dense traffic spends at most `max_ns` a request. A yield that returns late means another
+    task wants this CPU: the worker then stops polling for a while."""
 
     START_NS = 50_000
     DENSE = 4
+    # A yield that took this long gave the CPU to another task: it is wanted, and a request that
+    # comes meanwhile waits for that task's time slice (milliseconds) where a sleeping worker
+    # would be woken at once. Then no polling for the next BACKOFF gaps.
+    CONTENDED_NS = 1_000_000
+    BACKOFF = 256
 
-    def __init__(self, fd, max_ns):
+    def __init__(self, fd, max_ns, give_way=os.sched_yield):
         self.max_ns = max_ns
+        self._give_way = give_way
         self.window = 0
+        self.backoff = 0
         self._poll = select.poll()
         self._poll.register(fd, select.POLLIN)
 
@@ -183,14 +191,21 @@ class Poller:
             return None
         clock = time.perf_counter_ns
         t0 = clock()
+        if self.backoff:
+            self.backoff -= 1
+            return t0
         if self.window:
             deadline = t0 + self.window
             poll = self._poll.poll
-            give_way = os.sched_yield
+            give_way = self._give_way
             while not poll(0):
-                if clock() >= deadline:
+                t = clock()
+                if t >= deadline:
                     return t0
                 give_way()
+                if clock() - t > self.CONTENDED_NS:
+                    self.backoff = self.BACKOFF
+                    return t0
             return None
         return t0
 

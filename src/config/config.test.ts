@@ -42,9 +42,9 @@ test('secure by default: off loopback only with a credentials file or --allow-an
   assert.ok(team.credentialsFile?.endsWith('/creds.json'));
 });
 
-test('--worker-poll-us: 300 µs by default, 0 turns polling off, env SLIPWAY_WORKER_POLL_US', () => {
-  assert.equal(loadConfig([], {}).workerPollMicros, 300);
-  assert.equal(loadConfig(['--worker-poll-us', '0'], {}).workerPollMicros, 0);
+test('--worker-poll-us: off by default, env SLIPWAY_WORKER_POLL_US', () => {
+  assert.equal(loadConfig([], {}).workerPollMicros, 0);
+  assert.equal(loadConfig(['--worker-poll-us', '300'], {}).workerPollMicros, 300);
   assert.equal(loadConfig([], { SLIPWAY_WORKER_POLL_US: '1000' }).workerPollMicros, 1000);
   assert.throws(() => loadConfig(['--worker-poll-us', '-5'], {}), /worker-poll-us/);
 });

@@ -70,8 +70,8 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-/** What polling before a sleep buys is measured in docs/benchmarks.md (issue 30). */
-export const DEFAULT_WORKER_POLL_US = 300;
+/** Off: what polling buys and costs is measured in docs/benchmarks.md (issue 30). */
+export const DEFAULT_WORKER_POLL_US = 0;
 
 const OPTIONS = {
   host: { type: 'string' },
@@ -123,8 +123,8 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
                           the embedded S3 API on --port (env SLIPWAY_S3_ENDPOINT)
   --serverless-idle-seconds N  scale a serverless endpoint to zero after N idle seconds (default 300)
   --worker-poll-us N      a framework model worker looks for its next request for up to N µs after an
-                          answer before it sleeps, while its traffic is that dense (default 300; 0: never;
-                          env SLIPWAY_WORKER_POLL_US)
+                          answer before it sleeps, while its traffic is that dense (e.g. 300; default 0,
+                          never; env SLIPWAY_WORKER_POLL_US)
   --containers-file FILE  JSON mapping custom container images to local commands (env SLIPWAY_CONTAINERS_FILE)
   --replica-id ID         names this server when several share one PostgreSQL database; a restarted server with
                           the same id takes its unfinished background work back at once (default: host name and

@@ -23,7 +23,7 @@ const skip = frameworkMissing('sklearn', 'python3-sklearn');
 const env = { SAGEMAKER_PROGRAM: 'inference.py', SAGEMAKER_SUBMIT_DIRECTORY: '/opt/ml/model/code' };
 
 describe('framework runtime (scikit-learn)', { skip }, () => {
-  // Workers poll for their next request as the server's default has them do (--worker-poll-us).
+  // Workers poll for their next request (--worker-poll-us 300): every test here runs that way.
   const h = harness({ invocationTimeoutMs: 20_000, memoryPollMs: 50, workerPollMicros: 300 });
   let modelDir = '';
   let n = 0;

@@ -58,6 +58,25 @@ sys.__stdout__.write(json.dumps(out) + "\\n")  # the worker sends print() to sta
   assert.deepEqual(r.shrunk, [150_000, 75_000, 0, 0]);
 });
 
+test('a yield that returns late stops polling for the next BACKOFF gaps', { skip }, () => {
+  const r = run(`${PRELUDE}
+slow = lambda: time.sleep(0.002)  # another task held the CPU for 2 ms
+p = Poller(a.fileno(), 300_000, give_way=slow)
+p.window = 300_000
+t = now(); began = p.wait(); out = {"ms": (now() - t) / 1e6, "began": began is not None, "backoff": p.backoff}
+b.send(b"x")  # a request is there, but polling is off for now: the read will find it
+out["next"] = p.wait() is not None
+out["left"] = p.backoff
+out["BACKOFF"] = Poller.BACKOFF
+sys.__stdout__.write(json.dumps(out) + "\\n")
+`);
+  assert.equal(r.began, true);
+  assert.ok((r.ms as number) < 100, 'it stopped after the first late yield');
+  assert.equal(r.backoff, r.BACKOFF);
+  assert.equal(r.next, true, 'the gap after that is not polled');
+  assert.equal(r.left, (r.BACKOFF as number) - 1);
+});
+
 test('polling ends at the window, at once with no window, and at the end of input', { skip }, () => {
   const r = run(`${PRELUDE}
 p = Poller(a.fileno(), 2_000_000)
