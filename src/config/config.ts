@@ -71,7 +71,7 @@ export interface Config {
 export class ConfigError extends Error {}
 
 /** Off: what polling buys and costs is measured in docs/benchmarks.md (issue 30). */
-export const DEFAULT_WORKER_POLL_US = 0;
+const DEFAULT_WORKER_POLL_US = 0;
 
 const OPTIONS = {
   host: { type: 'string' },

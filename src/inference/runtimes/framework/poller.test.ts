@@ -1,6 +1,7 @@
 // The framework worker's busy-polling before it sleeps (python/slipway_serving/worker.py, Poller),
 // driven in the Debian python3 over a socket pair: how its window adapts to the gaps between
-// requests, that it gives up at the window's end, and that it never holds up the end of input.
+// requests, that it gives up at the window's end, that it never holds up the end of input, and
+// that the worker's protocol loop uses it with the server's setting.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,14 +12,20 @@ import { frameworkMissing, SYSTEM_PYTHON } from './test-support.js';
 
 const skip = frameworkMissing('numpy', 'python3-numpy');
 
-function run(script: string): Record<string, unknown> {
+function python(script: string, input?: Buffer, env: Record<string, string> = {}) {
   const r = spawnSync(SYSTEM_PYTHON, ['-c', script], {
-    encoding: 'utf8',
-    env: { ...process.env, PYTHONPATH: join(servingRoot(), 'slipway_serving') },
+    input,
+    env: { ...process.env, PYTHONPATH: join(servingRoot(), 'slipway_serving'), ...env },
     timeout: 30_000,
   });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+  assert.equal(r.status, 0, r.stderr.toString());
+  return r;
+}
+
+/** The last line the script reports (JSON). */
+function run(script: string): Record<string, unknown> {
+  const lines = python(script).stdout.toString().trim().split('\n');
+  return JSON.parse(lines.at(-1)!) as Record<string, unknown>;
 }
 
 const PRELUDE = `
@@ -26,6 +33,8 @@ import json, os, socket, sys, time
 from worker import Poller, poll_setting
 a, b = socket.socketpair()
 now = time.perf_counter_ns
+def report(out):
+    sys.__stdout__.write(json.dumps(out) + "\\n")  # the worker sends print() to standard error
 `;
 
 test('the window grows while requests come densely and falls to none while they are sparse', { skip }, () => {
@@ -49,7 +58,7 @@ for _ in range(4):
     p.slept(now() - 5_000_000)
     shrunk.append(p.window)
 out["shrunk"] = shrunk
-sys.__stdout__.write(json.dumps(out) + "\\n")  # the worker sends print() to standard error
+report(out)
 `);
   assert.equal(r.start, 0, 'a new worker does not poll before it has seen its traffic');
   assert.deepEqual(r.grown, [50_000, 100_000, 200_000, 300_000]);
@@ -68,7 +77,7 @@ b.send(b"x")  # a request is there, but polling is off for now: the read will fi
 out["next"] = p.wait() is not None
 out["left"] = p.backoff
 out["BACKOFF"] = Poller.BACKOFF
-sys.__stdout__.write(json.dumps(out) + "\\n")
+report(out)
 `);
   assert.equal(r.began, true);
   assert.ok((r.ms as number) < 100, 'it stopped after the first late yield');
@@ -91,7 +100,7 @@ long.window = 10_000_000_000
 b.close()
 t = now(); out["eof"] = long.wait(); out["eof_ms"] = (now() - t) / 1e6
 out["settings"] = [poll_setting("300"), poll_setting(""), poll_setting(None), poll_setting("x"), poll_setting("-3")]
-sys.__stdout__.write(json.dumps(out) + "\\n")  # the worker sends print() to standard error
+report(out)
 `);
   assert.ok((r.polled_ms as number) >= 2, `polled ${r.polled_ms} ms of a 2 ms window`);
   assert.ok((r.polled_ms as number) < 1000);
@@ -101,4 +110,54 @@ sys.__stdout__.write(json.dumps(out) + "\\n")  # the worker sends print() to sta
   assert.equal(r.eof, null, 'the end of input is found by polling, so the worker reads it and stops');
   assert.ok((r.eof_ms as number) < 1000, `a 10 s window did not hold up the end of input (${r.eof_ms} ms)`);
   assert.deepEqual(r.settings, [300_000, 0, 0, 0, 0]);
+});
+
+test('the protocol loop polls with SLIPWAY_WORKER_POLL_US and answers every request', { skip }, () => {
+  // Three requests on the worker's standard input (>IHHH, content type, body), then its end.
+  const frame = (b: string) => {
+    const head = Buffer.alloc(10);
+    head.writeUInt32BE(b.length, 0);
+    head.writeUInt16BE(10, 4);
+    return Buffer.concat([head, Buffer.from('text/plain'), Buffer.from(b)]);
+  };
+  const input = Buffer.concat(['abc', 'hello', 'xy'].map(frame));
+  const script = `
+import json, os, worker
+seen = {"max_ns": None, "waits": 0, "slept": 0}
+class Recording(worker.Poller):
+    def __init__(self, fd, max_ns):
+        super().__init__(fd, max_ns)
+        seen["max_ns"] = max_ns
+    def wait(self):
+        seen["waits"] += 1
+        return super().wait()
+    def slept(self, t0):
+        seen["slept"] += 1
+        super().slept(t0)
+worker.Poller = Recording
+class Reverse:
+    def invoke(self, body, content_type, accept):
+        return 200, content_type, body[::-1]
+try:
+    worker.serve_channel(Reverse())
+finally:
+    os.write(2, ("\\nSEEN " + json.dumps(seen)).encode())
+`;
+  const r = python(script, input, { SLIPWAY_WORKER_POLL_US: '300' });
+  // The answers: the "loaded" frame, then each body reversed.
+  const out = r.stdout;
+  const bodies: string[] = [];
+  for (let at = 0; at < out.length; ) {
+    const n = out.readUInt32BE(at);
+    const lct = out.readUInt16BE(at + 6);
+    const lattr = out.readUInt16BE(at + 8);
+    const start = at + 10 + lct + lattr;
+    bodies.push(out.subarray(start, start + n).toString());
+    at = start + n;
+  }
+  assert.deepEqual(bodies, ['', 'cba', 'olleh', 'yx']);
+  const seen = JSON.parse(/SEEN (.*)$/.exec(r.stderr.toString())![1]!) as Record<string, number>;
+  assert.equal(seen.max_ns, 300_000, 'the setting reaches the poller in µs → ns');
+  assert.ok(seen.waits >= 2, 'the loop polls before each new request and before the end of input');
+  assert.ok(seen.slept >= 1 && seen.slept < seen.waits, 'a read that slept adapts the window; the end does not');
 });
