@@ -202,6 +202,10 @@ export function modelPackageHandlers(deps: ServiceDeps) {
             package_type: 'Unversioned',
           };
           if (await repos.modelPackages.get(tx, ctx, row.name_key)) {
+            // A call with this token may have committed it since the token was looked for
+            // (PostgreSQL reads what is committed at each statement): its package is the answer.
+            const previous = await created(tx);
+            if (previous) return previous.arn;
             throw new ValidationException(`Model Package already exists: ${row.arn}`);
           }
         }
