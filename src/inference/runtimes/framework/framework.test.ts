@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { ModelError } from '../../../generated/sagemaker-runtime/errors.js';
 import { DeploymentError } from '../../engine.js';
@@ -146,6 +147,29 @@ def output_fn(prediction, accept):
     const t0 = performance.now();
     await v.stop();
     assert.ok(performance.now() - t0 < 5000, 'a polling worker still stops when its input ends');
+  });
+
+  it('the model’s code runs under SCHED_BATCH at the server’s nice value, its threads too', async () => {
+    const uri = await put({
+      'inference.py': `${SKLEARN_INFERENCE}
+import threading
+
+def output_fn(prediction, accept):
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(os.sched_getscheduler(0)))
+    t.start()
+    t.join()
+    return "%d,%d,%d,%d" % (os.sched_getscheduler(0), seen[0], os.SCHED_BATCH, os.getpriority(os.PRIO_PROCESS, 0))
+`,
+    });
+    const v = await h.engine.deploy(variant({ image: SKLEARN_IMAGE, modelDataUrl: uri, environment: env }));
+    const r = await v.invoke({ body: body('1,0'), contentType: 'text/csv', accept: 'text/csv' });
+    const [policy, thread, batch, nice] = text(r.body).split(',').map(Number);
+    // A request's wake-up then waits for the server to finish its turn instead of preempting it.
+    assert.equal(policy, batch, 'the worker runs under SCHED_BATCH');
+    assert.equal(thread, batch, 'a thread the model starts inherits it');
+    assert.equal(nice, getPriority(), 'at the server’s nice value: not deprioritised, only not preempting');
+    await v.stop();
   });
 
   it('uses the script’s input_fn/output_fn, then transform_fn when it defines one', async () => {
