@@ -6,6 +6,7 @@
 // bench/script-mode-start.ts.) Where wrk is installed, the flat-out loops are also driven by it (a
 // load generator in C: the node client costs as much CPU as the stacks it measures).
 // Usage: npm run build && node dist/bench/frameworks.js [--seconds 10] [--connections 8] [--worker-poll-us 300]
+//        [--invoke-poll-us 0]
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -22,6 +23,8 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '200' },
     // Passed to the server: its framework workers busy-poll for their next request (default off).
     'worker-poll-us': { type: 'string', default: '0' },
+    // Passed to the server: how long its loop polls for a worker's answer (its default when absent).
+    'invoke-poll-us': { type: 'string' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -170,7 +173,13 @@ writeFileSync(
 execFileSync('tar', ['czf', join(work, 'model.tar.gz'), '-C', modelDir, '.']);
 
 const dataDir = join(work, 'data');
-const server = await slipway(dataDir, ['--log-level', 'warn', '--worker-poll-us', values['worker-poll-us']]);
+const server = await slipway(dataDir, [
+  '--log-level',
+  'warn',
+  '--worker-poll-us',
+  values['worker-poll-us'],
+  ...(values['invoke-poll-us'] === undefined ? [] : ['--invoke-poll-us', values['invoke-poll-us']]),
+]);
 const base = `http://127.0.0.1:${server.port}`;
 let peer: ChildProcess | undefined;
 try {

@@ -183,6 +183,7 @@ export async function startApp(config: Config, log?: Logger): Promise<RunningApp
     dataDir: config.dataDir,
     idleSeconds: config.serverlessIdleSeconds,
     workerPollMicros: config.workerPollMicros,
+    invokePollMicros: config.invokePollMicros,
     containerConfigPath: config.containersFile,
     log: logger,
     sandbox,

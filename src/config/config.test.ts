@@ -42,6 +42,13 @@ test('secure by default: off loopback only with a credentials file or --allow-an
   assert.ok(team.credentialsFile?.endsWith('/creds.json'));
 });
 
+test('--invoke-poll-us: 200 by default, env SLIPWAY_INVOKE_POLL_US, 0 turns it off', () => {
+  assert.equal(loadConfig([], {}).invokePollMicros, 200);
+  assert.equal(loadConfig(['--invoke-poll-us', '0'], {}).invokePollMicros, 0);
+  assert.equal(loadConfig([], { SLIPWAY_INVOKE_POLL_US: '500' }).invokePollMicros, 500);
+  assert.throws(() => loadConfig(['--invoke-poll-us', 'x'], {}), /invoke-poll-us/);
+});
+
 test('--worker-poll-us: off by default, env SLIPWAY_WORKER_POLL_US', () => {
   assert.equal(loadConfig([], {}).workerPollMicros, 0);
   assert.equal(loadConfig(['--worker-poll-us', '300'], {}).workerPollMicros, 300);

@@ -1,6 +1,7 @@
 // One typed, frozen configuration built from flags, environment and defaults (flags win).
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { DEFAULT_INVOKE_POLL_US } from '../inference/runtimes/container/answer-poller.js';
 
 export interface Config {
   readonly host: string;
@@ -23,6 +24,8 @@ export interface Config {
   readonly serverlessIdleSeconds: number;
   /** Longest a framework model worker busy-polls for its next request before it sleeps (µs; 0: never). */
   readonly workerPollMicros: number;
+  /** Longest the event loop polls for a framework model worker's answer before it sleeps (µs; 0: never). */
+  readonly invokePollMicros: number;
   /** JSON file mapping custom container images to local commands (the process runtime). */
   readonly containersFile: string | undefined;
   /** Names this server in background-work claims (src/jobs); default: host name and data dir. */
@@ -86,6 +89,7 @@ const OPTIONS = {
   's3-endpoint': { type: 'string' },
   'serverless-idle-seconds': { type: 'string' },
   'worker-poll-us': { type: 'string' },
+  'invoke-poll-us': { type: 'string' },
   'containers-file': { type: 'string' },
   'replica-id': { type: 'string' },
   'job-lease-seconds': { type: 'string' },
@@ -125,6 +129,9 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
   --worker-poll-us N      a framework model worker looks for its next request for up to N µs after an
                           answer before it sleeps, while its traffic is that dense (e.g. 300; default 0,
                           never; env SLIPWAY_WORKER_POLL_US)
+  --invoke-poll-us N      the server polls for a framework model worker's answer for up to N µs after sending
+                          it a request, instead of sleeping, while its answers come that fast (default 200;
+                          0, never; env SLIPWAY_INVOKE_POLL_US)
   --containers-file FILE  JSON mapping custom container images to local commands (env SLIPWAY_CONTAINERS_FILE)
   --replica-id ID         names this server when several share one PostgreSQL database; a restarted server with
                           the same id takes its unfinished background work back at once (default: host name and
@@ -266,6 +273,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     ),
     workerPollMicros: Math.round(
       nonNegative('worker-poll-us', str('worker-poll-us', 'SLIPWAY_WORKER_POLL_US'), DEFAULT_WORKER_POLL_US),
+    ),
+    invokePollMicros: Math.round(
+      nonNegative('invoke-poll-us', str('invoke-poll-us', 'SLIPWAY_INVOKE_POLL_US'), DEFAULT_INVOKE_POLL_US),
     ),
     containersFile: str('containers-file', 'SLIPWAY_CONTAINERS_FILE') || undefined,
     replicaId: str('replica-id', 'SLIPWAY_REPLICA_ID') || undefined,

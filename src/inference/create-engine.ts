@@ -24,6 +24,7 @@ import { MetricsRegistry } from './metrics.js';
 import { ServerlessPool } from './pool.js';
 import type { Runtime, RuntimeContext, RuntimeProvider } from './runtime.js';
 import { ContainersFileError, ContainersFileReader, findContainerEntry } from './runtimes/container/containers-file.js';
+import { AnswerPoller, DEFAULT_INVOKE_POLL_US } from './runtimes/container/answer-poller.js';
 import { dockerProvider } from './runtimes/container/docker-runtime.js';
 import { frameworkProvider } from './runtimes/framework/framework-runtime.js';
 import { processProvider } from './runtimes/container/process-runtime.js';
@@ -49,6 +50,8 @@ export interface InferenceEngineOptions {
   readonly startupTimeoutMs?: number;
   /** How long a framework model worker busy-polls for its next request (µs); default 0, never. */
   readonly workerPollMicros?: number;
+  /** How long the event loop polls for a framework worker's answer (µs; 0: never); default 200. */
+  readonly invokePollMicros?: number;
   /** Resident-memory poll interval of the process runtime; default 100 ms. */
   readonly memoryPollMs?: number;
   /** Unloaded worker threads kept for reuse (per memory size) and for how long; default 2, 60 s. */
@@ -96,6 +99,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     frameworkProvider({
       memoryPollMs: opts.memoryPollMs ?? 100,
       workerPollMicros: opts.workerPollMicros ?? 0,
+      answerPoller: new AnswerPoller(opts.invokePollMicros ?? DEFAULT_INVOKE_POLL_US),
       sandbox: opts.sandbox,
       fetchSource: (uri) => cache.fetch(uri),
       containersFile: () => containers.read(),

@@ -7,9 +7,11 @@
 //   answer   >IHHH  body length, status, content-type length, custom-attributes length;
 //                   those strings; the body. The first answer (status 0, empty) says "loaded".
 
+import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
 import type { InvocationRequest, InvocationResult } from '../../engine.js';
 import { ContainerFailure } from '../../failure.js';
+import type { AnswerPoller } from './answer-poller.js';
 import { type ContainerHandle, ContainerInstance, MAX_ERROR_TEXT, MAX_RESPONSE_BYTES } from './container-instance.js';
 
 const HEAD = 10;
@@ -17,6 +19,9 @@ const HEAD = 10;
 interface Pending {
   resolve(r: InvocationResult): void;
   reject(f: ContainerFailure): void;
+  readonly sent: number;
+  /** The server's loop polls for this answer (see answer-poller.ts). */
+  readonly polled: boolean;
 }
 
 export class ChannelContainer extends ContainerInstance {
@@ -24,11 +29,14 @@ export class ChannelContainer extends ContainerInstance {
   private ready = false;
   private readyWaiter: (() => void) | undefined;
   private pending: Pending | undefined;
+  /** How long the last answer took (ms): whether the next is worth polling for. */
+  private lastMs = 0;
 
   constructor(
     private readonly input: Writable,
     private readonly output: Readable,
     handle: ContainerHandle,
+    private readonly poller?: AnswerPoller,
   ) {
     super(handle);
     input.on('error', () => {}); // its death is reported by the exit
@@ -38,8 +46,7 @@ export class ChannelContainer extends ContainerInstance {
   protected closed(): void {
     this.output.removeAllListeners('data');
     this.output.resume();
-    const p = this.pending;
-    this.pending = undefined;
+    const p = this.take();
     if (p && this.death) p.reject(new ContainerFailure(this.death.kind, 500, this.death.message));
   }
 
@@ -88,10 +95,23 @@ export class ChannelContainer extends ContainerInstance {
     frame.write(attrs, HEAD + ct.length + accept.length, 'latin1');
     if (small) frame.set(req.body, meta);
     return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject };
+      const polled = this.poller?.worth(this.lastMs) ?? false;
+      this.pending = { resolve, reject, sent: performance.now(), polled };
+      if (polled) this.poller!.expect();
       this.input.write(frame);
       if (!small) this.input.write(req.body);
     });
+  }
+
+  /** The request in flight, no longer pending: every way it ends goes through here. */
+  private take(): Pending | undefined {
+    const p = this.pending;
+    this.pending = undefined;
+    if (p) {
+      this.lastMs = performance.now() - p.sent;
+      if (p.polled) this.poller!.settled();
+    }
+    return p;
   }
 
   private onData(d: Buffer): void {
@@ -103,8 +123,7 @@ export class ChannelContainer extends ContainerInstance {
       const lct = this.buf.readUInt16BE(6);
       const lattr = this.buf.readUInt16BE(8);
       if (n > MAX_RESPONSE_BYTES) {
-        const p = this.pending;
-        this.pending = undefined;
+        const p = this.take();
         this.kill('crash');
         p?.reject(
           new ContainerFailure('response', 500, `The container's response is larger than ${MAX_RESPONSE_BYTES} bytes.`),
@@ -122,8 +141,7 @@ export class ChannelContainer extends ContainerInstance {
         this.readyWaiter?.();
         continue;
       }
-      const p = this.pending;
-      this.pending = undefined;
+      const p = this.take();
       if (!p) continue;
       if (status < 200 || status > 299) {
         p.reject(new ContainerFailure('response', status, body.subarray(0, MAX_ERROR_TEXT).toString('utf8')));

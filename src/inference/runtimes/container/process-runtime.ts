@@ -30,6 +30,7 @@ import { DeploymentError } from '../../engine.js';
 import type { Instance, Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
 import { ContainerFailure } from '../../failure.js';
 import { entryCodeDirs } from './containers-file.js';
+import type { AnswerPoller } from './answer-poller.js';
 import { ChannelContainer } from './channel-container.js';
 import { freePort, HttpContainer } from './http-container.js';
 
@@ -138,6 +139,8 @@ export interface ServerInstanceOptions {
   readonly exitMessage?: (how: string, tail: string) => string;
   /** Each piece of standard error as it arrives (the model's log). */
   readonly onStderr?: (text: string) => void;
+  /** A channel server's answers are polled for with it (answer-poller.ts). */
+  readonly answerPoller?: AnswerPoller;
 }
 
 /**
@@ -182,7 +185,7 @@ async function startServerOnce(
   });
   const handle = { stop: (graceful: boolean) => server.stop(graceful) };
   const container = server.channel
-    ? new ChannelContainer(server.channel.input, server.channel.output, handle)
+    ? new ChannelContainer(server.channel.input, server.channel.output, handle, o.answerPoller)
     : new HttpContainer(server.host, server.port, handle);
   track(server);
   // Without a memory cgroup, the resident memory of the tree is watched instead.

@@ -29,6 +29,7 @@ import type { Sandbox } from '../../../sandbox/sandbox.js';
 import type { CachedArtifact } from '../../artifact-cache.js';
 import { DeploymentError } from '../../engine.js';
 import type { Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
+import type { AnswerPoller } from '../container/answer-poller.js';
 import type { ContainersFile } from '../container/containers-file.js';
 import { startServerInstance, unsandboxed } from '../container/process-runtime.js';
 
@@ -36,6 +37,8 @@ export interface FrameworkRuntimeSettings {
   readonly memoryPollMs: number;
   /** The longest a worker busy-polls for its next request (µs; 0: it always sleeps): worker.py's Poller. */
   readonly workerPollMicros: number;
+  /** The server's loop polls for a worker's answer (--invoke-poll-us); none: it sleeps. */
+  readonly answerPoller?: AnswerPoller;
   readonly sandbox?: Sandbox;
   /** Fetches and unpacks an s3:// source directory archive (the artifact cache). */
   readonly fetchSource: (uri: string) => Promise<CachedArtifact>;
@@ -167,6 +170,7 @@ export function frameworkProvider(settings: FrameworkRuntimeSettings): RuntimePr
             memoryMB: ctx.memoryMB,
             memoryPollMs: settings.memoryPollMs,
             startupTimeoutMs: ctx.startupTimeoutMs,
+            ...(settings.answerPoller ? { answerPoller: settings.answerPoller } : {}),
             tailLines: 12,
             startFailure: (m) => `The ${name} model server could not start: ${m}`,
             exitMessage: (how, tail) => {
