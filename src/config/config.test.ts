@@ -42,8 +42,8 @@ test('secure by default: off loopback only with a credentials file or --allow-an
   assert.ok(team.credentialsFile?.endsWith('/creds.json'));
 });
 
-test('--invoke-poll-us: 200 by default, env SLIPWAY_INVOKE_POLL_US, 0 turns it off', () => {
-  assert.equal(loadConfig([], {}).invokePollMicros, 200);
+test('--invoke-poll-us: 400 by default, env SLIPWAY_INVOKE_POLL_US, 0 turns it off', () => {
+  assert.equal(loadConfig([], {}).invokePollMicros, 400);
   assert.equal(loadConfig(['--invoke-poll-us', '0'], {}).invokePollMicros, 0);
   assert.equal(loadConfig([], { SLIPWAY_INVOKE_POLL_US: '500' }).invokePollMicros, 500);
   assert.throws(() => loadConfig(['--invoke-poll-us', 'x'], {}), /invoke-poll-us/);

@@ -50,7 +50,7 @@ export interface InferenceEngineOptions {
   readonly startupTimeoutMs?: number;
   /** How long a framework model worker busy-polls for its next request (µs); default 0, never. */
   readonly workerPollMicros?: number;
-  /** How long the event loop polls for a framework worker's answer (µs; 0: never); default 200. */
+  /** How long the event loop polls for a framework worker's answer (µs; 0: never); default 400. */
   readonly invokePollMicros?: number;
   /** Resident-memory poll interval of the process runtime; default 100 ms. */
   readonly memoryPollMs?: number;
