@@ -28,9 +28,9 @@ describe('framework runtime (scikit-learn)', { skip }, () => {
   const h = harness({ invocationTimeoutMs: 20_000, memoryPollMs: 50, workerPollMicros: 300 });
   let modelDir = '';
   let n = 0;
-  const put = async (code: Record<string, string>, extra: { path: string; data: string }[] = []) => {
+  const put = async (code: Record<string, string>, extra: { path: string; data: string }[] = [], blobs = h.blobs) => {
     const uri = `s3://m/sk-${++n}.tar.gz`;
-    await h.blobs.put(
+    await blobs.put(
       uri,
       makeTarGz([
         ...dirEntries(modelDir),
@@ -147,6 +147,38 @@ def output_fn(prediction, accept):
     const t0 = performance.now();
     await v.stop();
     assert.ok(performance.now() - t0 < 5000, 'a polling worker still stops when its input ends');
+  });
+
+  it('--invoke-poll-us reaches the worker’s channel: the loop turns while an answer within the window is due', async () => {
+    // A model that answers in ~30 ms: with a 60 ms window the engine's loop keeps turning until
+    // each answer; with the default (400 µs) it sleeps through it. Read off the loop's utilization.
+    const slow = `${SKLEARN_INFERENCE}
+import time
+
+def predict_fn(data, model):
+    time.sleep(0.03)
+    return model.predict(data)
+`;
+    const polling = harness({ invocationTimeoutMs: 20_000, memoryPollMs: 50, invokePollMicros: 60_000 });
+    try {
+      const busy = async (engine: typeof h.engine, uri: string) => {
+        const v = await engine.deploy(variant({ image: SKLEARN_IMAGE, modelDataUrl: uri, environment: env }));
+        const ask = () => v.invoke({ body: body('1,0'), contentType: 'text/csv', accept: 'text/csv' });
+        await ask(); // the cold start, and the answer time the next request is judged by
+        const e0 = performance.eventLoopUtilization();
+        await ask();
+        await ask();
+        const share = performance.eventLoopUtilization(e0).utilization;
+        await v.stop();
+        return share;
+      };
+      const polled = await busy(polling.engine, await put({ 'inference.py': slow }, [], polling.blobs));
+      const asleep = await busy(h.engine, await put({ 'inference.py': slow }));
+      assert.ok(polled > 0.7, `a 60 ms window: the loop turned while the answers were due (busy ${polled.toFixed(2)})`);
+      assert.ok(asleep < 0.5, `the default window: the loop slept through a 30 ms answer (busy ${asleep.toFixed(2)})`);
+    } finally {
+      await polling.close();
+    }
   });
 
   it('the model’s code runs under SCHED_BATCH at the server’s nice value, its threads too', async () => {
