@@ -4,6 +4,7 @@
 // and a worker that crashes, hangs or overruns its memory replaced while the endpoint stays InService.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/serverless-endpoints-how-it-works.html
 
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { InternalFailure } from '../generated/sagemaker-runtime/errors.js';
@@ -30,11 +31,26 @@ export interface PoolOptions {
    * scope (a transform job's) counts its own.
    */
   readonly limiter?: ConcurrencyLimiter;
+  /**
+   * While this many workers are busy with a fast model, a request waits for the first of them to
+   * answer instead of taking another (see takeSlot). Default: the machine's CPUs.
+   */
+  readonly cpus?: number;
+  /** What a fast model is (ms); default FAST_ANSWER_MS. */
+  readonly fastAnswerMs?: number;
 }
+
+/**
+ * A model whose answers come within this time (ms) is fast: a request waits for a busy worker
+ * rather than handing more workers than CPUs to the kernel.
+ */
+export const FAST_ANSWER_MS = 1;
 
 interface Slot {
   readonly inst: Instance;
   lastUsed: number;
+  /** When its current request went out (while busy). */
+  since: number;
   busy: boolean;
   dead: boolean;
   retiring: boolean;
@@ -54,6 +70,12 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
   private readonly m: VariantMetrics;
   private idle: Slot[] = []; // most recently used last: reuse it, let the others expire
   private readonly busy = new Set<Slot>();
+  /** Requests waiting for a busy worker of a fast model: handed the first one that answers. */
+  private readonly waiting: ((slot: Slot | undefined) => void)[] = [];
+  private readonly cpus: number;
+  private readonly fastMs: number;
+  /** How long answers take (ms, a moving average: one slow answer does not make a slow model). */
+  private answerMs = Number.POSITIVE_INFINITY;
   private starting = 0;
   private inline: InlineModel | undefined;
   private inlineLoading: Promise<InlineModel> | undefined;
@@ -73,6 +95,8 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
         ? o.limiter.handle({ key: scope.key, max: s.maxConcurrency, account: scope.account })
         : ownHandle(s.maxConcurrency);
     this.runtime = o.runtime;
+    this.cpus = Math.max(1, o.cpus ?? availableParallelism());
+    this.fastMs = o.fastAnswerMs ?? FAST_ANSWER_MS;
     const at = new Date();
     this.deployedImages = o.spec.containers.slice(0, 1).map((c) => ({
       specifiedImage: c.image,
@@ -192,13 +216,12 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
           return r;
         }
       }
-      const slot = this.idle.pop() ?? (await this.startSlot(true));
-      slot.busy = true;
-      this.busy.add(slot);
+      const slot = await this.takeSlot();
       const t1 = now();
       try {
         const r = await this.withTimeout(slot, req);
         const t2 = now();
+        this.answerMs = Number.isFinite(this.answerMs) ? 0.75 * this.answerMs + 0.25 * (t2 - t1) : t2 - t1;
         this.m.modelLatency.observe((t2 - t1) / 1000);
         this.m.overheadLatency.observe((t1 - t0) / 1000);
         return r;
@@ -211,17 +234,64 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
         }
         throw e;
       } finally {
-        slot.busy = false;
-        this.busy.delete(slot);
-        slot.lastUsed = now();
-        if (!slot.dead) {
-          if (this.state === 'stopped') void this.retire(slot);
-          else this.idle.push(slot);
-        }
+        this.putBack(slot);
       }
     } catch (e) {
       throw this.failed(e);
     }
+  }
+
+  /**
+   * A worker for one request: an idle one (the most recently used), or a cold start. But while as
+   * many workers as the machine has CPUs are busy with a model that answers within fastMs,
+   * the request waits for the first of them to answer: more workers than CPUs would only take
+   * turns on them, each woken cold, and on 2 vCPUs served a scikit-learn model at 4 connections a
+   * third slower than 2 workers did (docs/benchmarks.md, issue 30). MaxConcurrency is unchanged:
+   * it still bounds the requests in flight, and a slower model still gets a worker per request.
+   */
+  private async takeSlot(): Promise<Slot> {
+    for (;;) {
+      // A worker starting now is busy with its request once it is up.
+      if (this.busy.size + this.starting >= this.cpus && this.answersSoon()) {
+        const handed = await new Promise<Slot | undefined>((r) => this.waiting.push(r));
+        if (handed) {
+          handed.since = now();
+          return handed;
+        }
+        continue; // a worker died instead of answering: choose again
+      }
+      const slot = this.idle.pop() ?? (await this.startSlot(true));
+      slot.busy = true;
+      slot.since = now();
+      this.busy.add(slot);
+      return slot;
+    }
+  }
+
+  /** Whether the busy workers' answers are due soon: a fast model, and none of them stuck. */
+  private answersSoon(): boolean {
+    if (this.answerMs > this.fastMs) return false;
+    const t = now();
+    for (const s of this.busy) if (t - s.since > this.fastMs) return false;
+    return true;
+  }
+
+  /** A worker's request ended: hand it to a waiting request, or back to the idle ones. */
+  private putBack(slot: Slot): void {
+    const next = this.waiting.shift();
+    if (next && !slot.dead && this.state !== 'stopped') {
+      slot.since = now();
+      next(slot); // stays busy
+      return;
+    }
+    slot.busy = false;
+    this.busy.delete(slot);
+    slot.lastUsed = now();
+    if (!slot.dead) {
+      if (this.state === 'stopped') void this.retire(slot);
+      else this.idle.push(slot);
+    }
+    next?.(undefined);
   }
 
   private withTimeout(slot: Slot, req: InvocationRequest): Promise<InvocationResult> {
@@ -287,7 +357,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
     try {
       const inst = await this.runtime.start();
       if (measured) this.m.modelSetupTime.observe((now() - ts) / 1000);
-      const slot: Slot = { inst, lastUsed: now(), busy: false, dead: false, retiring: false };
+      const slot: Slot = { inst, lastUsed: now(), since: 0, busy: false, dead: false, retiring: false };
       inst.onDeath((kind, message) => this.onDeath(slot, kind, message));
       return slot;
     } catch (e) {

@@ -1,0 +1,136 @@
+// How a serverless pool hands requests to its workers: more workers than CPUs only take turns on
+// them, so while as many workers as CPUs are busy with a model that answers fast
+// a request waits for the first of them; a slower (or stuck) model still gets a worker a request,
+// up to MaxConcurrency, and a worker that dies leaves no request waiting.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import { ContainerFailure, type FailureKind } from './failure.js';
+import { MetricsRegistry } from './metrics.js';
+import { ServerlessPool } from './pool.js';
+import type { Instance, Runtime } from './runtime.js';
+
+/** A runtime whose workers answer each request after `delayMs(n)` ms (n: the request's number). */
+class FakeRuntime implements Runtime {
+  readonly kind = 'fake';
+  readonly resolvedImage = 'fake';
+  starts = 0;
+  busy = 0;
+  mostBusy = 0;
+  served = 0;
+  readonly deaths: ((kind: FailureKind, message: string) => void)[] = [];
+  /** Kills the worker instead of answering when it returns true for a request's number. */
+  crash: (n: number) => boolean = () => false;
+
+  constructor(private readonly delayMs: (n: number) => number) {}
+
+  async start(): Promise<Instance> {
+    this.starts++;
+    const rt = this;
+    let onDeath: (kind: FailureKind, message: string) => void = () => {};
+    return {
+      invoke() {
+        const n = rt.served++;
+        rt.mostBusy = Math.max(rt.mostBusy, ++rt.busy);
+        return new Promise((resolve, reject) => {
+          const answer = () => {
+            rt.busy--;
+            if (rt.crash(n)) {
+              onDeath('crash', 'the worker crashed');
+              reject(new ContainerFailure('crash', 500, 'the worker crashed'));
+            } else resolve({ body: Buffer.from(String(n)), contentType: 'text/csv' });
+          };
+          const d = rt.delayMs(n);
+          if (d === 0) setImmediate(answer);
+          else setTimeout(answer, d);
+        });
+      },
+      kill() {},
+      release: async () => {},
+      onDeath(listener) {
+        onDeath = listener;
+      },
+    };
+  }
+}
+
+/** Fast: answers within 25 ms here (1 ms by default), so that a busy test machine does not turn it slow. */
+function pool(runtime: Runtime, maxConcurrency: number, cpus: number): ServerlessPool {
+  return new ServerlessPool({
+    spec: {
+      endpointName: 'ep',
+      variantName: 'AllTraffic',
+      containers: [{ image: 'fake', environment: {} }],
+      serverless: { memorySizeInMB: 1024, maxConcurrency },
+    },
+    runtime,
+    metrics: new MetricsRegistry(),
+    idleMs: 60_000,
+    invocationTimeoutMs: 60_000,
+    log: pino({ level: 'silent' }),
+    cpus,
+    fastAnswerMs: 25,
+  });
+}
+
+const burst = (p: ServerlessPool, n: number) =>
+  Promise.allSettled(Array.from({ length: n }, () => p.invoke({ body: Buffer.from('1') })));
+
+describe('ServerlessPool: workers for concurrent requests', () => {
+  it('a fast model is served by as many workers as CPUs, the other requests waiting for them', async () => {
+    const rt = new FakeRuntime(() => 0);
+    const p = pool(rt, 8, 2);
+    await p.invoke({ body: Buffer.from('1') }); // learns that the model answers fast
+    for (let round = 0; round < 20; round++) {
+      const results = await burst(p, 8);
+      assert.ok(
+        results.every((r) => r.status === 'fulfilled'),
+        'no throttle, no error under MaxConcurrency',
+      );
+    }
+    assert.equal(rt.starts, 2, 'two workers for two CPUs');
+    assert.equal(rt.mostBusy, 2);
+    assert.equal(p.inFlight, 0);
+    await p.stop();
+  });
+
+  it('a slow model gets a worker for each concurrent request, up to MaxConcurrency', async () => {
+    const rt = new FakeRuntime(() => 60);
+    const p = pool(rt, 4, 2);
+    await p.invoke({ body: Buffer.from('1') });
+    const results = await burst(p, 4);
+    assert.ok(results.every((r) => r.status === 'fulfilled'));
+    assert.equal(rt.starts, 4);
+    assert.equal(rt.mostBusy, 4);
+    await p.stop();
+  });
+
+  it('a request does not wait for a fast model’s worker that is stuck', async () => {
+    // Request 1 takes 300 ms; the others answer at once.
+    const rt = new FakeRuntime((n) => (n === 1 ? 300 : 0));
+    const p = pool(rt, 4, 1);
+    await p.invoke({ body: Buffer.from('1') });
+    const stuck = p.invoke({ body: Buffer.from('1') });
+    await new Promise((r) => setTimeout(r, 60)); // busy past what a fast model takes
+    const t0 = performance.now();
+    await p.invoke({ body: Buffer.from('1') });
+    assert.ok(performance.now() - t0 < 150, 'answered by a second worker, not after the stuck one');
+    assert.equal(rt.starts, 2);
+    await stuck;
+    await p.stop();
+  });
+
+  it('a worker that dies hands its waiting requests to another', async () => {
+    const rt = new FakeRuntime(() => 0);
+    rt.crash = (n) => n === 3;
+    const p = pool(rt, 8, 1);
+    await p.invoke({ body: Buffer.from('1') });
+    await p.invoke({ body: Buffer.from('1') });
+    const results = await burst(p, 6); // request 3 is the first of these: the others wait behind it
+    assert.equal(results.filter((r) => r.status === 'rejected').length, 1, 'only the crashed request fails');
+    assert.equal(rt.starts, 2, 'a new worker replaced the dead one');
+    assert.equal(p.inFlight, 0);
+    await p.stop();
+  });
+});
