@@ -130,8 +130,8 @@ export const SERVE_USAGE = `Usage: slipway serve [options]
                           answer before it sleeps, while its traffic is that dense (e.g. 300; default 0,
                           never; env SLIPWAY_WORKER_POLL_US)
   --invoke-poll-us N      the server polls for a framework model worker's answer for up to N µs after sending
-                          it a request, instead of sleeping, while its answers come that fast (default 400;
-                          0, never; env SLIPWAY_INVOKE_POLL_US)
+                          it a request, instead of sleeping, while its answers come that fast and the cores
+                          are not contended (default 400; 0, never; env SLIPWAY_INVOKE_POLL_US)
   --containers-file FILE  JSON mapping custom container images to local commands (env SLIPWAY_CONTAINERS_FILE)
   --replica-id ID         names this server when several share one PostgreSQL database; a restarted server with
                           the same id takes its unfinished background work back at once (default: host name and

@@ -24,7 +24,7 @@ import { MetricsRegistry } from './metrics.js';
 import { ServerlessPool } from './pool.js';
 import type { Runtime, RuntimeContext, RuntimeProvider } from './runtime.js';
 import { ContainersFileError, ContainersFileReader, findContainerEntry } from './runtimes/container/containers-file.js';
-import { AnswerPoller, DEFAULT_INVOKE_POLL_US } from './runtimes/container/answer-poller.js';
+import { AnswerPoller, DEFAULT_INVOKE_POLL_US, type RunDelay } from './runtimes/container/answer-poller.js';
 import { dockerProvider } from './runtimes/container/docker-runtime.js';
 import { frameworkProvider } from './runtimes/framework/framework-runtime.js';
 import { processProvider } from './runtimes/container/process-runtime.js';
@@ -69,6 +69,11 @@ export interface InferenceEngineOptions {
   readonly extraRuntimes?: readonly RuntimeProvider[];
   /** The per-variant counters (/metrics; the metrics store's endpoint recorder reads them too). */
   readonly registry?: MetricsRegistry;
+  /**
+   * How long the event loop's thread has waited for a CPU (ns), which turns answer polling off while
+   * the cores are contended; default: the kernel's schedstat. Tests pass a fixed one.
+   */
+  readonly runDelay?: RunDelay;
 }
 
 /** The engine, with a few extras for the server and tests beyond the InferenceEngine contract. */
@@ -99,7 +104,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     frameworkProvider({
       memoryPollMs: opts.memoryPollMs ?? 100,
       workerPollMicros: opts.workerPollMicros ?? 0,
-      answerPoller: new AnswerPoller(opts.invokePollMicros ?? DEFAULT_INVOKE_POLL_US),
+      answerPoller: new AnswerPoller(opts.invokePollMicros ?? DEFAULT_INVOKE_POLL_US, opts.runDelay),
       sandbox: opts.sandbox,
       fetchSource: (uri) => cache.fetch(uri),
       containersFile: () => containers.read(),

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AnswerPoller } from './answer-poller.js';
+import { AnswerPoller, CONTENDED, type RunDelay, threadRunDelay } from './answer-poller.js';
 import { ChannelContainer } from './channel-container.js';
 
 /** The share of the next `ms` the event loop was busy (not asleep waiting for I/O or timers). */
@@ -17,6 +17,9 @@ async function busyShare(ms: number): Promise<number> {
   await sleep(ms);
   return performance.eventLoopUtilization(e0).utilization;
 }
+
+/** A server thread that never waits for a CPU (these tests run beside others on a busy machine). */
+const calm: RunDelay = () => 0;
 
 class CountingPoller extends AnswerPoller {
   expects = 0;
@@ -70,7 +73,7 @@ async function fakeWorker(poller: AnswerPoller, delayMs: () => number) {
 
 describe('AnswerPoller', () => {
   it('keeps the loop turning while an answer is due, and lets it sleep once it came', async () => {
-    const p = new AnswerPoller(60_000); // a window far longer than the measurement
+    const p = new AnswerPoller(60_000, calm); // a window far longer than the measurement
     assert.ok((await busyShare(30)) < 0.5, 'an idle loop sleeps');
     p.expect();
     const polling = await busyShare(30);
@@ -82,7 +85,7 @@ describe('AnswerPoller', () => {
   });
 
   it('stops at the end of the window even when the answer never comes', async () => {
-    const p = new AnswerPoller(5_000); // 5 ms
+    const p = new AnswerPoller(5_000, calm); // 5 ms
     p.expect();
     const share = await busyShare(60);
     assert.ok(share < 0.5, `polled for the window only (busy ${share.toFixed(2)} of 60 ms)`);
@@ -91,14 +94,34 @@ describe('AnswerPoller', () => {
   });
 
   it('a window of 0 never polls; an answer slower than the window is not worth it', () => {
-    assert.equal(new AnswerPoller(0).worth(0), false);
-    const p = new AnswerPoller(200);
+    assert.equal(new AnswerPoller(0, calm).worth(0), false);
+    const p = new AnswerPoller(200, calm);
     assert.equal(p.worth(0.1), true);
     assert.equal(p.worth(0.3), false);
   });
 
+  it('polls for nothing while the server’s thread waits for a CPU (the cores are contended)', async () => {
+    // A run delay that grows by `share` of the time that passes.
+    let share = 0.5;
+    let delay = 0;
+    let at = performance.now();
+    const p = new AnswerPoller(60_000, () => {
+      const t = performance.now();
+      delay += (t - at) * 1e6 * share;
+      at = t;
+      return delay;
+    });
+    assert.equal(p.worth(0), true, 'nothing measured yet');
+    await sleep(70);
+    assert.equal(p.worth(0), false, 'the thread waited for a CPU half the time');
+    share = CONTENDED / 3;
+    await sleep(70);
+    assert.equal(p.worth(0), true, 'the cores are free again');
+    assert.equal(typeof threadRunDelay(), 'number', 'Linux reports the run delay');
+  });
+
   it('through a channel: a fast worker’s answers are each polled for, and the loop sleeps after the last', async () => {
-    const p = new CountingPoller(50_000);
+    const p = new CountingPoller(50_000, calm);
     const w = await fakeWorker(p, () => 0);
     for (let i = 0; i < 50; i++) assert.equal((await w.ask()).body.toString(), '1.5\n');
     assert.equal(p.expects, 50, 'every request was polled for');
@@ -108,7 +131,7 @@ describe('AnswerPoller', () => {
   });
 
   it('through a channel: after an answer slower than the window, the next request is waited for asleep', async () => {
-    const p = new CountingPoller(2_000); // 2 ms
+    const p = new CountingPoller(2_000, calm); // 2 ms
     let delay = 20;
     const w = await fakeWorker(p, () => delay);
     await w.ask(); // nothing known yet: polled for (2 ms), then the 20 ms answer
@@ -123,7 +146,7 @@ describe('AnswerPoller', () => {
   });
 
   it('through a channel: a worker that dies with a request in flight ends its polling', async () => {
-    const p = new CountingPoller(60_000);
+    const p = new CountingPoller(60_000, calm);
     const w = await fakeWorker(p, () => 60_000); // never answers in time
     const asked = w.ask();
     await sleep(5);
