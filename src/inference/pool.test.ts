@@ -121,6 +121,20 @@ describe('ServerlessPool: workers for concurrent requests', () => {
     await p.stop();
   });
 
+  it('requests waiting for a worker that stalls choose again, and take another', async () => {
+    // Request 1 takes 400 ms; requests 2 and 3 come just after it, while it still looks fast.
+    const rt = new FakeRuntime((n) => (n === 1 ? 400 : 0));
+    const p = pool(rt, 4, 1);
+    await p.invoke({ body: Buffer.from('1') });
+    const stalled = p.invoke({ body: Buffer.from('1') });
+    const t0 = performance.now();
+    await Promise.all([p.invoke({ body: Buffer.from('1') }), p.invoke({ body: Buffer.from('1') })]);
+    assert.ok(performance.now() - t0 < 250, 'answered by other workers, not after the stalled one');
+    assert.equal(rt.starts, 3, 'while a worker stalls, a worker a request, as for a slow model');
+    await stalled;
+    await p.stop();
+  });
+
   it('a worker that dies hands its waiting requests to another', async () => {
     const rt = new FakeRuntime(() => 0);
     rt.crash = (n) => n === 3;

@@ -71,7 +71,9 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
   private idle: Slot[] = []; // most recently used last: reuse it, let the others expire
   private readonly busy = new Set<Slot>();
   /** Requests waiting for a busy worker of a fast model: handed the first one that answers. */
-  private readonly waiting: ((slot: Slot | undefined) => void)[] = [];
+  private waiting: ((slot: Slot | undefined) => void)[] = [];
+  /** Checks, while requests wait, that the busy workers still answer soon (see recheck). */
+  private recheckTimer: NodeJS.Timeout | undefined;
   private readonly cpus: number;
   private readonly fastMs: number;
   /** How long answers take (ms, a moving average: one slow answer does not make a slow model). */
@@ -246,13 +248,15 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
    * many workers as the machine has CPUs are busy with a model that answers within fastMs,
    * the request waits for the first of them to answer: more workers than CPUs would only take
    * turns on them, each woken cold, and on 2 vCPUs served a scikit-learn model at 4 connections a
-   * third slower than 2 workers did (docs/benchmarks.md, issue 30). MaxConcurrency is unchanged:
-   * it still bounds the requests in flight, and a slower model still gets a worker per request.
+   * quarter fewer requests a second than 2 workers did (docs/benchmarks.md, issue 30).
+   * MaxConcurrency is unchanged: it still bounds the requests in flight, and a slower model, or
+   * one whose busy workers stall (see recheck), still gets a worker per request.
    */
   private async takeSlot(): Promise<Slot> {
     for (;;) {
       // A worker starting now is busy with its request once it is up.
       if (this.busy.size + this.starting >= this.cpus && this.answersSoon()) {
+        this.recheckTimer ??= setTimeout(this.recheck, 4 * this.fastMs).unref();
         const handed = await new Promise<Slot | undefined>((r) => this.waiting.push(r));
         if (handed) {
           handed.since = now();
@@ -275,6 +279,22 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
     for (const s of this.busy) if (t - s.since > this.fastMs) return false;
     return true;
   }
+
+  /**
+   * Requests wait only for answers due soon: when every busy worker has been busy longer than a
+   * fast answer takes (a stall), the waiting requests choose again, and take other workers.
+   */
+  private readonly recheck = (): void => {
+    this.recheckTimer = undefined;
+    if (this.waiting.length === 0) return;
+    if (this.answersSoon()) {
+      this.recheckTimer = setTimeout(this.recheck, 4 * this.fastMs).unref();
+      return;
+    }
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) w(undefined);
+  };
 
   /** A worker's request ended: hand it to a waiting request, or back to the idle ones. */
   private putBack(slot: Slot): void {
