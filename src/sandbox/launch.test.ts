@@ -65,16 +65,16 @@ describe('launch retries what the kernel refused for a moment', () => {
     assert.equal(f.calls, 3);
   });
 
-  it('gives up after three attempts with the last complaint', async () => {
-    const f = failing(Array(5).fill('bwrap: loopback: Failed RTM_NEWADDR: No child processes'));
+  it('gives up after five attempts with the last complaint', async () => {
+    const f = failing(Array(7).fill('bwrap: loopback: Failed RTM_NEWADDR: No child processes'));
     await assert.rejects(retryTransient(f.attempt), /loopback: Failed RTM_NEWADDR/);
-    assert.equal(f.calls, 3);
+    assert.equal(f.calls, 5);
   });
 
   it('launch itself builds the sandbox again for a transient complaint of bwrap, not for another', async () => {
     const transient = await launchWithFailingBwrap('bwrap: loopback: Failed RTM_NEWADDR: No child processes');
     assert.ok(transient.error instanceof LaunchError && /loopback: Failed/.test(transient.error.message));
-    assert.equal(transient.runs, 3);
+    assert.equal(transient.runs, 5);
     const other = await launchWithFailingBwrap("bwrap: Can't find source path /nope: No such file or directory");
     assert.ok(other.error instanceof LaunchError);
     assert.equal(other.runs, 1);
@@ -136,7 +136,7 @@ describe('rerunTransient: a job whose sandbox bwrap could not finish setting up 
     assert.deepEqual(notes, [LOOPBACK]);
   });
 
-  it('at most three runs in all; any other outcome is final at once', async () => {
+  it('at most five runs in all; any other outcome is final at once', async () => {
     let runs = 0;
     const always = await rerunTransient(
       async () => {
@@ -146,7 +146,7 @@ describe('rerunTransient: a job whose sandbox bwrap could not finish setting up 
       () => {},
     );
     assert.equal(always.startError, LOOPBACK);
-    assert.equal(runs, 3);
+    assert.equal(runs, 5);
     runs = 0;
     const other = await rerunTransient(
       async () => {

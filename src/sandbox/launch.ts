@@ -124,7 +124,9 @@ export function drained(stream: Readable | null | undefined, ms = 500): Promise<
  * startServerInstance, through retryTransient).
  */
 const TRANSIENT = /bwrap: (.*Resource temporarily unavailable|loopback: Failed)/;
-const LAUNCH_ATTEMPTS = 3;
+// Five attempts, 1.5 s of backing off in all: under CI's full suite three (0.25 s) were at times
+// all refused, and an endpoint failed to deploy.
+const LAUNCH_ATTEMPTS = 5;
 
 /**
  * The one retry loop of sandbox starts: `attempt` again, backing off, while `transient` finds
