@@ -74,14 +74,15 @@ function pool(runtime: Runtime, maxConcurrency: number, cpus: number): Serverles
   });
 }
 
-const burst = (p: ServerlessPool, n: number) =>
-  Promise.allSettled(Array.from({ length: n }, () => p.invoke({ body: Buffer.from('1') })));
+/** One request of a one-byte body. */
+const ask = (p: ServerlessPool) => p.invoke({ body: Buffer.from('1') });
+const burst = (p: ServerlessPool, n: number) => Promise.allSettled(Array.from({ length: n }, () => ask(p)));
 
 describe('ServerlessPool: workers for concurrent requests', () => {
   it('a fast model is served by as many workers as CPUs, the other requests waiting for them', async () => {
     const rt = new FakeRuntime(() => 0);
     const p = pool(rt, 8, 2);
-    await p.invoke({ body: Buffer.from('1') }); // learns that the model answers fast
+    await ask(p); // learns that the model answers fast
     for (let round = 0; round < 20; round++) {
       const results = await burst(p, 8);
       assert.ok(
@@ -98,7 +99,7 @@ describe('ServerlessPool: workers for concurrent requests', () => {
   it('a slow model gets a worker for each concurrent request, up to MaxConcurrency', async () => {
     const rt = new FakeRuntime(() => 60);
     const p = pool(rt, 4, 2);
-    await p.invoke({ body: Buffer.from('1') });
+    await ask(p);
     const results = await burst(p, 4);
     assert.ok(results.every((r) => r.status === 'fulfilled'));
     assert.equal(rt.starts, 4);
@@ -110,11 +111,11 @@ describe('ServerlessPool: workers for concurrent requests', () => {
     // Request 1 takes 300 ms; the others answer at once.
     const rt = new FakeRuntime((n) => (n === 1 ? 300 : 0));
     const p = pool(rt, 4, 1);
-    await p.invoke({ body: Buffer.from('1') });
-    const stuck = p.invoke({ body: Buffer.from('1') });
+    await ask(p);
+    const stuck = ask(p);
     await new Promise((r) => setTimeout(r, 60)); // busy past what a fast model takes
     const t0 = performance.now();
-    await p.invoke({ body: Buffer.from('1') });
+    await ask(p);
     assert.ok(performance.now() - t0 < 150, 'answered by a second worker, not after the stuck one');
     assert.equal(rt.starts, 2);
     await stuck;
@@ -125,10 +126,10 @@ describe('ServerlessPool: workers for concurrent requests', () => {
     // Request 1 takes 400 ms; requests 2 and 3 come just after it, while it still looks fast.
     const rt = new FakeRuntime((n) => (n === 1 ? 400 : 0));
     const p = pool(rt, 4, 1);
-    await p.invoke({ body: Buffer.from('1') });
-    const stalled = p.invoke({ body: Buffer.from('1') });
+    await ask(p);
+    const stalled = ask(p);
     const t0 = performance.now();
-    await Promise.all([p.invoke({ body: Buffer.from('1') }), p.invoke({ body: Buffer.from('1') })]);
+    await Promise.all([ask(p), ask(p)]);
     assert.ok(performance.now() - t0 < 250, 'answered by other workers, not after the stalled one');
     assert.equal(rt.starts, 3, 'while a worker stalls, a worker a request, as for a slow model');
     await stalled;
@@ -139,8 +140,8 @@ describe('ServerlessPool: workers for concurrent requests', () => {
     const rt = new FakeRuntime(() => 0);
     rt.crash = (n) => n === 3;
     const p = pool(rt, 8, 1);
-    await p.invoke({ body: Buffer.from('1') });
-    await p.invoke({ body: Buffer.from('1') });
+    await ask(p);
+    await ask(p);
     const results = await burst(p, 6); // request 3 is the first of these: the others wait behind it
     assert.equal(results.filter((r) => r.status === 'rejected').length, 1, 'only the crashed request fails');
     assert.equal(rt.starts, 2, 'a new worker replaced the dead one');

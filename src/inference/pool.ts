@@ -256,7 +256,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
     for (;;) {
       // A worker starting now is busy with its request once it is up.
       if (this.busy.size + this.starting >= this.cpus && this.answersSoon()) {
-        this.recheckTimer ??= setTimeout(this.recheck, 4 * this.fastMs).unref();
+        this.recheckTimer ??= this.armRecheck();
         const handed = await new Promise<Slot | undefined>((r) => this.waiting.push(r));
         if (handed) {
           handed.since = now();
@@ -288,13 +288,18 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
     this.recheckTimer = undefined;
     if (this.waiting.length === 0) return;
     if (this.answersSoon()) {
-      this.recheckTimer = setTimeout(this.recheck, 4 * this.fastMs).unref();
+      this.recheckTimer = this.armRecheck();
       return;
     }
     const waiting = this.waiting;
     this.waiting = [];
     for (const w of waiting) w(undefined);
   };
+
+  /** The next recheck, four fast answers from now. */
+  private armRecheck(): NodeJS.Timeout {
+    return setTimeout(this.recheck, 4 * this.fastMs).unref();
+  }
 
   /** A worker's request ended: hand it to a waiting request, or back to the idle ones. */
   private putBack(slot: Slot): void {
