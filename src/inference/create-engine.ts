@@ -18,6 +18,7 @@ import { pino, type Logger } from 'pino';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { ArchiveLimits } from './artifact/index.js';
 import { ArtifactCache } from './artifact-cache.js';
+import { CoreBudget } from './core-budget.js';
 import { type DeployedVariant, DeploymentError, type InferenceEngine, type VariantSpec } from './engine.js';
 import type { ConcurrencyLimiter } from './concurrency/limiter.js';
 import { MetricsRegistry } from './metrics.js';
@@ -116,6 +117,8 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
     dockerProvider(opts.docker ?? true),
   ];
   const pools = new Set<ServerlessPool>();
+  // One budget of busy workers for every endpoint's pool: the CPUs are the server's, not a pool's.
+  const cores = new CoreBudget();
   let closed = false;
 
   async function selectRuntime(ctx: RuntimeContext): Promise<Runtime> {
@@ -174,6 +177,7 @@ export function createInferenceEngine(opts: InferenceEngineOptions): SlipwayInfe
         invocationTimeoutMs,
         log,
         limiter: opts.limiter,
+        cores,
         onStopped: (p) => pools.delete(p),
       });
       pools.add(pool);

@@ -1,11 +1,13 @@
 // How a serverless pool hands requests to its workers: more workers than CPUs only take turns on
-// them, so while as many workers as CPUs are busy with a model that answers fast
-// a request waits for the first of them; a slower (or stuck) model still gets a worker a request,
-// up to MaxConcurrency, and a worker that dies leaves no request waiting.
+// them, so while as many workers as CPUs are busy (in any of the server's pools) with a model that
+// answers fast a request waits for the first of its pool's; a slower (or stuck) model still gets a
+// worker a request, up to MaxConcurrency, and a worker that dies or never starts leaves no request
+// waiting.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
+import { CoreBudget } from './core-budget.js';
 import { ContainerFailure, type FailureKind } from './failure.js';
 import { MetricsRegistry } from './metrics.js';
 import { ServerlessPool } from './pool.js';
@@ -22,11 +24,17 @@ class FakeRuntime implements Runtime {
   readonly deaths: ((kind: FailureKind, message: string) => void)[] = [];
   /** Kills the worker instead of answering when it returns true for a request's number. */
   crash: (n: number) => boolean = () => false;
+  /** Workers that fail to start, after this long (ms), while set. */
+  failStartsAfter: number | undefined;
 
   constructor(private readonly delayMs: (n: number) => number) {}
 
   async start(): Promise<Instance> {
     this.starts++;
+    if (this.failStartsAfter !== undefined) {
+      await new Promise((r) => setTimeout(r, this.failStartsAfter));
+      throw new ContainerFailure('startup', 500, 'the worker did not start');
+    }
     const rt = this;
     let onDeath: (kind: FailureKind, message: string) => void = () => {};
     return {
@@ -56,7 +64,7 @@ class FakeRuntime implements Runtime {
 }
 
 /** Fast: answers within 25 ms here (1 ms by default), so that a busy test machine does not turn it slow. */
-function pool(runtime: Runtime, maxConcurrency: number, cpus: number): ServerlessPool {
+function pool(runtime: Runtime, maxConcurrency: number, cores: number | CoreBudget): ServerlessPool {
   return new ServerlessPool({
     spec: {
       endpointName: 'ep',
@@ -69,7 +77,7 @@ function pool(runtime: Runtime, maxConcurrency: number, cpus: number): Serverles
     idleMs: 60_000,
     invocationTimeoutMs: 60_000,
     log: pino({ level: 'silent' }),
-    cpus,
+    cores: typeof cores === 'number' ? new CoreBudget(cores) : cores,
     fastAnswerMs: 25,
   });
 }
@@ -133,6 +141,47 @@ describe('ServerlessPool: workers for concurrent requests', () => {
     assert.ok(performance.now() - t0 < 250, 'answered by other workers, not after the stalled one');
     assert.equal(rt.starts, 3, 'while a worker stalls, a worker a request, as for a slow model');
     await stalled;
+    await p.stop();
+  });
+
+  it('the CPUs are shared: another endpoint’s busy workers count, and never hold back a pool with none busy', async () => {
+    const cores = new CoreBudget(2);
+    const slow = new FakeRuntime(() => 150);
+    const other = pool(slow, 4, cores);
+    const fast = new FakeRuntime(() => 0);
+    const p = pool(fast, 8, cores);
+    await ask(p);
+    await ask(other);
+    // The other endpoint holds both CPUs: a request here still gets this pool's idle worker at once.
+    const held = burst(other, 2);
+    const t0 = performance.now();
+    await ask(p);
+    assert.ok(performance.now() - t0 < 100, 'not kept waiting for the other endpoint');
+    await held;
+    // One CPU is the other endpoint's: this pool's burst is served by one worker, not two.
+    const one = ask(other);
+    const results = await burst(p, 8);
+    assert.ok(results.every((r) => r.status === 'fulfilled'));
+    assert.equal(fast.starts, 1, 'one worker for the one CPU left');
+    assert.equal(fast.mostBusy, 1);
+    await one;
+    assert.equal(cores.busy, 0, 'every busy worker given back');
+    await Promise.all([p.stop(), other.stop()]);
+  });
+
+  it('requests waiting for workers that fail to start fail with them, and none hangs', { timeout: 5000 }, async () => {
+    const rt = new FakeRuntime(() => 0);
+    rt.crash = (n) => n === 1;
+    const p = pool(rt, 8, 1);
+    await ask(p); // learns that the model answers fast
+    await assert.rejects(ask(p)); // its only worker dies
+    rt.failStartsAfter = 30;
+    const results = await burst(p, 3); // the first starts a worker, the others wait for it
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected', 'rejected'],
+    );
+    assert.equal(p.inFlight, 0);
     await p.stop();
   });
 

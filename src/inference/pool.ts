@@ -4,7 +4,6 @@
 // and a worker that crashes, hangs or overruns its memory replaced while the endpoint stays InService.
 // https://docs.aws.amazon.com/sagemaker/latest/dg/serverless-endpoints-how-it-works.html
 
-import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { InternalFailure } from '../generated/sagemaker-runtime/errors.js';
@@ -15,6 +14,7 @@ import { failureStatus, modelError, stoppedError, throttlingError, timeoutError 
 import type { MetricsRegistry, PoolGauges, VariantMetrics } from './metrics.js';
 import type { InlineModel, Instance, Runtime } from './runtime.js';
 import { ContainerFailure, type FailureKind } from './failure.js';
+import { CoreBudget } from './core-budget.js';
 import { type ConcurrencyLimiter, ownHandle, type SlotHandle, type WarmShare } from './concurrency/limiter.js';
 
 export interface PoolOptions {
@@ -32,10 +32,11 @@ export interface PoolOptions {
    */
   readonly limiter?: ConcurrencyLimiter;
   /**
-   * While this many workers are busy with a fast model, a request waits for the first of them to
-   * answer instead of taking another (see takeSlot). Default: the machine's CPUs.
+   * The workers busy across the server's pools, against its CPUs: while it is full, a request for
+   * a fast model waits for the first of this pool's busy workers to answer instead of taking
+   * another (see takeSlot). Default: a budget of this pool's own for the machine's CPUs.
    */
-  readonly cpus?: number;
+  readonly cores?: CoreBudget;
   /** What a fast model is (ms); default FAST_ANSWER_MS. */
   readonly fastAnswerMs?: number;
 }
@@ -74,7 +75,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
   private waiting: ((slot: Slot | undefined) => void)[] = [];
   /** Checks, while requests wait, that the busy workers still answer soon (see recheck). */
   private recheckTimer: NodeJS.Timeout | undefined;
-  private readonly cpus: number;
+  private readonly cores: CoreBudget;
   private readonly fastMs: number;
   /** How long answers take (ms, a moving average: one slow answer does not make a slow model). */
   private answerMs = Number.POSITIVE_INFINITY;
@@ -97,7 +98,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
         ? o.limiter.handle({ key: scope.key, max: s.maxConcurrency, account: scope.account })
         : ownHandle(s.maxConcurrency);
     this.runtime = o.runtime;
-    this.cpus = Math.max(1, o.cpus ?? availableParallelism());
+    this.cores = o.cores ?? new CoreBudget();
     this.fastMs = o.fastAnswerMs ?? FAST_ANSWER_MS;
     const at = new Date();
     this.deployedImages = o.spec.containers.slice(0, 1).map((c) => ({
@@ -245,17 +246,18 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
 
   /**
    * A worker for one request: an idle one (the most recently used), or a cold start. But while as
-   * many workers as the machine has CPUs are busy with a model that answers within fastMs,
-   * the request waits for the first of them to answer: more workers than CPUs would only take
-   * turns on them, each woken cold, and on 2 vCPUs served a scikit-learn model at 4 connections a
-   * quarter fewer requests a second than 2 workers did (docs/benchmarks.md, issue 30).
-   * MaxConcurrency is unchanged: it still bounds the requests in flight, and a slower model, or
-   * one whose busy workers stall (see recheck), still gets a worker per request.
+   * many workers as the machine has CPUs are busy (in any pool: see CoreBudget) and this pool's
+   * model answers within fastMs, the request waits for the first of this pool's busy workers to
+   * answer: more workers than CPUs would only take turns on them, each woken cold, and on 2 vCPUs
+   * served a scikit-learn model at 4 connections a quarter fewer requests a second than 2 workers
+   * did (docs/benchmarks.md, issue 30). MaxConcurrency is unchanged: it still bounds the requests
+   * in flight; a pool with no busy worker of its own never waits; and a slower model, or one
+   * whose busy workers stall (see recheck), still gets a worker per request.
    */
   private async takeSlot(): Promise<Slot> {
     for (;;) {
       // A worker starting now is busy with its request once it is up.
-      if (this.busy.size + this.starting >= this.cpus && this.answersSoon()) {
+      if (this.cores.full && this.busy.size + this.starting > 0 && this.answersSoon()) {
         this.recheckTimer ??= this.armRecheck();
         const handed = await new Promise<Slot | undefined>((r) => this.waiting.push(r));
         if (handed) {
@@ -264,10 +266,20 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
         }
         continue; // a worker died instead of answering: choose again
       }
-      const slot = this.idle.pop() ?? (await this.startSlot(true));
+      let slot = this.idle.pop();
+      if (!slot) {
+        try {
+          slot = await this.startSlot(true);
+        } catch (e) {
+          // No worker will answer for this start: a request waiting for one chooses again.
+          this.waiting.shift()?.(undefined);
+          throw e;
+        }
+      }
       slot.busy = true;
       slot.since = now();
       this.busy.add(slot);
+      this.cores.busy++;
       return slot;
     }
   }
@@ -310,7 +322,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
       return;
     }
     slot.busy = false;
-    this.busy.delete(slot);
+    if (this.busy.delete(slot)) this.cores.busy--;
     slot.lastUsed = now();
     if (!slot.dead) {
       if (this.state === 'stopped') void this.retire(slot);
@@ -378,6 +390,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
   /** A cold start: one more instance. */
   private async startSlot(measured: boolean): Promise<Slot> {
     this.starting++;
+    this.cores.busy++;
     const ts = now();
     try {
       const inst = await this.runtime.start();
@@ -390,6 +403,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
       throw e;
     } finally {
       this.starting--;
+      this.cores.busy--;
     }
   }
 
