@@ -4,17 +4,19 @@
 // stack modelled in ../shared/peers/sk_container.py (gunicorn -w 2 + Flask + the handler chain) on
 // the same model.joblib. (A framework training job's CreateTrainingJob → the script's first line:
 // bench/script-mode-start.ts.) Where wrk is installed, the flat-out loops are also driven by it (a
-// load generator in C: the node client costs as much CPU as the stacks it measures).
+// load generator in C: the node client costs as much CPU as the stacks it measures), and two of
+// Slipway's endpoints are loaded at once. The 200 req/s loop also runs against a bare node:http
+// server: the machine's own floor for that loop.
 // Usage: npm run build && node dist/bench/frameworks.js [--seconds 10] [--connections 8] [--worker-poll-us 300]
 //        [--invoke-poll-us 0]
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { freePort } from '../src/inference/runtimes/container/http-container.js';
 import { Agent, request } from 'node:http';
-import { cpuMs, cpuMsOf, descendants, percentile, sagemaker, settled, sleep, slipway } from './support.js';
+import { bareServer, cpuMs, cpuMsOf, descendants, percentile, sagemaker, settled, sleep, slipway } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -99,21 +101,29 @@ async function closedLoop(url: string, conns: number, seconds: number): Promise<
   agent.destroy();
   return summary(lat, bad, performance.now() - t0);
 }
-/** Open loop: a request every 1/rate s whatever the answers; latency from its scheduled time. */
+/**
+ * Open loop: a request every 1/rate s whatever the answers; latency from its scheduled time. The
+ * first half second runs the same schedule uncounted, so that the loop's own connections are open
+ * and its path warm when counting starts (a cold client's first requests pile up and, past
+ * MaxConcurrency, are throttled: the client's start, not the stack's).
+ */
 async function openLoop(url: string, rate: number, seconds: number): Promise<Result> {
   const u = new URL(url);
   const agent = new Agent({ keepAlive: true });
   const lat: number[] = [];
   let bad = 0;
+  const warm = Math.round(rate / 2);
   const n = Math.round(rate * seconds);
   const t0 = performance.now();
   const pending: Promise<void>[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < warm + n; i++) {
     const at = t0 + (i * 1000) / rate;
     const wait = at - performance.now();
     if (wait > 1) await sleep(wait);
+    const counted = i >= warm;
     pending.push(
       post(agent, u).then((status) => {
+        if (!counted) return;
         lat.push(performance.now() - at);
         if (status !== 200) bad++;
       }),
@@ -133,11 +143,25 @@ function hasWrk(): boolean {
   }
   return true;
 }
+const wrkArgs = (script: string, url: string, conns: number, seconds: number) => [
+  '-t1',
+  `-c${conns}`,
+  `-d${seconds}s`,
+  '-s',
+  script,
+  '--latency',
+  url,
+];
 /** wrk's closed loops (one thread, `conns` connections; it reconnects when the peer closes). */
 function wrk(script: string, url: string, conns: number, seconds: number): Result {
-  const out = execFileSync('wrk', ['-t1', `-c${conns}`, `-d${seconds}s`, '-s', script, '--latency', url], {
-    encoding: 'utf8',
-  });
+  return wrkResult(execFileSync('wrk', wrkArgs(script, url, conns, seconds), { encoding: 'utf8' }));
+}
+/** The same, in the background (several at once). */
+async function wrkAsync(script: string, url: string, conns: number, seconds: number): Promise<Result> {
+  const { stdout } = await promisify(execFile)('wrk', wrkArgs(script, url, conns, seconds), { encoding: 'utf8' });
+  return wrkResult(stdout);
+}
+function wrkResult(out: string): Result {
   const ms = (re: RegExp) => {
     const m = re.exec(out);
     if (!m) return Number.NaN;
@@ -256,6 +280,17 @@ try {
   const p2 = await openLoop(gu, RATE, SECONDS);
   console.log(line(`at ${RATE} req/s  Slipway (MaxConcurrency 2)`, p1));
   console.log(line(`at ${RATE} req/s  gunicorn -w 2 + Flask peer`, p2));
+  // The machine's own floor for the same loop: a bare node:http server answering the same bytes
+  // (no model, no worker, no framework). On a VM whose idle vCPUs are slow to wake, this alone
+  // can take milliseconds at p99, and neither stack can be faster than it.
+  const bare = await bareServer('5.749999999999998\n', 'text/csv');
+  try {
+    await closedLoop(`http://127.0.0.1:${bare.port}/invocations`, 2, 1);
+    const p0 = await openLoop(`http://127.0.0.1:${bare.port}/invocations`, RATE, SECONDS);
+    console.log(line(`at ${RATE} req/s  bare node:http server (the machine's floor)`, p0));
+  } finally {
+    await bare.stop();
+  }
   if (more) {
     const p3 = await openLoop(sw(`sk-${N}`), RATE, SECONDS);
     console.log(line(`at ${RATE} req/s  Slipway (MaxConcurrency ${N})`, p3));
@@ -331,6 +366,18 @@ try {
       );
       console.log(
         `throughput ratio with wrk at concurrency ${conns}: ${(s.rps / g.rps).toFixed(2)} (CPU a request, the stacks alone: ${(theirUs / ourUs).toFixed(2)})`,
+      );
+    }
+    if (more) {
+      // Two endpoints loaded at once share the cores: their busy workers count against the same
+      // CPUs (src/inference/core-budget.ts), not two workers each.
+      const [a, b] = await Promise.all([
+        wrkAsync(script, sw('sk-2'), 2, SECONDS),
+        wrkAsync(script, sw(`sk-${N}`), 2, SECONDS),
+      ]);
+      console.log(
+        `wrk, two endpoints at once (2 connections each)  Slipway: ${a.rps} + ${b.rps} = ${a.rps + b.rps} req/s, ` +
+          `p99 ${a.p99} / ${b.p99} ms, errors ${a.bad + b.bad}`,
       );
     }
   } else console.log('(wrk is not installed: apt-get install wrk adds the same loops driven by a load generator in C)');
