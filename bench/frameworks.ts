@@ -157,8 +157,9 @@ function wrk(script: string, url: string, conns: number, seconds: number): Resul
   return wrkResult(execFileSync('wrk', wrkArgs(script, url, conns, seconds), { encoding: 'utf8' }));
 }
 /** The same, in the background (several at once). */
+const execFileAsync = promisify(execFile);
 async function wrkAsync(script: string, url: string, conns: number, seconds: number): Promise<Result> {
-  const { stdout } = await promisify(execFile)('wrk', wrkArgs(script, url, conns, seconds), { encoding: 'utf8' });
+  const { stdout } = await execFileAsync('wrk', wrkArgs(script, url, conns, seconds), { encoding: 'utf8' });
   return wrkResult(stdout);
 }
 function wrkResult(out: string): Result {

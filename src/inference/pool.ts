@@ -52,7 +52,6 @@ interface Slot {
   lastUsed: number;
   /** When its current request went out (while busy). */
   since: number;
-  busy: boolean;
   dead: boolean;
   retiring: boolean;
 }
@@ -276,7 +275,6 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
           throw e;
         }
       }
-      slot.busy = true;
       slot.since = now();
       this.busy.add(slot);
       this.cores.busy++;
@@ -321,7 +319,6 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
       next(slot); // stays busy
       return;
     }
-    slot.busy = false;
     if (this.busy.delete(slot)) this.cores.busy--;
     slot.lastUsed = now();
     if (!slot.dead) {
@@ -395,7 +392,7 @@ export class ServerlessPool implements DeployedVariant, PoolGauges {
     try {
       const inst = await this.runtime.start();
       if (measured) this.m.modelSetupTime.observe((now() - ts) / 1000);
-      const slot: Slot = { inst, lastUsed: now(), since: 0, busy: false, dead: false, retiring: false };
+      const slot: Slot = { inst, lastUsed: now(), since: 0, dead: false, retiring: false };
       inst.onDeath((kind, message) => this.onDeath(slot, kind, message));
       return slot;
     } catch (e) {

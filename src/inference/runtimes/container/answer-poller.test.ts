@@ -74,6 +74,7 @@ async function fakeWorker(poller: AnswerPoller, delayMs: () => number) {
 describe('AnswerPoller', () => {
   it('keeps the loop turning while an answer is due, and lets it sleep once it came', async () => {
     const p = new AnswerPoller(60_000, calm); // a window far longer than the measurement
+    await sleep(50); // the test runner's own start-up shares this loop at first
     assert.ok((await busyShare(30)) < 0.5, 'an idle loop sleeps');
     p.expect();
     const polling = await busyShare(30);
