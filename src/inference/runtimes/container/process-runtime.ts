@@ -212,7 +212,7 @@ async function startServerOnce(
           ? `The container exceeded its memory limit (MemorySizeInMB=${o.memoryMB}) and was restarted.`
           : o.exitMessage
             ? o.exitMessage(how, tail)
-            : `The container ${how}${tail ? `: ${tail}` : ''}.`,
+            : `The container ${how}${tail ? `: ${tail}` : SILENT}.`,
     );
   });
   try {
@@ -227,6 +227,9 @@ async function startServerOnce(
   }
   return container;
 }
+
+/** Said of a server that ended having written nothing at all (os._exit, a library that exits). */
+export const SILENT = ', having written nothing to its log';
 
 /** The last lines a server wrote to standard error: `lines` of them, else five joined by ` | `. */
 function lastWords(stderr: string, lines: number | undefined): string {

@@ -330,6 +330,16 @@ def predict_fn(data, model):
       (e: unknown) =>
         e instanceof DeploymentError && /SyntaxError/.test(e.message) && e.message.includes('inference.py'),
     );
+    // A worker that ends without a word: the reason says it wrote nothing.
+    const silent = 'import os\nos._exit(3)\n';
+    await assert.rejects(
+      h.engine.deploy(
+        variant({ image: SKLEARN_IMAGE, modelDataUrl: await put({ 'inference.py': silent }), environment: env }),
+      ),
+      (e: unknown) =>
+        e instanceof DeploymentError &&
+        e.message.includes('(inference.py) exited with code 3, having written nothing to its log'),
+    );
     const missingImport = 'import not_a_module_here\n';
     await assert.rejects(
       h.engine.deploy(
