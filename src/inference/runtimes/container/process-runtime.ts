@@ -135,7 +135,10 @@ export interface ServerInstanceOptions {
   readonly tailLines?: number;
   /** How a start that failed is worded (default: "The container command could not start: ..."). */
   readonly startFailure?: (message: string) => string;
-  /** How an exit is worded, given the default wording and the standard error's tail. */
+  /**
+   * How an exit is worded, given how it ended ("exited with code 1", with ", having written nothing
+   * to its log" when its standard error was empty) and that standard error's tail.
+   */
   readonly exitMessage?: (how: string, tail: string) => string;
   /** Each piece of standard error as it arrives (the model's log). */
   readonly onStderr?: (text: string) => void;
@@ -204,7 +207,11 @@ async function startServerOnce(
     live.delete(server);
     if (exit.oomKilled) container.dying('memory');
     const tail = lastWords(stderr, o.tailLines);
-    const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
+    // A server that wrote nothing at all (os._exit, a library that exits) is said to have: its
+    // reason must not leave the reader wondering whether its log was lost.
+    const how =
+      (exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`) +
+      (tail ? '' : ', having written nothing to its log');
     container.exited(
       exit.startError
         ? exit.startError
@@ -212,7 +219,7 @@ async function startServerOnce(
           ? `The container exceeded its memory limit (MemorySizeInMB=${o.memoryMB}) and was restarted.`
           : o.exitMessage
             ? o.exitMessage(how, tail)
-            : `The container ${how}${tail ? `: ${tail}` : SILENT}.`,
+            : `The container ${how}${tail ? `: ${tail}` : ''}.`,
     );
   });
   try {
@@ -227,9 +234,6 @@ async function startServerOnce(
   }
   return container;
 }
-
-/** Said of a server that ended having written nothing at all (os._exit, a library that exits). */
-export const SILENT = ', having written nothing to its log';
 
 /** The last lines a server wrote to standard error: `lines` of them, else five joined by ` | `. */
 function lastWords(stderr: string, lines: number | undefined): string {

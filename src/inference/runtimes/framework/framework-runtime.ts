@@ -31,7 +31,7 @@ import { DeploymentError } from '../../engine.js';
 import type { Runtime, RuntimeContext, RuntimeProvider } from '../../runtime.js';
 import type { AnswerPoller } from '../container/answer-poller.js';
 import type { ContainersFile } from '../container/containers-file.js';
-import { SILENT, startServerInstance, unsandboxed } from '../container/process-runtime.js';
+import { startServerInstance, unsandboxed } from '../container/process-runtime.js';
 
 export interface FrameworkRuntimeSettings {
   readonly memoryPollMs: number;
@@ -183,9 +183,7 @@ export function frameworkProvider(settings: FrameworkRuntimeSettings): RuntimePr
                 .join('\n')
                 .trim();
               const head = said ? `: ${said.slice('slipway_serving: '.length)}` : '';
-              // Nothing at all on its log: said, rather than leave the reader to wonder if it was lost.
-              const silent = tail ? '' : SILENT;
-              return `The ${name} model server${program ? ` (${program})` : ''} ${how}${silent}${head}${rest ? `\n${rest}` : ''}`;
+              return `The ${name} model server${program ? ` (${program})` : ''} ${how}${head}${rest ? `\n${rest}` : ''}`;
             },
             onStderr: (s) => log.debug({ model_log: s.trimEnd() }, 'model log'),
           }),
